@@ -1,0 +1,27 @@
+# Scala 40 over the network: set-up, tests, lint, benchmarks and play, all from this file.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test lint bench proto clean
+
+# The venv is (re)installed whenever the project's own dependency list changes.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check scala40_net host client tests bench
+	$(VENV)/bin/mypy --strict scala40_net
+
+bench: $(STAMP)
+	@for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""The prompt_toolkit terminal client."""

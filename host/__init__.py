@@ -1,0 +1,1 @@
+"""The host process: gRPC servers, lobby, table actors and the journal."""

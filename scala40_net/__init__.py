@@ -1,0 +1,1 @@
+"""Scala 40 over the network: cards, rules engine, fair deal, records and bots."""
