@@ -17,11 +17,16 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check scala40_net host client tests bench
+	cd protos && ../$(VENV)/bin/buf lint
+	$(VENV)/bin/ruff check scala40_net host client tests bench protos
 	$(VENV)/bin/mypy --strict scala40_net
 
 bench: $(STAMP)
 	@for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
+
+# The stubs are committed (so the package installs without protoc); a test fails when they are stale.
+proto: $(STAMP)
+	$(PY) protos/generate_python.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
