@@ -1,0 +1,268 @@
+from scala40_net.pb import cards_pb2 as _cards_pb2
+from scala40_net.pb import deal_pb2 as _deal_pb2
+from scala40_net.pb import lobby_pb2 as _lobby_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TurnPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TURN_PHASE_UNSPECIFIED: _ClassVar[TurnPhase]
+    TURN_PHASE_COMMIT: _ClassVar[TurnPhase]
+    TURN_PHASE_REVEAL: _ClassVar[TurnPhase]
+    TURN_PHASE_DRAW: _ClassVar[TurnPhase]
+    TURN_PHASE_PLAY: _ClassVar[TurnPhase]
+TURN_PHASE_UNSPECIFIED: TurnPhase
+TURN_PHASE_COMMIT: TurnPhase
+TURN_PHASE_REVEAL: TurnPhase
+TURN_PHASE_DRAW: TurnPhase
+TURN_PHASE_PLAY: TurnPhase
+
+class MoveContext(_message.Message):
+    __slots__ = ("request_id", "last_seen_seq")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEEN_SEQ_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    last_seen_seq: int
+    def __init__(self, request_id: _Optional[str] = ..., last_seen_seq: _Optional[int] = ...) -> None: ...
+
+class SubscribeEventsRequest(_message.Message):
+    __slots__ = ("after_seq",)
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    after_seq: int
+    def __init__(self, after_seq: _Optional[int] = ...) -> None: ...
+
+class SubscribeEventsResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: TableEvent
+    def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ...) -> None: ...
+
+class TableEvent(_message.Message):
+    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_UPDATE_FIELD_NUMBER: _ClassVar[int]
+    DEAL_SIGNED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    snapshot: TableView
+    deal: DealEventEnvelope
+    seat_changed: _lobby_pb2.SeatInfo
+    chat: ChatMessage
+    match_update: MatchUpdate
+    deal_signed: DealSigned
+    match_started: MatchStarted
+    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ...) -> None: ...
+
+class DealEventEnvelope(_message.Message):
+    __slots__ = ("public_event", "private_event")
+    PUBLIC_EVENT_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_EVENT_FIELD_NUMBER: _ClassVar[int]
+    public_event: bytes
+    private_event: _deal_pb2.PrivateDealEvent
+    def __init__(self, public_event: _Optional[bytes] = ..., private_event: _Optional[_Union[_deal_pb2.PrivateDealEvent, _Mapping]] = ...) -> None: ...
+
+class ChatMessage(_message.Message):
+    __slots__ = ("seat", "name", "text")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    name: str
+    text: str
+    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class MatchStarted(_message.Message):
+    __slots__ = ("first_dealer_seat", "seats")
+    FIRST_DEALER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    first_dealer_seat: int
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, first_dealer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class SeatScore(_message.Message):
+    __slots__ = ("seat", "total", "out", "rientri", "chips")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    OUT_FIELD_NUMBER: _ClassVar[int]
+    RIENTRI_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    total: int
+    out: bool
+    rientri: int
+    chips: int
+    def __init__(self, seat: _Optional[int] = ..., total: _Optional[int] = ..., out: _Optional[bool] = ..., rientri: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
+
+class MatchUpdate(_message.Message):
+    __slots__ = ("scores", "match_over", "winners")
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    WINNERS_FIELD_NUMBER: _ClassVar[int]
+    scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    match_over: bool
+    winners: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class DealSigned(_message.Message):
+    __slots__ = ("deal_no", "chain_head", "signature")
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    deal_no: int
+    chain_head: bytes
+    signature: bytes
+    def __init__(self, deal_no: _Optional[int] = ..., chain_head: _Optional[bytes] = ..., signature: _Optional[bytes] = ...) -> None: ...
+
+class SeatView(_message.Message):
+    __slots__ = ("info", "hand_count", "opened", "score", "in_deal")
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    HAND_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OPENED_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    IN_DEAL_FIELD_NUMBER: _ClassVar[int]
+    info: _lobby_pb2.SeatInfo
+    hand_count: int
+    opened: bool
+    score: SeatScore
+    in_deal: bool
+    def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ...) -> None: ...
+
+class TableView(_message.Message):
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    MY_SEAT_FIELD_NUMBER: _ClassVar[int]
+    MY_HAND_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_TOP_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    STOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    DEALER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    TURN_SEAT_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    DEAL_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    MY_PRIVATE_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    table: _lobby_pb2.TableSummary
+    my_seat: int
+    my_hand: _containers.RepeatedScalarFieldContainer[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatView]
+    melds: _containers.RepeatedCompositeFieldContainer[_cards_pb2.TableMeld]
+    discard_top: int
+    discard_count: int
+    stock_count: int
+    deal_no: int
+    dealer_seat: int
+    turn_seat: int
+    phase: TurnPhase
+    taken_discard: int
+    deal_events: _containers.RepeatedScalarFieldContainer[bytes]
+    my_private_events: _containers.RepeatedCompositeFieldContainer[_deal_pb2.PrivateDealEvent]
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("view", "seq")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    view: TableView
+    seq: int
+    def __init__(self, view: _Optional[_Union[TableView, _Mapping]] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class DrawRequest(_message.Message):
+    __slots__ = ("context", "source")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    source: _deal_pb2.DrawSource
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., source: _Optional[_Union[_deal_pb2.DrawSource, str]] = ...) -> None: ...
+
+class DrawResponse(_message.Message):
+    __slots__ = ("card", "seq")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    card: int
+    seq: int
+    def __init__(self, card: _Optional[int] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class PlayRequest(_message.Message):
+    __slots__ = ("context", "operations", "discard")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    operations: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Operation]
+    discard: int
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., operations: _Optional[_Iterable[_Union[_cards_pb2.Operation, _Mapping]]] = ..., discard: _Optional[int] = ...) -> None: ...
+
+class PlayResponse(_message.Message):
+    __slots__ = ("seq",)
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    def __init__(self, seq: _Optional[int] = ...) -> None: ...
+
+class CommitSeedRequest(_message.Message):
+    __slots__ = ("context", "deal_no", "commitment")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    deal_no: int
+    commitment: bytes
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., deal_no: _Optional[int] = ..., commitment: _Optional[bytes] = ...) -> None: ...
+
+class CommitSeedResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RevealSeedRequest(_message.Message):
+    __slots__ = ("context", "deal_no", "seed", "cut")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    CUT_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    deal_no: int
+    seed: bytes
+    cut: int
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., deal_no: _Optional[int] = ..., seed: _Optional[bytes] = ..., cut: _Optional[int] = ...) -> None: ...
+
+class RevealSeedResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SendChatRequest(_message.Message):
+    __slots__ = ("text",)
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    def __init__(self, text: _Optional[str] = ...) -> None: ...
+
+class SendChatResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetDealRecordRequest(_message.Message):
+    __slots__ = ("deal_no",)
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    deal_no: int
+    def __init__(self, deal_no: _Optional[int] = ...) -> None: ...
+
+class GetDealRecordResponse(_message.Message):
+    __slots__ = ("record",)
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    record: bytes
+    def __init__(self, record: _Optional[bytes] = ...) -> None: ...
