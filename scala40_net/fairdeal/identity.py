@@ -1,0 +1,109 @@
+"""The host's long-lived Ed25519 identity: kept owner-only, shown as a fingerprint."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from scala40_net.fairdeal.chain import record_message
+from scala40_net.fairdeal.spec import sha256
+
+KEY_FILE_NAME = "host_identity_ed25519.pem"
+PUBLIC_KEY_BYTES = 32
+SIGNATURE_BYTES = 64
+FINGERPRINT_BYTES = 16
+
+
+class IdentityError(Exception):
+    """The identity key file cannot be used (unsafe permissions, unreadable, not a key)."""
+
+
+def fingerprint(public_key: bytes) -> str:
+    """SHA-256 of the raw 32-byte public key, first 16 bytes as 8 groups of 4 upper-case hex digits.
+
+    >>> fingerprint(bytes(32))
+    '6668-7AAD-F862-BD77-6C8F-C18B-8E9F-8E20'
+    """
+    digest = sha256(public_key)[:FINGERPRINT_BYTES].hex().upper()
+    return "-".join(digest[i : i + 4] for i in range(0, len(digest), 4))
+
+
+def verify_record_signature(
+    public_key: bytes, table_id: str, deal_no: int, head: bytes, signature: bytes
+) -> bool:
+    """Whether ``signature`` is the host's Ed25519 signature of the deal record message."""
+    if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            signature, record_message(table_id, deal_no, head)
+        )
+    except InvalidSignature:
+        return False
+    return True
+
+
+class HostIdentity:
+    """The host's signing key. Load it with ``load_or_create`` so the key survives restarts."""
+
+    def __init__(self, private_key: Ed25519PrivateKey) -> None:
+        self._private_key = private_key
+        self.public_key: bytes = private_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @classmethod
+    def generate(cls) -> HostIdentity:
+        """A fresh key kept only in memory (tests, throw-away hosts)."""
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_private_bytes(cls, raw: bytes) -> HostIdentity:
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))
+
+    @classmethod
+    def load_or_create(cls, data_dir: Path) -> HostIdentity:
+        """Read ``data_dir/host_identity_ed25519.pem``, creating it (mode 0600) on first use.
+
+        A key file that others than its owner may read is refused, as ssh
+        does: the key is the host's word in every record it ever signed.
+        """
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = data_dir / KEY_FILE_NAME
+        if not path.exists():
+            identity = cls.generate()
+            pem = identity._private_key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+            # O_EXCL: two hosts starting on one data dir must not overwrite each other's key.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as key_file:
+                key_file.write(pem)
+            return identity
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            raise IdentityError(
+                f"{path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
+            )
+        try:
+            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except (ValueError, TypeError) as error:
+            raise IdentityError(f"{path} is not a host identity key: {error}") from error
+        if not isinstance(key, Ed25519PrivateKey):
+            raise IdentityError(f"{path} holds a key that is not Ed25519")
+        return cls(key)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_key)
+
+    def sign_record(self, table_id: str, deal_no: int, head: bytes) -> bytes:
+        """Sign ``"…/record" || lp(table_id) || be32(deal_no) || h_last``."""
+        return self._private_key.sign(record_message(table_id, deal_no, head))
