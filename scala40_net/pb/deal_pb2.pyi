@@ -1,4 +1,5 @@
 from scala40_net.pb import cards_pb2 as _cards_pb2
+from scala40_net.pb import ruleset_pb2 as _ruleset_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -66,18 +67,20 @@ class DealEvent(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., deal_no: _Optional[int] = ..., announced: _Optional[_Union[DealAnnounced, _Mapping]] = ..., commitments: _Optional[_Union[CommitmentsPublished, _Mapping]] = ..., reveals: _Optional[_Union[SeedsRevealed, _Mapping]] = ..., started: _Optional[_Union[DealStarted, _Mapping]] = ..., drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., stock_rebuilt: _Optional[_Union[StockRebuilt, _Mapping]] = ..., ended: _Optional[_Union[DealEnded, _Mapping]] = ..., host_seed_revealed: _Optional[_Union[HostSeedRevealed, _Mapping]] = ...) -> None: ...
 
 class DealAnnounced(_message.Message):
-    __slots__ = ("dealer_seat", "cutter_seat", "seats_in_play", "deck_size", "host_commitment")
+    __slots__ = ("dealer_seat", "cutter_seat", "seats_in_play", "deck_size", "host_commitment", "ruleset")
     DEALER_SEAT_FIELD_NUMBER: _ClassVar[int]
     CUTTER_SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_IN_PLAY_FIELD_NUMBER: _ClassVar[int]
     DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     HOST_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
     dealer_seat: int
     cutter_seat: int
     seats_in_play: _containers.RepeatedScalarFieldContainer[int]
     deck_size: int
     host_commitment: bytes
-    def __init__(self, dealer_seat: _Optional[int] = ..., cutter_seat: _Optional[int] = ..., seats_in_play: _Optional[_Iterable[int]] = ..., deck_size: _Optional[int] = ..., host_commitment: _Optional[bytes] = ...) -> None: ...
+    ruleset: _ruleset_pb2.Ruleset
+    def __init__(self, dealer_seat: _Optional[int] = ..., cutter_seat: _Optional[int] = ..., seats_in_play: _Optional[_Iterable[int]] = ..., deck_size: _Optional[int] = ..., host_commitment: _Optional[bytes] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ...) -> None: ...
 
 class SeatCommitment(_message.Message):
     __slots__ = ("seat", "commitment")
@@ -88,10 +91,12 @@ class SeatCommitment(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., commitment: _Optional[bytes] = ...) -> None: ...
 
 class CommitmentsPublished(_message.Message):
-    __slots__ = ("commitments",)
+    __slots__ = ("commitments", "host_commitment")
     COMMITMENTS_FIELD_NUMBER: _ClassVar[int]
+    HOST_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     commitments: _containers.RepeatedCompositeFieldContainer[SeatCommitment]
-    def __init__(self, commitments: _Optional[_Iterable[_Union[SeatCommitment, _Mapping]]] = ...) -> None: ...
+    host_commitment: bytes
+    def __init__(self, commitments: _Optional[_Iterable[_Union[SeatCommitment, _Mapping]]] = ..., host_commitment: _Optional[bytes] = ...) -> None: ...
 
 class SeatReveal(_message.Message):
     __slots__ = ("seat", "seed", "cut")
