@@ -1,0 +1,618 @@
+"""One deal (smazzata) as a pure state machine: start_deal, then apply(state, seat, action).
+
+Nothing here is mutated: ``apply`` returns a new state and the events the
+action caused, or raises ``RuleViolation`` and the old state is untouched
+(R12). No clock, no randomness: the deck and every rebuilt stock come from
+outside (FAIR_DEAL.md), so a deal replays exactly from its actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import TypeVar
+
+from scala40_net.actions import (
+    Action,
+    Attach,
+    Draw,
+    DrawSource,
+    NewMeld,
+    Play,
+    RebuildStock,
+    ReturnDiscard,
+    SwapJoker,
+)
+from scala40_net.cards import card_text, cards_text, face, is_joker
+from scala40_net.errors import RuleViolation
+from scala40_net.events import (
+    AppliedOperation,
+    CardDrawn,
+    CardsAttached,
+    DealEnded,
+    DealOutcome,
+    DealStarted,
+    DiscardReturned,
+    Event,
+    JokerSwapped,
+    MeldLaid,
+    Played,
+    StockRebuilt,
+)
+from scala40_net.melds import (
+    Meld,
+    attach,
+    can_attach,
+    face_points,
+    make_meld,
+    split_run,
+    swap_joker,
+)
+from scala40_net.rules import (
+    HAND_SIZE,
+    DiscardAttachable,
+    DiscardPickup,
+    Ruleset,
+    UnopenedPenalty,
+)
+
+T = TypeVar("T")
+
+
+class Phase(StrEnum):
+    DRAW = "draw"
+    PLAY = "play"
+    REBUILD = "rebuild"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class DealState:
+    """Everything about a deal. Per-seat tuples follow ``seats`` (ascending seat numbers).
+
+    ``discard_pile`` is bottom first (its top is the last card); ``stock`` is
+    top first. ``turn`` is the seat to move (during ``REBUILD``, the next one).
+    """
+
+    ruleset: Ruleset
+    seats: tuple[int, ...]
+    dealer: int
+    hands: tuple[tuple[int, ...], ...]
+    opened: tuple[bool, ...]
+    turns_played: tuple[int, ...]
+    table: tuple[Meld, ...]
+    owners: tuple[int, ...]
+    stock: tuple[int, ...]
+    discard_pile: tuple[int, ...]
+    turn: int
+    phase: Phase
+    deal_no: int = 1
+    drawn: DrawSource | None = None
+    taken_discard: int | None = None
+    discard_barred: bool = False
+    rebuilds: int = 0
+    idle_rebuilds: int = 0
+    laid_since_rebuild: bool = False
+    result: DealEnded | None = None
+
+    def index(self, seat: int) -> int:
+        try:
+            return self.seats.index(seat)
+        except ValueError:
+            raise RuleViolation(None, f"seat {seat} is not playing this deal") from None
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        return self.hands[self.index(seat)]
+
+    def has_opened(self, seat: int) -> bool:
+        return self.opened[self.index(seat)]
+
+    @property
+    def top_discard(self) -> int | None:
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def next_seat(self, seat: int) -> int:
+        """The seat on ``seat``'s left: the next one clockwise among those in play (R1.3)."""
+        return self.seats[(self.index(seat) + 1) % len(self.seats)]
+
+    def partner(self, seat: int) -> int | None:
+        """The partner sitting opposite in a pairs game (R11.4)."""
+        if not self.ruleset.pairs:
+            return None
+        return self.seats[(self.index(seat) + 2) % len(self.seats)]
+
+    def all_cards(self) -> list[int]:
+        """Every card of the deal, wherever it lies (for invariant checks)."""
+        out = [c for hand in self.hands for c in hand]
+        out += [c for meld in self.table for c in meld.cards]
+        return out + list(self.stock) + list(self.discard_pile)
+
+
+def deal_order(seats: Sequence[int], dealer: int) -> tuple[int, ...]:
+    """Seats in play clockwise from the dealer's left (R2.3): who gets card 0, 1, 2…"""
+    ordered = sorted(seats)
+    at = ordered.index(dealer)
+    return tuple(ordered[at + 1 :] + ordered[: at + 1])
+
+
+def start_deal(
+    ruleset: Ruleset, seats: Sequence[int], dealer: int, deck: Sequence[int], deal_no: int = 1
+) -> tuple[DealState, list[Event]]:
+    """Deal ``deck`` (position 0 = top) as FAIR_DEAL.md "Deriving the deck" says (R2.3).
+
+    Card ``k < 13n`` goes to seat ``deal_order(seats, dealer)[k % n]``; card
+    ``13n`` is the first discard; the rest is the stock, top first.
+    """
+    seat_list = sorted(seats)
+    if len(set(seat_list)) != len(seat_list):
+        raise RuleViolation("R1.2", "a seat is listed twice")
+    ruleset.check_players(len(seat_list))
+    if dealer not in seat_list:
+        raise RuleViolation("R2.1", f"the dealer, seat {dealer}, is not among the seats in play")
+    if sorted(deck) != list(range(ruleset.deck_size)):
+        raise RuleViolation(
+            "R1.1", f"the deck must hold each of the {ruleset.deck_size} cards exactly once"
+        )
+    n = len(seat_list)
+    order = deal_order(seat_list, dealer)
+    dealt: dict[int, list[int]] = {s: [] for s in seat_list}
+    for k in range(HAND_SIZE * n):
+        dealt[order[k % n]].append(deck[k])
+    first_discard = deck[HAND_SIZE * n]
+    stock = tuple(deck[HAND_SIZE * n + 1 :])
+    hands = tuple(tuple(dealt[s]) for s in seat_list)
+    state = DealState(
+        ruleset=ruleset,
+        seats=tuple(seat_list),
+        dealer=dealer,
+        hands=hands,
+        opened=(False,) * n,
+        turns_played=(0,) * n,
+        table=(),
+        owners=(),
+        stock=stock,
+        discard_pile=(first_discard,),
+        turn=order[0],
+        phase=Phase.DRAW,
+        deal_no=deal_no,
+    )
+    event = DealStarted(
+        deal_no, dealer, state.seats, first_discard, hands, (HAND_SIZE,) * n, len(stock)
+    )
+    return state, [event]
+
+
+def legal_draw_sources(state: DealState, seat: int) -> tuple[DrawSource, ...]:
+    """Where ``seat`` may draw from now (empty when it is not that seat's draw)."""
+    if state.phase is not Phase.DRAW or state.turn != seat:
+        return ()
+    sources = [DrawSource.STOCK]
+    if state.discard_pile and not state.discard_barred:
+        sources.append(DrawSource.DISCARD)
+    return tuple(sources)
+
+
+def attach_targets(table: Sequence[Meld], card: int) -> list[int]:
+    """Indices of the melds on the table ``card`` could be attached to, alone (R6)."""
+    return [i for i, meld in enumerate(table) if can_attach(meld, card)]
+
+
+def could_attach(table: Sequence[Meld], card: int) -> bool:
+    return any(can_attach(meld, card) for meld in table)
+
+
+def hand_penalty(hand: Sequence[int]) -> int:
+    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; a lone ace counts 1."""
+    if len(hand) == 1 and not is_joker(hand[0]) and face(hand[0]).rank == 1:
+        return 1
+    return sum(face_points(face(c)) for c in hand)
+
+
+def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tuple[int, ...]:
+    """R9.3-R9.6 (and R11.4 in pairs): each seat's points for a deal ``closer`` went out of."""
+    rules = state.ruleset
+    partner = state.partner(closer)
+    out: list[int] = []
+    for seat, hand, opened in zip(state.seats, state.hands, state.opened, strict=True):
+        if seat == closer:
+            out.append(rules.closer_bonus)
+        elif seat == partner:
+            out.append(0)
+        elif not opened and rules.unopened_penalty is UnopenedPenalty.FLAT100:
+            out.append(100)
+        elif not opened:
+            # The doubling of R9.5 replaces that of R9.3, as the flat 100 does.
+            out.append(2 * hand_penalty(hand))
+        else:
+            out.append(hand_penalty(hand) * (2 if chiusura_in_mano else 1))
+    return tuple(out)
+
+
+def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def _with_hand(state: DealState, i: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    return _set(state.hands, i, hand)
+
+
+def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState, list[Event]]:
+    """Apply ``action`` by ``seat`` (None = the table, for ``RebuildStock``).
+
+    Returns the new state and the events caused; raises ``RuleViolation`` for a
+    refused action, which leaves ``state`` exactly as it was (R12).
+    """
+    if state.phase is Phase.OVER:
+        raise RuleViolation(None, "the deal is over")
+    if isinstance(action, RebuildStock):
+        return _rebuild(state, seat, action)
+    if seat is None:
+        raise RuleViolation("R3", "only a seat in play draws and plays")
+    if state.phase is Phase.REBUILD:
+        raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
+    state.index(seat)
+    if seat != state.turn:
+        raise RuleViolation("R3", f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    if isinstance(action, Draw):
+        return _draw(state, seat, action)
+    if isinstance(action, ReturnDiscard):
+        return _return_discard(state, seat)
+    return _play(state, seat, action)
+
+
+def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Event]]:
+    if state.phase is not Phase.DRAW:
+        raise RuleViolation("R3", "you have already drawn this turn: play and discard")
+    i = state.index(seat)
+    hand = state.hands[i]
+    if action.source is DrawSource.STOCK:
+        card, stock = state.stock[0], state.stock[1:]
+        new = replace(
+            state,
+            hands=_with_hand(state, i, (*hand, card)),
+            stock=stock,
+            phase=Phase.PLAY,
+            drawn=DrawSource.STOCK,
+            taken_discard=None,
+        )
+        return new, [CardDrawn(seat, DrawSource.STOCK, card)]
+    if state.discard_barred:
+        raise RuleViolation("R3.2", "you put the discard back this turn: draw from the stock")
+    if not state.discard_pile:
+        raise RuleViolation("R3", "the discard pile is empty: draw from the stock")
+    card = state.discard_pile[-1]
+    new = replace(
+        state,
+        hands=_with_hand(state, i, (*hand, card)),
+        discard_pile=state.discard_pile[:-1],
+        phase=Phase.PLAY,
+        drawn=DrawSource.DISCARD,
+        taken_discard=card,
+    )
+    return new, [CardDrawn(seat, DrawSource.DISCARD, card)]
+
+
+def _return_discard(state: DealState, seat: int) -> tuple[DealState, list[Event]]:
+    if state.phase is not Phase.PLAY or state.taken_discard is None:
+        raise RuleViolation("R3.2", "only a card just taken from the discard pile can be put back")
+    i = state.index(seat)
+    card = state.taken_discard
+    hand = list(state.hands[i])
+    hand.remove(card)
+    new = replace(
+        state,
+        hands=_with_hand(state, i, tuple(hand)),
+        discard_pile=(*state.discard_pile, card),
+        phase=Phase.DRAW,
+        drawn=None,
+        taken_discard=None,
+        discard_barred=True,
+    )
+    return new, [DiscardReturned(seat, card)]
+
+
+def _rebuild(
+    state: DealState, seat: int | None, action: RebuildStock
+) -> tuple[DealState, list[Event]]:
+    if state.phase is not Phase.REBUILD:
+        raise RuleViolation("R10.1", "the stock is rebuilt only when it has run out")
+    if seat is not None:
+        raise RuleViolation("R10.1", "the table rebuilds the stock, not a seat")
+    below_top = state.discard_pile[:-1]
+    if sorted(action.order) != sorted(below_top):
+        raise RuleViolation(
+            "R10.1",
+            f"the new stock must be exactly the {len(below_top)} cards of the discard pile "
+            "less its top card, each once",
+        )
+    r = state.rebuilds + 1
+    new = replace(
+        state,
+        stock=tuple(action.order),
+        discard_pile=state.discard_pile[-1:],
+        phase=Phase.DRAW,
+        rebuilds=r,
+        laid_since_rebuild=False,
+    )
+    return new, [StockRebuilt(r, len(action.order))]
+
+
+@dataclass
+class _Scratch:
+    """The play being checked: working copies that are thrown away if anything is refused."""
+
+    hand: list[int]
+    table: list[Meld]
+    owners: list[int]
+    opened: bool
+    opening_total: int = 0
+    taken_laid: bool = False
+    laid_any: bool = False
+
+
+def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[int]) -> None:
+    if len(set(cards)) != len(cards):
+        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+    for c in cards:
+        if c not in scratch.hand:
+            where = "is already used in this play" if c in original else "is not in your hand"
+            raise RuleViolation(None, f"{_text(c)} {where}")
+    for c in cards:
+        scratch.hand.remove(c)
+
+
+def _text(card: int) -> str:
+    try:
+        return card_text(card)
+    except ValueError:
+        return f"card id {card}"
+
+
+def _meld_index(scratch: _Scratch, index: int) -> Meld:
+    if not 0 <= index < len(scratch.table):
+        raise RuleViolation(
+            None, f"there is no meld {index} on the table ({len(scratch.table)} melds)"
+        )
+    return scratch.table[index]
+
+
+def _place(
+    scratch: _Scratch, index: int | None, pieces: Sequence[Meld], owner: int
+) -> tuple[tuple[int, Meld], ...]:
+    """Put melds on the table: the first at ``index`` (None = a new place), the rest at the end.
+
+    Runs cut off by R4.6 go to the end so that every other meld keeps its index.
+    """
+    placed: list[tuple[int, Meld]] = []
+    for k, meld in enumerate(pieces):
+        if k == 0 and index is not None:
+            scratch.table[index] = meld
+            placed.append((index, meld))
+        else:
+            scratch.table.append(meld)
+            scratch.owners.append(owner)
+            placed.append((len(scratch.table) - 1, meld))
+    return tuple(placed)
+
+
+def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Event]]:
+    if state.phase is not Phase.PLAY:
+        raise RuleViolation("R3", "draw first: a turn starts with a draw")
+    rules = state.ruleset
+    i = state.index(seat)
+    original = state.hands[i]
+    opened_before = state.opened[i]
+    taken = state.taken_discard
+    classic_pickup = taken is not None and rules.discard_pickup is DiscardPickup.CLASSIC
+    must_open_with_taken = classic_pickup and not opened_before
+    scratch = _Scratch(list(original), list(state.table), list(state.owners), opened_before)
+    swapped: list[int] = []
+    applied: list[AppliedOperation] = []
+    needed = rules.opening_points
+
+    for k, op in enumerate(play.operations, start=1):
+        try:
+            if isinstance(op, NewMeld):
+                _take_from_hand(scratch, op.cards, original)
+                meld = make_meld(op.cards, op.joker_as)
+                pieces = split_run(meld, rules.max_run, op.split)
+                placed = _place(scratch, None, pieces, seat)
+                applied.append(MeldLaid(tuple(op.cards), op.joker_as, placed))
+                if taken is not None and taken in op.cards:
+                    scratch.taken_laid = True
+                if not scratch.opened:
+                    scratch.opening_total += meld.points
+                    if scratch.opening_total >= needed and (
+                        not must_open_with_taken or scratch.taken_laid
+                    ):
+                        scratch.opened = True
+            elif isinstance(op, Attach):
+                if not scratch.opened:
+                    raise _not_open_yet("attach", "R6.1", scratch, must_open_with_taken, needed)
+                target = _meld_index(scratch, op.meld)
+                _take_from_hand(scratch, op.cards, original)
+                grown = attach(target, op.cards, op.joker_as)
+                pieces = split_run(grown, rules.max_run, op.split)
+                placed = _place(scratch, op.meld, pieces, seat)
+                applied.append(CardsAttached(op.meld, tuple(op.cards), op.joker_as, placed))
+                if taken is not None and taken in op.cards:
+                    scratch.taken_laid = True
+            elif isinstance(op, SwapJoker):
+                if not scratch.opened:
+                    raise _not_open_yet(
+                        "swap a joker", "R7.1", scratch, must_open_with_taken, needed
+                    )
+                target = _meld_index(scratch, op.meld)
+                _take_from_hand(scratch, (op.card,), original)
+                was = target.joker_as
+                swapped_meld, joker = swap_joker(target, op.card)
+                assert was is not None
+                scratch.table[op.meld] = swapped_meld
+                scratch.hand.append(joker)
+                swapped.append(joker)
+                applied.append(
+                    JokerSwapped(op.meld, op.card, joker, was, ((op.meld, swapped_meld),))
+                )
+            else:
+                raise RuleViolation(None, f"{type(op).__name__} is not an operation of a play")
+            scratch.laid_any = True
+        except RuleViolation as refusal:
+            raise refusal.at_operation(k) from None
+
+    if not opened_before and scratch.laid_any and not scratch.opened:
+        if scratch.opening_total < needed:
+            raise RuleViolation(
+                "R5.1", f"opening melds total {scratch.opening_total} points, {needed} needed"
+            )
+        raise RuleViolation(
+            "R3.2", "the card taken from the discard pile must be inside the opening melds"
+        )
+    if classic_pickup and not scratch.taken_laid:
+        assert taken is not None
+        if not opened_before:
+            raise RuleViolation(
+                "R3.2",
+                f"a player who has not opened may take the discard ({card_text(taken)}) only to "
+                "open with it in this turn (or put it back)",
+            )
+        raise RuleViolation(
+            "R3.2",
+            f"the card taken from the discard pile ({card_text(taken)}) must be used in this "
+            "turn, in a new meld or attached (or put back)",
+        )
+    kept = [j for j in swapped if j in scratch.hand]
+    if kept:
+        raise RuleViolation(
+            "R7.2", "a joker taken from the table must be used in this turn, before the discard"
+        )
+
+    _check_discard(state, scratch, play.discard, taken)
+    if play.discard is not None:
+        scratch.hand.remove(play.discard)
+    went_out = not scratch.hand
+    if went_out and state.turns_played[i] == 0:
+        raise RuleViolation("R9.2", "nobody may go out in their own first turn")
+    opened_now = scratch.opened and not opened_before
+    played = Played(seat, tuple(applied), play.discard, opened_now, went_out)
+
+    pile = state.discard_pile + ((play.discard,) if play.discard is not None else ())
+    new = replace(
+        state,
+        hands=_with_hand(state, i, tuple(scratch.hand)),
+        opened=_set(state.opened, i, scratch.opened),
+        turns_played=_set(state.turns_played, i, state.turns_played[i] + 1),
+        table=tuple(scratch.table),
+        owners=tuple(scratch.owners),
+        discard_pile=pile,
+        drawn=None,
+        taken_discard=None,
+        discard_barred=False,
+        laid_since_rebuild=state.laid_since_rebuild or scratch.laid_any,
+    )
+    events: list[Event] = [played]
+    if went_out:
+        in_mano = not opened_before
+        ended = DealEnded(
+            DealOutcome.CLOSED,
+            seat,
+            new.seats,
+            new.hands,
+            deal_penalties(new, seat, in_mano),
+            in_mano,
+        )
+        events.append(ended)
+        return replace(new, phase=Phase.OVER, result=ended), events
+    new = replace(new, turn=new.next_seat(seat), phase=Phase.DRAW)
+    if not new.stock:
+        return _stock_ran_out(new, events)
+    return new, events
+
+
+def _not_open_yet(
+    what: str, rule: str, scratch: _Scratch, must_open_with_taken: bool, needed: int
+) -> RuleViolation:
+    if must_open_with_taken and scratch.opening_total >= needed:
+        # R7.3: the opening with the discard is complete only once that card is laid.
+        return RuleViolation(
+            "R7.3" if what.startswith("swap") else "R3.2",
+            f"the opening is complete only with the card taken from the discard pile laid in it: "
+            f"you may {what} only after that",
+        )
+    return RuleViolation(
+        rule,
+        f"only a player who has opened may {what} (opening melds so far total "
+        f"{scratch.opening_total} points, {needed} needed)",
+    )
+
+
+def _check_discard(
+    state: DealState, scratch: _Scratch, discard: int | None, taken: int | None
+) -> None:
+    rules = state.ruleset
+    hand = scratch.hand
+    if discard is None:
+        if hand:
+            raise RuleViolation("R8.1", "every turn ends with exactly one discard")
+        if not rules.close_without_discard:
+            raise RuleViolation(
+                "R9.1",
+                "ending a turn with no card left to discard is not allowed: keep one to discard",
+            )
+        return
+    if discard not in hand:
+        where = (
+            "is used in this play" if discard in state.hand(state.turn) else "is not in your hand"
+        )
+        raise RuleViolation("R8.1", f"the discard {_text(discard)} {where}")
+    if discard == taken:
+        raise RuleViolation(
+            "R3.3",
+            f"{card_text(discard)} was taken from the discard pile this turn: discard another card",
+        )
+    closing = len(hand) == 1
+    if closing:
+        if is_joker(discard):
+            raise RuleViolation("R8.3", "a joker may never be the closing discard")
+        return
+    mode = rules.discard_attachable
+    if mode is DiscardAttachable.FREE or (mode is DiscardAttachable.CLASSIC and scratch.opened):
+        return
+
+    def barred(card: int) -> bool:
+        return could_attach(scratch.table, card)
+
+    if barred(discard):
+        # When every card that could be discarded would attach, the table lets any go:
+        # otherwise the turn could not end at all (see "Settled points").
+        others = [c for c in hand if c != taken]
+        if any(not barred(c) for c in others):
+            who = "nobody" if mode is DiscardAttachable.NEVER else "a player who has not opened"
+            raise RuleViolation(
+                "R8.2",
+                f"{card_text(discard)} could be attached to a meld on the table: "
+                f"{who} may discard it",
+            )
+
+
+def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, list[Event]]:
+    """R10.1 / R10.2 at the end of the turn that emptied the stock."""
+    below_top = state.discard_pile[:-1]
+    idle = 0 if state.laid_since_rebuild else state.idle_rebuilds + 1
+    stall = state.ruleset.stall_rebuilds
+    reason: str | None = None
+    if not below_top:
+        reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
+    elif stall is not None and idle >= stall:
+        reason = f"R10.2: the stock ran out {idle} times with no card laid down or attached"
+    if reason is not None:
+        ended = DealEnded(
+            DealOutcome.VOID, None, state.seats, state.hands, (0,) * len(state.seats), False, reason
+        )
+        events.append(ended)
+        return replace(state, phase=Phase.OVER, idle_rebuilds=idle, result=ended), events
+    return replace(state, phase=Phase.REBUILD, idle_rebuilds=idle), events

@@ -1,0 +1,512 @@
+"""Melds (R4): sequences and groups, joker declarations, points, attaching (R6), joker swaps (R7).
+
+Ranks inside a sequence use a scale 1..14 where 1 is the ace below the 2 and
+14 the ace above the king (R4.1): K-A-2 would need 13, 14, 15 and so never
+fits. A meld always knows what each of its cards stands for, so the joker's
+declaration (R4.4) is part of the meld and is kept when it grows (R6.3).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from scala40_net.cards import Face, Suit, cards_text, face, is_joker
+from scala40_net.errors import RuleViolation
+
+ACE_LOW = 1
+ACE_HIGH = 14
+KING = 13
+LONGEST_SEQUENCE = 14
+GROUP_MAX = 4
+MELD_MIN = 3
+
+
+class MeldKind(StrEnum):
+    SEQUENCE = "sequence"
+    GROUP = "group"
+
+
+def scale_face(rank: int, suit: Suit) -> Face:
+    """The face of a scale rank (14 is the ace)."""
+    return Face(ACE_LOW if rank == ACE_HIGH else rank, suit)
+
+
+def scale_points(rank: int) -> int:
+    """R1.4 value of a card at scale rank ``rank`` of a sequence (ace below the 2 is 1)."""
+    if rank == ACE_LOW:
+        return 1
+    if rank == ACE_HIGH:
+        return 11
+    return min(rank, 10)
+
+
+def face_points(f: Face) -> int:
+    """R1.4 value of a face outside a sequence: ace 11, figures 10; a joker in hand 25 (R9.4)."""
+    if f.is_joker:
+        return 25
+    if f.rank == ACE_LOW:
+        return 11
+    return min(f.rank, 10)
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A valid meld as it lies on the table.
+
+    ``cards`` are card ids: a sequence low to high, a group in the order laid.
+    ``stands_for`` is the face each card counts as (a joker's declaration, a
+    real card's own face). ``low`` is the scale rank of the first card of a
+    sequence, or the rank of a group.
+    """
+
+    kind: MeldKind
+    cards: tuple[int, ...]
+    stands_for: tuple[Face, ...]
+    low: int
+
+    @property
+    def is_sequence(self) -> bool:
+        return self.kind is MeldKind.SEQUENCE
+
+    @property
+    def joker_position(self) -> int | None:
+        return next((i for i, c in enumerate(self.cards) if is_joker(c)), None)
+
+    @property
+    def joker(self) -> int | None:
+        pos = self.joker_position
+        return None if pos is None else self.cards[pos]
+
+    @property
+    def joker_as(self) -> Face | None:
+        """What the joker of this meld stands for (R4.4), if it holds one."""
+        pos = self.joker_position
+        return None if pos is None else self.stands_for[pos]
+
+    @property
+    def high(self) -> int:
+        """Scale rank of the last card of a sequence."""
+        return self.low + len(self.cards) - 1
+
+    @property
+    def suit(self) -> Suit:
+        """The suit of a sequence."""
+        s = self.stands_for[0].suit
+        assert s is not None
+        return s
+
+    @property
+    def points(self) -> int:
+        """R1.4 / R5.2 value: what the opening counts (a joker worth the card it stands for)."""
+        if self.is_sequence:
+            return sum(scale_points(self.low + i) for i in range(len(self.cards)))
+        return sum(face_points(f) for f in self.stands_for)
+
+    def __str__(self) -> str:
+        text = cards_text(self.cards)
+        joker_as = self.joker_as
+        return f"{text} (JK={joker_as})" if joker_as is not None else text
+
+
+def _real_aces(cards: Iterable[int]) -> int:
+    return sum(1 for c in cards if not is_joker(c) and face(c).rank == ACE_LOW)
+
+
+def _check_card_count(cards: Sequence[int]) -> None:
+    if len(set(cards)) != len(cards):
+        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+    if len(cards) < MELD_MIN:
+        raise RuleViolation(
+            "R4.1", f"a meld has at least 3 cards, {cards_text(cards)} has {len(cards)}"
+        )
+    jokers = sum(1 for c in cards if is_joker(c))
+    if jokers > 1:
+        raise RuleViolation(
+            "R4.3", f"a meld holds at most one joker, {cards_text(cards)} has {jokers}"
+        )
+    if len(cards) - jokers < 2:
+        raise RuleViolation("R4.3", "a meld needs at least two real cards")
+
+
+def _check_declaration(
+    cards: Sequence[int], joker_as: Face | None, expected: Sequence[Face]
+) -> Face | None:
+    """Check the declared joker against what the meld allows (R4.4); return it."""
+    has_joker = any(is_joker(c) for c in cards)
+    if not has_joker:
+        if joker_as is not None:
+            raise RuleViolation("R4.4", f"{cards_text(cards)} has no joker, so nothing to declare")
+        return None
+    options = " or ".join(str(f) for f in expected)
+    if joker_as is None:
+        raise RuleViolation("R4.4", f"the joker must declare the card it stands for ({options})")
+    if joker_as not in expected:
+        if len(expected) == 1:
+            raise RuleViolation("R4.4", f"the joker here stands for {options}, not {joker_as}")
+        raise RuleViolation("R4.4", f"the joker here may stand for {options}, not {joker_as}")
+    return joker_as
+
+
+def _sequence_low(cards: Sequence[int]) -> int | None:
+    """Scale rank of the first card if ``cards`` (one suit) are consecutive in the given order."""
+    first_real = next(i for i, c in enumerate(cards) if not is_joker(c))
+    anchor = face(cards[first_real]).rank
+    for start_rank in (anchor, ACE_HIGH) if anchor == ACE_LOW else (anchor,):
+        low = start_rank - first_real
+        if low < ACE_LOW or low + len(cards) - 1 > ACE_HIGH:
+            continue
+        fits = True
+        for i, c in enumerate(cards):
+            if is_joker(c):
+                continue
+            r = face(c).rank
+            want = low + i
+            if not (r == want or (r == ACE_LOW and want == ACE_HIGH)):
+                fits = False
+                break
+        if fits:
+            return low
+    return None
+
+
+def _sequence_reason(cards: Sequence[int]) -> str:
+    ranks = [face(c).rank for c in cards if not is_joker(c)]
+    if ACE_LOW in ranks and KING in ranks and 2 in ranks:
+        return (
+            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence"
+        )
+    return f"{cards_text(cards)} is not a sequence: one suit, consecutive ranks, laid low to high"
+
+
+def declarations(cards: Sequence[int]) -> tuple[Face, ...]:
+    """Every card the joker of ``cards`` may stand for, in that order (R4.4).
+
+    One for a sequence (its place) and a group of 4 (the missing suit), two
+    for a group of 3 (either missing suit); empty when there is no joker or the
+    cards make no meld whatever the declaration.
+    """
+    if not any(is_joker(c) for c in cards):
+        return ()
+    try:
+        _check_card_count(cards)
+    except RuleViolation:
+        return ()
+    reals = [face(c) for c in cards if not is_joker(c)]
+    if len({f.rank for f in reals}) == 1:
+        suits = {f.suit for f in reals}
+        if len(suits) != len(reals) or len(cards) > GROUP_MAX:
+            return ()
+        return tuple(Face(reals[0].rank, s) for s in Suit if s not in suits)
+    if len({f.suit for f in reals}) != 1:
+        return ()
+    low = _sequence_low(cards)
+    if low is None or _real_aces(cards) > 1:
+        return ()
+    pos = next(i for i, c in enumerate(cards) if is_joker(c))
+    suit = reals[0].suit
+    assert suit is not None
+    return (scale_face(low + pos, suit),)
+
+
+def make_meld(cards: Sequence[int], joker_as: Face | None = None) -> Meld:
+    """The meld ``cards`` make, or ``RuleViolation`` saying which part of R4 they break."""
+    cards = tuple(cards)
+    _check_card_count(cards)
+    reals = [face(c) for c in cards if not is_joker(c)]
+    same_rank = len({f.rank for f in reals}) == 1
+    same_suit = len({f.suit for f in reals}) == 1
+    if same_rank:
+        rank = reals[0].rank
+        suits = [f.suit for f in reals]
+        if len(set(suits)) != len(suits):
+            double = next(f for f in reals if suits.count(f.suit) > 1)
+            raise RuleViolation(
+                "R4.2", f"a group has cards of different suits: two {double} cannot be in one"
+            )
+        if len(cards) > GROUP_MAX:
+            raise RuleViolation(
+                "R4.2", f"a group has at most 4 cards, joker included, not {len(cards)}"
+            )
+        missing = [Face(rank, s) for s in Suit if s not in suits]
+        declared = _check_declaration(cards, joker_as, missing)
+        stands_for = tuple(declared if is_joker(c) and declared else face(c) for c in cards)
+        return Meld(MeldKind.GROUP, cards, stands_for, rank)
+    if not same_suit:
+        raise RuleViolation(
+            "R4", f"{cards_text(cards)} is neither a sequence (one suit) nor a group (one rank)"
+        )
+    if _real_aces(cards) > 1:
+        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+    low = _sequence_low(cards)
+    if low is None:
+        raise RuleViolation("R4.1", _sequence_reason(cards))
+    suit = reals[0].suit
+    assert suit is not None
+    stands = tuple(scale_face(low + i, suit) for i in range(len(cards)))
+    pos = next((i for i, c in enumerate(cards) if is_joker(c)), None)
+    _check_declaration(cards, joker_as, [stands[pos]] if pos is not None else [])
+    return Meld(MeldKind.SEQUENCE, cards, stands, low)
+
+
+def is_valid_meld(cards: Sequence[int], joker_as: Face | None = None) -> bool:
+    try:
+        make_meld(cards, joker_as)
+    except RuleViolation:
+        return False
+    return True
+
+
+def meld_points(cards: Sequence[int], joker_as: Face | None = None) -> int:
+    """R1.4 points of the meld ``cards`` make (raises ``RuleViolation`` if they make none)."""
+    return make_meld(cards, joker_as).points
+
+
+def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) -> Meld:
+    all_cards = meld.cards + tuple(cards)
+    if len(all_cards) > GROUP_MAX:
+        raise RuleViolation(
+            "R4.2", f"a group has at most 4 cards, this one would have {len(all_cards)}"
+        )
+    taken = {f.suit for f in meld.stands_for}
+    new_stands: list[Face] = []
+    for c in cards:
+        if is_joker(c):
+            continue
+        f = face(c)
+        if f.rank != meld.low:
+            raise RuleViolation("R6.1", f"{f} does not fit the group {meld}")
+        if f.suit in taken:
+            if meld.joker_as == f:
+                raise RuleViolation(
+                    "R6.1", f"the joker already stands for {f}: swap it (R7.1) instead"
+                )
+            raise RuleViolation(
+                "R4.2", f"a group has cards of different suits: {f} is already there"
+            )
+        taken.add(f.suit)
+        new_stands.append(f)
+    missing = [Face(meld.low, s) for s in Suit if s not in taken]
+    joker_new = next((c for c in cards if is_joker(c)), None)
+    if joker_new is None:
+        if joker_as is not None:
+            raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+        declared = None
+    else:
+        declared = _check_declaration([joker_new], joker_as, missing)
+    stands = meld.stands_for + tuple(
+        declared if is_joker(c) and declared is not None else face(c) for c in cards
+    )
+    return Meld(MeldKind.GROUP, all_cards, stands, meld.low)
+
+
+def _scale_options(f: Face) -> tuple[int, ...]:
+    # High first: an ace that fits either end of a 2…K sequence goes above the king.
+    return (ACE_HIGH, ACE_LOW) if f.rank == ACE_LOW else (f.rank,)
+
+
+def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None) -> Meld:
+    suit = meld.suit
+    joker_new = next((c for c in cards if is_joker(c)), None)
+    if joker_new is None and joker_as is not None:
+        raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+    new_faces: list[Face] = []
+    for c in cards:
+        if is_joker(c):
+            if joker_as is None:
+                options = " or ".join(str(f) for f in _joker_ends(meld, cards))
+                hint = f" ({options})" if options else ""
+                raise RuleViolation(
+                    "R4.4", f"the attached joker must declare the card it stands for{hint}"
+                )
+            if joker_as.suit != suit or joker_as.is_joker:
+                raise RuleViolation(
+                    "R4.4",
+                    f"a joker attached here stands for a {suit.letter} card, not {joker_as}",
+                )
+            new_faces.append(joker_as)
+        else:
+            f = face(c)
+            if f.suit != suit:
+                raise RuleViolation("R6.1", f"{f} is not of the suit of the sequence {meld}")
+            new_faces.append(f)
+    if _real_aces(meld.cards + tuple(cards)) > 1:
+        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+    present = set(range(meld.low, meld.high + 1))
+    for ranks in itertools.product(*(_scale_options(f) for f in new_faces)):
+        if len(set(ranks)) != len(ranks) or present & set(ranks):
+            continue
+        every = present | set(ranks)
+        lo, hi = min(every), max(every)
+        if hi - lo + 1 != len(every) or lo < ACE_LOW or hi > ACE_HIGH:
+            continue
+        by_rank = dict(zip(range(meld.low, meld.high + 1), meld.cards, strict=True))
+        by_rank.update(zip(ranks, cards, strict=True))
+        ordered = tuple(by_rank[r] for r in range(lo, hi + 1))
+        stands = tuple(scale_face(r, suit) for r in range(lo, hi + 1))
+        return Meld(MeldKind.SEQUENCE, ordered, stands, lo)
+    added = cards_text(cards)
+    if joker_new is not None:
+        added += f" (JK={joker_as})"
+    raise RuleViolation("R6.1", f"{added} does not extend the sequence {meld} at either end")
+
+
+def _joker_ends(meld: Meld, cards: Sequence[int]) -> list[Face]:
+    """Declarations a joker attached with ``cards`` could take (used in messages and helpers)."""
+    out: list[Face] = []
+    for f in joker_attach_faces(meld):
+        try:
+            attach(meld, cards, f)
+        except RuleViolation:
+            continue
+        out.append(f)
+    return out
+
+
+def joker_attach_faces(meld: Meld) -> list[Face]:
+    """Faces a joker attached alone to ``meld`` could be declared as (R6.2, R6.3)."""
+    if meld.joker is not None:
+        return []
+    if meld.is_sequence:
+        suit = meld.suit
+        ends = [r for r in (meld.low - 1, meld.high + 1) if ACE_LOW <= r <= ACE_HIGH]
+        return [scale_face(r, suit) for r in ends]
+    if len(meld.cards) >= GROUP_MAX:
+        return []
+    taken = {f.suit for f in meld.stands_for}
+    return [Face(meld.low, s) for s in Suit if s not in taken]
+
+
+def attach(meld: Meld, cards: Sequence[int], joker_as: Face | None = None) -> Meld:
+    """``meld`` with ``cards`` added (R6), or ``RuleViolation``; its joker stays put (R6.3)."""
+    cards = tuple(cards)
+    if not cards:
+        raise RuleViolation("R6.1", "attach at least one card")
+    if len(set(cards)) != len(cards) or set(cards) & set(meld.cards):
+        raise RuleViolation("R6.1", "the same card is listed twice")
+    jokers = sum(1 for c in meld.cards + cards if is_joker(c))
+    if jokers > 1:
+        raise RuleViolation("R4.3", "a meld holds at most one joker")
+    if meld.is_sequence:
+        return _attach_to_sequence(meld, cards, joker_as)
+    return _attach_to_group(meld, cards, joker_as)
+
+
+def can_attach(meld: Meld, card: int) -> bool:
+    """Could ``card`` alone be attached to ``meld`` (a joker under any declaration, R6.2)?"""
+    if is_joker(card):
+        return bool(joker_attach_faces(meld))
+    try:
+        attach(meld, (card,))
+    except RuleViolation:
+        return False
+    return True
+
+
+def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
+    """Put ``card`` where the joker of ``meld`` is (R7.1); return the new meld and the joker."""
+    pos = meld.joker_position
+    if pos is None:
+        raise RuleViolation("R7.1", f"the meld {meld} has no joker to take")
+    wanted = meld.stands_for[pos]
+    if is_joker(card) or face(card) != wanted:
+        raise RuleViolation(
+            "R7.1",
+            f"the joker stands for {wanted}: only {wanted} can take its place, not {face(card)}",
+        )
+    cards = (*meld.cards[:pos], card, *meld.cards[pos + 1 :])
+    if meld.is_sequence and _real_aces(cards) > 1:
+        raise RuleViolation(
+            "R4.1", "a sequence holds one ace only: this joker cannot be swapped for a second ace"
+        )
+    return Meld(meld.kind, cards, meld.stands_for, meld.low), meld.cards[pos]
+
+
+def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> tuple[Meld, ...]:
+    """Cut a sequence longer than ``max_run`` into runs of 3..max_run, low to high (R4.6).
+
+    A 6-card sequence is cut 3+3 by itself; a longer one needs ``lengths`` from
+    the player. Groups and short sequences come back whole (``lengths`` must
+    then be empty or the whole length).
+    """
+    n = len(meld.cards)
+    if max_run is None or not meld.is_sequence or n <= max_run:
+        if lengths and tuple(lengths) != (n,):
+            raise RuleViolation(
+                "R4.6", "only a sequence longer than the longest run allowed is cut"
+            )
+        return (meld,)
+    if not lengths:
+        if n == 2 * MELD_MIN:
+            lengths = (MELD_MIN, MELD_MIN)
+        else:
+            raise RuleViolation(
+                "R4.6",
+                f"a sequence on the table has at most {max_run} cards: "
+                f"say how to cut these {n} into runs of 3 to {max_run}",
+            )
+    if sum(lengths) != n or any(not MELD_MIN <= k <= max_run for k in lengths):
+        raise RuleViolation(
+            "R4.6",
+            f"cut {n} cards into runs of 3 to {max_run} cards, not {'+'.join(map(str, lengths))}",
+        )
+    pieces: list[Meld] = []
+    start = 0
+    for k in lengths:
+        cards = meld.cards[start : start + k]
+        pieces.append(
+            Meld(MeldKind.SEQUENCE, cards, meld.stands_for[start : start + k], meld.low + start)
+        )
+        start += k
+    return tuple(pieces)
+
+
+@dataclass(frozen=True)
+class MeldCheck:
+    """One proposed meld as the stateless "check melds" answer describes it."""
+
+    cards: tuple[int, ...]
+    valid: bool
+    kind: MeldKind | None
+    points: int
+    joker_as: Face | None
+    rule: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class OpeningCheck:
+    """A proposed list of new melds: each one checked, their total, whether it opens (R5.1)."""
+
+    melds: tuple[MeldCheck, ...]
+    total: int
+    needed: int
+    would_open: bool
+
+
+def check_meld(cards: Sequence[int], joker_as: Face | None = None) -> MeldCheck:
+    cards = tuple(cards)
+    try:
+        meld = make_meld(cards, joker_as)
+    except RuleViolation as refusal:
+        return MeldCheck(cards, False, None, 0, joker_as, refusal.rule, refusal.reason)
+    return MeldCheck(cards, True, meld.kind, meld.points, meld.joker_as, None, None)
+
+
+def check_opening(
+    melds: Sequence[tuple[Sequence[int], Face | None]], opening_points: int = 40
+) -> OpeningCheck:
+    """Check new melds as an opening (R5.1): only valid melds count, each card used once."""
+    checks = [check_meld(cards, joker_as) for cards, joker_as in melds]
+    seen: set[int] = set()
+    for i, check in enumerate(checks):
+        if check.valid and seen & set(check.cards):
+            checks[i] = MeldCheck(
+                check.cards, False, None, 0, check.joker_as, "R4", "a card is used in two melds"
+            )
+        seen |= set(check.cards)
+    total = sum(c.points for c in checks if c.valid)
+    would_open = bool(checks) and all(c.valid for c in checks) and total >= opening_points
+    return OpeningCheck(tuple(checks), total, opening_points, would_open)

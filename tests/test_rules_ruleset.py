@@ -1,0 +1,131 @@
+"""Rulesets: options, the presets of RULES.md and the combinations refused (R1, R11)."""
+
+import pytest
+
+from scala40_net.errors import InvalidRuleset
+from scala40_net.rules import (
+    DiscardAttachable,
+    DiscardPickup,
+    MatchMode,
+    Ruleset,
+    UnopenedPenalty,
+    preset,
+    with_options,
+)
+
+
+def test_presets_classic_is_the_default() -> None:
+    classic = preset("classic", 4)
+    assert classic == Ruleset()
+    assert classic.decks == 2
+    assert classic.discard_pickup is DiscardPickup.CLASSIC
+    assert classic.discard_attachable is DiscardAttachable.CLASSIC
+    assert not classic.close_without_discard
+    assert classic.unopened_penalty is UnopenedPenalty.FLAT100
+    assert classic.max_run is None and not classic.rientro
+
+
+def test_presets_tradizionale_follows_004() -> None:
+    trad = preset("tradizionale", 5)
+    assert trad.discard_attachable is DiscardAttachable.NEVER
+    assert trad.max_run == 5 and trad.rientro
+    assert trad.unopened_penalty is UnopenedPenalty.FLAT100
+
+
+def test_presets_semplice_uses_one_deck_for_two_players_else_two() -> None:
+    two = preset("semplice", 2)
+    assert two.decks == 1 and two.deck_size == 54
+    assert preset("semplice", 3).decks == 2
+    for rules in (two, preset("semplice", 4)):
+        assert rules.discard_pickup is DiscardPickup.FREE
+        assert rules.discard_attachable is DiscardAttachable.FREE
+        assert rules.close_without_discard
+        assert rules.unopened_penalty is UnopenedPenalty.DOUBLE
+
+
+def test_presets_unknown_name_is_refused() -> None:
+    with pytest.raises(InvalidRuleset, match="unknown preset"):
+        preset("burraco", 4)
+
+
+def test_r1_1_one_deck_only_for_two_players() -> None:
+    with pytest.raises(InvalidRuleset, match=r"R1.1"):
+        Ruleset(decks=1)
+    rules = Ruleset(decks=1, max_players=2)
+    rules.check_players(2)
+    with pytest.raises(InvalidRuleset, match=r"R1"):
+        rules.check_players(3)
+
+
+def test_r1_1_decks_are_one_or_two() -> None:
+    with pytest.raises(InvalidRuleset, match=r"R1.1"):
+        Ruleset(decks=3)
+
+
+def test_r1_2_two_to_six_players_up_to_max_players() -> None:
+    Ruleset().check_players(6)
+    with pytest.raises(InvalidRuleset, match=r"R1.2"):
+        Ruleset().check_players(7)
+    with pytest.raises(InvalidRuleset, match=r"R1.2"):
+        Ruleset().check_players(1)
+    with pytest.raises(InvalidRuleset, match=r"R1.2"):
+        Ruleset(max_players=4).check_players(5)
+    with pytest.raises(InvalidRuleset, match=r"R1.2"):
+        Ruleset(max_players=7)
+
+
+def test_r11_4_pairs_only_with_four_players() -> None:
+    rules = Ruleset(pairs=True)
+    rules.check_players(4)
+    with pytest.raises(InvalidRuleset, match=r"R11.4"):
+        rules.check_players(6)
+    with pytest.raises(InvalidRuleset, match=r"R11.4"):
+        Ruleset(pairs=True, max_players=3)
+
+
+def test_r11_3_rientro_only_individually_and_to_points() -> None:
+    with pytest.raises(InvalidRuleset, match=r"R11.3"):
+        Ruleset(pairs=True, rientro=True)
+    with pytest.raises(InvalidRuleset, match=r"R11.3"):
+        Ruleset(rientro=True, match_mode=MatchMode.DEALS)
+
+
+def test_r4_6_max_run_is_off_or_at_least_three() -> None:
+    with pytest.raises(InvalidRuleset, match=r"R4.6"):
+        Ruleset(max_run=2)
+    assert Ruleset(max_run=3).max_run == 3
+
+
+def test_r9_6_closer_bonus_is_zero_or_negative() -> None:
+    assert Ruleset(closer_bonus=-10).closer_bonus == -10
+    with pytest.raises(InvalidRuleset, match=r"R9.6"):
+        Ruleset(closer_bonus=10)
+
+
+def test_other_options_are_range_checked() -> None:
+    for bad in (
+        {"opening_points": -1},
+        {"stall_rebuilds": 0},
+        {"bust_at": 0},
+        {"deals": 0},
+        {"rientro_fee": -1},
+        {"rientro_max": 0},
+    ):
+        with pytest.raises(InvalidRuleset):
+            Ruleset(**bad)  # type: ignore[arg-type]
+
+
+def test_with_options_changes_and_revalidates() -> None:
+    rules = with_options(Ruleset(), opening_points=51, bust_at=151)
+    assert (rules.opening_points, rules.bust_at) == (51, 151)
+    with pytest.raises(InvalidRuleset, match="unknown option"):
+        with_options(Ruleset(), colour="red")
+    with pytest.raises(InvalidRuleset):
+        with_options(Ruleset(), decks=1)
+
+
+def test_rulesets_are_immutable_and_hashable() -> None:
+    rules = Ruleset()
+    with pytest.raises(AttributeError):
+        rules.decks = 1  # type: ignore[misc]
+    assert hash(rules) == hash(Ruleset())
