@@ -52,8 +52,14 @@ def test_deal_vector(case: dict[str, Any]) -> None:
             reveals.append(Reveal(seat["seat"], seed, seat["cut"]))
 
     derivation = derive_deal(
-        host_seed=host_seed, table_id=table_id, deal_no=deal_no, dealer=dealer,
-        cutter=case["cutter"], seats_in_play=seats, deck_size=size, reveals=reveals,
+        host_seed=host_seed,
+        table_id=table_id,
+        deal_no=deal_no,
+        dealer=dealer,
+        cutter=case["cutter"],
+        seats_in_play=seats,
+        deck_size=size,
+        reveals=reveals,
     )
     assert derivation.mix_key.hex() == case["mix_key"]
     stream = Stream(derivation.mix_key)
@@ -68,8 +74,9 @@ def test_deal_vector(case: dict[str, Any]) -> None:
 
     rebuild = case["rebuild"]
     assert rebuild_key(derivation.mix_key, rebuild["rebuild_no"]).hex() == rebuild["rebuild_key"]
-    assert rebuild_stock(derivation.mix_key, rebuild["rebuild_no"], rebuild["discard_pile"]) == (
-        rebuild["stock"]
+    assert (
+        rebuild_stock(derivation.mix_key, rebuild["rebuild_no"], rebuild["discard_pile"])
+        == (rebuild["stock"])
     )
 
 
@@ -96,7 +103,9 @@ def test_signed_chain_vector() -> None:
     chain = VECTORS["signed_chain"]
     table_id, deal_no = chain["table_id"], chain["deal_no"]
     manual_h0 = hashlib.sha256(
-        b"scala40/fair-deal/v1/log" + len(table_id).to_bytes(4, "big") + table_id.encode()
+        b"scala40/fair-deal/v1/log"
+        + len(table_id).to_bytes(4, "big")
+        + table_id.encode()
         + deal_no.to_bytes(4, "big")
     ).hexdigest()
     assert chain_start(table_id, deal_no).hex() == chain["heads"][0] == manual_h0

@@ -36,17 +36,56 @@ def label_seed(label: str) -> bytes:
 CASES: list[dict[str, Any]] = [
     # name, table, deal_no, deck size, table seats in play, dealer, cut of the cutter,
     # seats whose reveal is left out, rebuild discard pile (bottom first)
-    {"name": "2 seats, 1 deck", "table_id": "t-2p-1d", "deal_no": 1, "deck_size": 54,
-     "seats_in_play": [0, 1], "dealer": 0, "cut": 17, "left_out": []},
-    {"name": "2 seats, 2 decks", "table_id": "t-2p-2d", "deal_no": 2, "deck_size": 108,
-     "seats_in_play": [0, 1], "dealer": 1, "cut": 54, "left_out": []},
-    {"name": "4 seats, 2 decks", "table_id": "t-4p", "deal_no": 7, "deck_size": 108,
-     "seats_in_play": [0, 1, 2, 3], "dealer": 2, "cut": 1, "left_out": []},
-    {"name": "6 seats, 2 decks", "table_id": "t-6p", "deal_no": 12, "deck_size": 108,
-     "seats_in_play": [0, 1, 2, 3, 4, 5], "dealer": 5, "cut": 107, "left_out": []},
-    {"name": "4 of 6 seats, cutter and one more left out: derived cut", "table_id": "t-derived",
-     "deal_no": 3, "deck_size": 108, "seats_in_play": [0, 2, 3, 5], "dealer": 0, "cut": 40,
-     "left_out": [5, 2]},
+    {
+        "name": "2 seats, 1 deck",
+        "table_id": "t-2p-1d",
+        "deal_no": 1,
+        "deck_size": 54,
+        "seats_in_play": [0, 1],
+        "dealer": 0,
+        "cut": 17,
+        "left_out": [],
+    },
+    {
+        "name": "2 seats, 2 decks",
+        "table_id": "t-2p-2d",
+        "deal_no": 2,
+        "deck_size": 108,
+        "seats_in_play": [0, 1],
+        "dealer": 1,
+        "cut": 54,
+        "left_out": [],
+    },
+    {
+        "name": "4 seats, 2 decks",
+        "table_id": "t-4p",
+        "deal_no": 7,
+        "deck_size": 108,
+        "seats_in_play": [0, 1, 2, 3],
+        "dealer": 2,
+        "cut": 1,
+        "left_out": [],
+    },
+    {
+        "name": "6 seats, 2 decks",
+        "table_id": "t-6p",
+        "deal_no": 12,
+        "deck_size": 108,
+        "seats_in_play": [0, 1, 2, 3, 4, 5],
+        "dealer": 5,
+        "cut": 107,
+        "left_out": [],
+    },
+    {
+        "name": "4 of 6 seats, cutter and one more left out: derived cut",
+        "table_id": "t-derived",
+        "deal_no": 3,
+        "deck_size": 108,
+        "seats_in_play": [0, 2, 3, 5],
+        "dealer": 0,
+        "cut": 40,
+        "left_out": [5, 2],
+    },
 ]
 
 
@@ -60,18 +99,26 @@ def build_case(case: dict[str, Any]) -> dict[str, Any]:
     for seat in seats:
         seed = label_seed(f"{table_id}/seat{seat}")
         cut = case["cut"] if seat == cutter else 0
-        seat_values.append({
-            "seat": seat,
-            "seed": seed.hex(),
-            "cut": cut,
-            "commitment": seat_commitment(table_id, deal_no, seat, seed, cut).hex(),
-            "in_mix": seat not in case["left_out"],
-        })
+        seat_values.append(
+            {
+                "seat": seat,
+                "seed": seed.hex(),
+                "cut": cut,
+                "commitment": seat_commitment(table_id, deal_no, seat, seed, cut).hex(),
+                "in_mix": seat not in case["left_out"],
+            }
+        )
         if seat not in case["left_out"]:
             reveals.append(Reveal(seat, seed, cut))
     derivation = derive_deal(
-        host_seed=host_seed, table_id=table_id, deal_no=deal_no, dealer=dealer, cutter=cutter,
-        seats_in_play=seats, deck_size=size, reveals=reveals,
+        host_seed=host_seed,
+        table_id=table_id,
+        deal_no=deal_no,
+        dealer=dealer,
+        cutter=cutter,
+        seats_in_play=seats,
+        deck_size=size,
+        reveals=reveals,
     )
     stream = Stream(derivation.mix_key)
     words = [stream.next_word() for _ in range(STREAM_WORDS)]
