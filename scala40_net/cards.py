@@ -96,14 +96,22 @@ def is_joker(card: int) -> bool:
     return card % CARDS_PER_DECK >= 52
 
 
-def face(card: int) -> Face:
-    """The face of a card id."""
-    if card < 0 or card >= 2 * CARDS_PER_DECK:
-        raise ValueError(f"card id {card} is not 0..107")
+def _face_of(card: int) -> Face:
     within = card % CARDS_PER_DECK
     if within >= 52:
         return JOKER
     return Face(within % 13 + 1, Suit(within // 13))
+
+
+# Faces are looked up far more often than anything else in the engine: a table keeps it cheap.
+_FACES = tuple(_face_of(card) for card in range(2 * CARDS_PER_DECK))
+
+
+def face(card: int) -> Face:
+    """The face of a card id."""
+    if card < 0 or card >= 2 * CARDS_PER_DECK:
+        raise ValueError(f"card id {card} is not 0..107")
+    return _FACES[card]
 
 
 def rank(card: int) -> int:

@@ -164,9 +164,9 @@ class Retired:
 
 @dataclass(frozen=True)
 class ChipsPaid:
-    """R11.3 ledger: ``payer`` gave ``amount`` chips to ``payee`` (None = the buy-back pot)."""
+    """R11.3 ledger: ``payer`` gave ``amount`` chips to ``payee``; None is the buy-back pot."""
 
-    payer: int
+    payer: int | None
     payee: int | None
     amount: int
     reason: str

@@ -398,11 +398,15 @@ def can_attach(meld: Meld, card: int) -> bool:
     """Could ``card`` alone be attached to ``meld`` (a joker under any declaration, R6.2)?"""
     if is_joker(card):
         return bool(joker_attach_faces(meld))
-    try:
-        attach(meld, (card,))
-    except RuleViolation:
+    f = face(card)
+    if not meld.is_sequence:
+        taken = {s.suit for s in meld.stands_for}
+        return f.rank == meld.low and f.suit not in taken and len(meld.cards) < GROUP_MAX
+    if f.suit != meld.suit:
         return False
-    return True
+    if f.rank == ACE_LOW:
+        return _real_aces(meld.cards) == 0 and (meld.low == 2 or meld.high == KING)
+    return f.rank in (meld.low - 1, meld.high + 1)
 
 
 def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:

@@ -1,0 +1,105 @@
+"""Random legal play of many deals across 2-6 players and every preset, invariants after each step."""
+
+import random
+import time
+from collections import Counter
+
+from scala40_net.actions import Draw, DrawSource, Play, RebuildStock, ReturnDiscard
+from scala40_net.deal import DealState, Phase, apply, start_deal
+from scala40_net.events import DealEnded, DealOutcome, JokerSwapped, Played
+from scala40_net.melds import make_meld
+from scala40_net.movegen import first_legal_play, wants_discard
+from scala40_net.rules import PRESETS, preset
+
+DEALS = int(__import__("os").environ.get("SIM_DEALS", "1000"))
+
+
+def check_invariants(state: DealState) -> None:
+    cards = state.all_cards()
+    assert sorted(cards) == list(range(state.ruleset.deck_size))
+    for meld in state.table:
+        # Rebuilding each meld from its cards and declaration must give the same meld (R4).
+        assert make_meld(meld.cards, meld.joker_as) == meld
+        if state.ruleset.max_run is not None and meld.is_sequence:
+            assert len(meld.cards) <= state.ruleset.max_run
+    assert len(state.owners) == len(state.table)
+
+
+def play_deal(state: DealState, rng: random.Random, seen: Counter[str]) -> DealState:
+    steps = 0
+    while not state.is_over:
+        steps += 1
+        assert steps < 5000, "deal does not end"
+        if state.phase is Phase.REBUILD:
+            order = list(state.discard_pile[:-1])
+            rng.shuffle(order)
+            state, _ = apply(state, None, RebuildStock(tuple(order)))
+            seen["rebuild"] += 1
+            check_invariants(state)
+            continue
+        seat = state.turn
+        play: Play | None = None
+        if rng.random() < 0.6:
+            play = wants_discard(state, seat)
+        if play is not None:
+            state, _ = apply(state, seat, Draw(DrawSource.DISCARD))
+            seen["take discard"] += 1
+        else:
+            state, _ = apply(state, seat, Draw(DrawSource.STOCK))
+            if rng.random() < 0.15:
+                seen["lazy turn"] += 1
+                play = first_legal_play_bare(state, seat)
+            else:
+                play = first_legal_play(state, seat)
+        if play is None:
+            state, _ = apply(state, seat, ReturnDiscard())
+            state, _ = apply(state, seat, Draw(DrawSource.STOCK))
+            play = first_legal_play(state, seat)
+            seen["returned discard"] += 1
+        assert play is not None, "no legal play found"
+        state, events = apply(state, seat, play)
+        check_invariants(state)
+        for event in events:
+            if isinstance(event, Played):
+                seen["opened"] += event.opened
+                seen["attached"] += sum(type(op).__name__ == "CardsAttached" for op in event.operations)
+                seen["swapped"] += sum(isinstance(op, JokerSwapped) for op in event.operations)
+            if isinstance(event, DealEnded):
+                seen[event.outcome.value] += 1
+                seen["in mano"] += event.chiusura_in_mano
+                for seat_, penalty in zip(event.seats, event.penalties, strict=True):
+                    if seat_ != event.closer:
+                        assert penalty >= 0
+    return state
+
+
+def first_legal_play_bare(state: DealState, seat: int) -> Play | None:
+    """A lazy player: draw and discard only (R3.1), when allowed."""
+    for card in state.hand(seat):
+        try:
+            apply(state, seat, Play((), card))
+        except Exception:
+            continue
+        return Play((), card)
+    return first_legal_play(state, seat)
+
+
+def test_simulation_of_random_legal_deals_keeps_every_invariant() -> None:
+    rng = random.Random(40)
+    seen: Counter[str] = Counter()
+    started = time.perf_counter()
+    for k in range(DEALS):
+        name = PRESETS[k % len(PRESETS)]
+        players = 2 + (k // len(PRESETS)) % 5
+        rules = preset(name, players)
+        deck = list(range(rules.deck_size))
+        rng.shuffle(deck)
+        seats = tuple(range(players))
+        state, _ = start_deal(rules, seats, rng.choice(seats), deck)
+        check_invariants(state)
+        play_deal(state, rng, seen)
+    elapsed = time.perf_counter() - started
+    assert seen["closed"] + seen["void"] == DEALS
+    for what in ("opened", "attached", "swapped", "take discard", "closed", "rebuild", "in mano"):
+        assert seen[what] >= 5, (what, seen)
+    print(dict(seen), f"{elapsed:.1f}s")
