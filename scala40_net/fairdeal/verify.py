@@ -50,15 +50,17 @@ CHECKS = (
     "replay",
 )
 
+_PLAY = {"drawn", "discard_returned", "played", "stock_rebuilt", "ended"}
 # What may follow each kind of public event in a deal's log.
 _NEXT: dict[str, set[str]] = {
     "announced": {"commitments", "ended", "host_seed_revealed"},
     "commitments": {"reveals", "ended", "host_seed_revealed"},
     "reveals": {"started", "ended", "host_seed_revealed"},
-    "started": {"drawn", "played", "stock_rebuilt", "ended"},
-    "drawn": {"drawn", "played", "stock_rebuilt", "ended"},
-    "played": {"drawn", "played", "stock_rebuilt", "ended"},
-    "stock_rebuilt": {"drawn", "played", "stock_rebuilt", "ended"},
+    "started": _PLAY,
+    "drawn": _PLAY,
+    "discard_returned": _PLAY,
+    "played": _PLAY,
+    "stock_rebuilt": _PLAY,
     "ended": {"host_seed_revealed"},
     "host_seed_revealed": set(),
 }
@@ -408,7 +410,10 @@ class _Verification:
         turn, drew = 0, False  # R2.4 and R3: clockwise turns, each a draw then a play
         for index, event in enumerate(self.events):
             kind = self.kinds[index]
-            if index > started and kind in ("drawn", "played"):
+            if index > started and kind == "discard_returned":
+                self.check_returned(index, event.discard_returned, custody, drew)
+                drew = False  # R3.2 settled: the seat now draws from the stock
+            elif index > started and kind in ("drawn", "played"):
                 seat = event.drawn.seat if kind == "drawn" else event.played.seat
                 expected = order[turn % len(order)]
                 if seat != expected or drew != (kind == "played"):
@@ -469,6 +474,25 @@ class _Verification:
         else:
             raise self.fail("draw", index, "a draw from nowhere")
         custody.hands[drawn.seat].add(card)
+
+    def check_returned(
+        self, index: int, returned: deal_pb2.DiscardReturned, custody: _Custody, drew: bool
+    ) -> None:
+        """The card just taken from the discard pile goes back on top of it."""
+        previous = self.events[index - 1]
+        taken = (
+            self.kinds[index - 1] == "drawn"
+            and previous.drawn.source == deal_pb2.DRAW_SOURCE_DISCARD
+            and previous.drawn.seat == returned.seat
+            and previous.drawn.card == returned.card
+        )
+        if not (drew and taken) or returned.card not in custody.hands[returned.seat]:
+            raise self.fail(
+                "replay", index, f"seat {returned.seat} returns {_card(returned.card)}, "
+                "which it did not just take from the discard pile"
+            )  # fmt: skip
+        custody.hands[returned.seat].remove(returned.card)
+        custody.discard.append(returned.card)
 
     def check_played(self, index: int, played: deal_pb2.Played, custody: _Custody) -> None:
         hand = custody.hands.get(played.seat)
