@@ -145,7 +145,8 @@ def parse_face(text: str) -> Face:
     rank_text, suit_letter = word[:-1], word[-1]
     if suit_letter not in SUIT_BY_LETTER:
         raise CardTextError(
-            f"{text!r} is not a card: the suit must be H, D, C or S (hearts, diamonds, clubs, spades)"
+            f"{text!r} is not a card: "
+            "the suit must be H, D, C or S (hearts, diamonds, clubs, spades)"
         )
     if rank_text not in RANK_BY_TEXT:
         raise CardTextError(f"{text!r} is not a card: the rank must be A, 2-10, J, Q or K")

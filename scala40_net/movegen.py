@@ -197,20 +197,15 @@ def _discard_order(hand: Sequence[int], table: Sequence[Meld]) -> list[int]:
 def candidate_plays(state: DealState, seat: int) -> Iterator[Play]:
     """Plays to try, most ambitious first (melds, swaps, attaches), down to a bare discard."""
     opened = state.has_opened(seat)
-    taken = state.taken_discard
+    melds = greedy_melds(state.hand(seat), state.taken_discard)
     for level in (3, 2, 1, 0):
         planner = _Planner(state, seat)
+        laid_points = 0
         if level >= 1:
-            for meld in greedy_melds(planner.hand, taken):
-                if len(planner.hand) - len(meld.cards) < 1:
-                    continue
-                planner.new_meld(meld)
-        is_open = (
-            opened
-            or sum(_points(m) for m in planner.ops if isinstance(m, NewMeld))
-            >= state.ruleset.opening_points
-        )
-        if level >= 1 and not is_open:
+            for meld in melds:
+                if len(planner.hand) - len(meld.cards) >= 1 and planner.new_meld(meld):
+                    laid_points += _points(meld)
+        if level >= 1 and not (opened or laid_points >= state.ruleset.opening_points):
             continue
         if level >= 3:
             planner.swap_jokers()
