@@ -41,7 +41,7 @@ DEAL_OUTCOME_VOID: DealOutcome
 DEAL_OUTCOME_ABANDONED: DealOutcome
 
 class DealEvent(_message.Message):
-    __slots__ = ("table_id", "deal_no", "announced", "commitments", "reveals", "started", "drawn", "played", "stock_rebuilt", "ended", "host_seed_revealed")
+    __slots__ = ("table_id", "deal_no", "announced", "commitments", "reveals", "started", "drawn", "played", "stock_rebuilt", "ended", "host_seed_revealed", "discard_returned")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     DEAL_NO_FIELD_NUMBER: _ClassVar[int]
     ANNOUNCED_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +53,7 @@ class DealEvent(_message.Message):
     STOCK_REBUILT_FIELD_NUMBER: _ClassVar[int]
     ENDED_FIELD_NUMBER: _ClassVar[int]
     HOST_SEED_REVEALED_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_RETURNED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     deal_no: int
     announced: DealAnnounced
@@ -64,7 +65,8 @@ class DealEvent(_message.Message):
     stock_rebuilt: StockRebuilt
     ended: DealEnded
     host_seed_revealed: HostSeedRevealed
-    def __init__(self, table_id: _Optional[str] = ..., deal_no: _Optional[int] = ..., announced: _Optional[_Union[DealAnnounced, _Mapping]] = ..., commitments: _Optional[_Union[CommitmentsPublished, _Mapping]] = ..., reveals: _Optional[_Union[SeedsRevealed, _Mapping]] = ..., started: _Optional[_Union[DealStarted, _Mapping]] = ..., drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., stock_rebuilt: _Optional[_Union[StockRebuilt, _Mapping]] = ..., ended: _Optional[_Union[DealEnded, _Mapping]] = ..., host_seed_revealed: _Optional[_Union[HostSeedRevealed, _Mapping]] = ...) -> None: ...
+    discard_returned: DiscardReturned
+    def __init__(self, table_id: _Optional[str] = ..., deal_no: _Optional[int] = ..., announced: _Optional[_Union[DealAnnounced, _Mapping]] = ..., commitments: _Optional[_Union[CommitmentsPublished, _Mapping]] = ..., reveals: _Optional[_Union[SeedsRevealed, _Mapping]] = ..., started: _Optional[_Union[DealStarted, _Mapping]] = ..., drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., stock_rebuilt: _Optional[_Union[StockRebuilt, _Mapping]] = ..., ended: _Optional[_Union[DealEnded, _Mapping]] = ..., host_seed_revealed: _Optional[_Union[HostSeedRevealed, _Mapping]] = ..., discard_returned: _Optional[_Union[DiscardReturned, _Mapping]] = ...) -> None: ...
 
 class DealAnnounced(_message.Message):
     __slots__ = ("dealer_seat", "cutter_seat", "seats_in_play", "deck_size", "host_commitment", "ruleset")
@@ -160,6 +162,14 @@ class Played(_message.Message):
     new_meld_ids: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, seat: _Optional[int] = ..., operations: _Optional[_Iterable[_Union[_cards_pb2.Operation, _Mapping]]] = ..., discard: _Optional[int] = ..., opened: _Optional[bool] = ..., went_out: _Optional[bool] = ..., new_meld_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class DiscardReturned(_message.Message):
+    __slots__ = ("seat", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: int
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[int] = ...) -> None: ...
+
 class StockRebuilt(_message.Message):
     __slots__ = ("rebuild_no", "stock_count")
     REBUILD_NO_FIELD_NUMBER: _ClassVar[int]
@@ -181,16 +191,18 @@ class SeatHand(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[int]] = ..., opened: _Optional[bool] = ..., penalty: _Optional[int] = ...) -> None: ...
 
 class DealEnded(_message.Message):
-    __slots__ = ("outcome", "closer_seat", "closed_in_one_turn", "hands")
+    __slots__ = ("outcome", "closer_seat", "closed_in_one_turn", "hands", "void_reason")
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     CLOSER_SEAT_FIELD_NUMBER: _ClassVar[int]
     CLOSED_IN_ONE_TURN_FIELD_NUMBER: _ClassVar[int]
     HANDS_FIELD_NUMBER: _ClassVar[int]
+    VOID_REASON_FIELD_NUMBER: _ClassVar[int]
     outcome: DealOutcome
     closer_seat: int
     closed_in_one_turn: bool
     hands: _containers.RepeatedCompositeFieldContainer[SeatHand]
-    def __init__(self, outcome: _Optional[_Union[DealOutcome, str]] = ..., closer_seat: _Optional[int] = ..., closed_in_one_turn: _Optional[bool] = ..., hands: _Optional[_Iterable[_Union[SeatHand, _Mapping]]] = ...) -> None: ...
+    void_reason: str
+    def __init__(self, outcome: _Optional[_Union[DealOutcome, str]] = ..., closer_seat: _Optional[int] = ..., closed_in_one_turn: _Optional[bool] = ..., hands: _Optional[_Iterable[_Union[SeatHand, _Mapping]]] = ..., void_reason: _Optional[str] = ...) -> None: ...
 
 class HostSeedRevealed(_message.Message):
     __slots__ = ("host_seed",)

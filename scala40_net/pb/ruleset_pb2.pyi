@@ -65,7 +65,7 @@ RIENTRO_PROGRESSION_LINEAR: RientroProgression
 RIENTRO_PROGRESSION_DOUBLING: RientroProgression
 
 class RulesetOptions(_message.Message):
-    __slots__ = ("decks", "max_players", "discard_pickup", "discard_attachable", "close_without_discard", "unopened_penalty", "opening_points", "max_run", "closer_bonus", "stall_rebuilds", "match_mode", "bust_at", "deals_in_match", "rientro", "rientro_fee", "rientro_progression", "rientro_max", "pairs")
+    __slots__ = ("decks", "max_players", "discard_pickup", "discard_attachable", "close_without_discard", "unopened_penalty", "opening_points", "max_run", "closer_bonus", "stall_rebuilds", "match_mode", "bust_at", "deals_in_match", "rientro", "rientro_fee", "rientro_progression", "rientro_max", "pairs", "rientro_pays_closer")
     DECKS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     DISCARD_PICKUP_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,7 @@ class RulesetOptions(_message.Message):
     RIENTRO_PROGRESSION_FIELD_NUMBER: _ClassVar[int]
     RIENTRO_MAX_FIELD_NUMBER: _ClassVar[int]
     PAIRS_FIELD_NUMBER: _ClassVar[int]
+    RIENTRO_PAYS_CLOSER_FIELD_NUMBER: _ClassVar[int]
     decks: int
     max_players: int
     discard_pickup: DiscardPickup
@@ -102,7 +103,8 @@ class RulesetOptions(_message.Message):
     rientro_progression: RientroProgression
     rientro_max: int
     pairs: bool
-    def __init__(self, decks: _Optional[int] = ..., max_players: _Optional[int] = ..., discard_pickup: _Optional[_Union[DiscardPickup, str]] = ..., discard_attachable: _Optional[_Union[DiscardAttachable, str]] = ..., close_without_discard: _Optional[bool] = ..., unopened_penalty: _Optional[_Union[UnopenedPenalty, str]] = ..., opening_points: _Optional[int] = ..., max_run: _Optional[int] = ..., closer_bonus: _Optional[int] = ..., stall_rebuilds: _Optional[int] = ..., match_mode: _Optional[_Union[MatchMode, str]] = ..., bust_at: _Optional[int] = ..., deals_in_match: _Optional[int] = ..., rientro: _Optional[bool] = ..., rientro_fee: _Optional[int] = ..., rientro_progression: _Optional[_Union[RientroProgression, str]] = ..., rientro_max: _Optional[int] = ..., pairs: _Optional[bool] = ...) -> None: ...
+    rientro_pays_closer: bool
+    def __init__(self, decks: _Optional[int] = ..., max_players: _Optional[int] = ..., discard_pickup: _Optional[_Union[DiscardPickup, str]] = ..., discard_attachable: _Optional[_Union[DiscardAttachable, str]] = ..., close_without_discard: _Optional[bool] = ..., unopened_penalty: _Optional[_Union[UnopenedPenalty, str]] = ..., opening_points: _Optional[int] = ..., max_run: _Optional[int] = ..., closer_bonus: _Optional[int] = ..., stall_rebuilds: _Optional[int] = ..., match_mode: _Optional[_Union[MatchMode, str]] = ..., bust_at: _Optional[int] = ..., deals_in_match: _Optional[int] = ..., rientro: _Optional[bool] = ..., rientro_fee: _Optional[int] = ..., rientro_progression: _Optional[_Union[RientroProgression, str]] = ..., rientro_max: _Optional[int] = ..., pairs: _Optional[bool] = ..., rientro_pays_closer: _Optional[bool] = ...) -> None: ...
 
 class Ruleset(_message.Message):
     __slots__ = ("preset", "options")

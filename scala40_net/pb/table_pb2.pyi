@@ -104,14 +104,24 @@ class SeatScore(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., total: _Optional[int] = ..., out: _Optional[bool] = ..., rientri: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
 
 class MatchUpdate(_message.Message):
-    __slots__ = ("scores", "match_over", "winners")
+    __slots__ = ("scores", "match_over", "winners", "rientro_offers")
     SCORES_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     WINNERS_FIELD_NUMBER: _ClassVar[int]
+    RIENTRO_OFFERS_FIELD_NUMBER: _ClassVar[int]
     scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
     match_over: bool
     winners: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...
+    rientro_offers: _containers.RepeatedCompositeFieldContainer[RientroOffer]
+    def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ...) -> None: ...
+
+class RientroOffer(_message.Message):
+    __slots__ = ("seat", "fee")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    FEE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    fee: int
+    def __init__(self, seat: _Optional[int] = ..., fee: _Optional[int] = ...) -> None: ...
 
 class DealSigned(_message.Message):
     __slots__ = ("deal_no", "chain_head", "signature")
@@ -124,21 +134,23 @@ class DealSigned(_message.Message):
     def __init__(self, deal_no: _Optional[int] = ..., chain_head: _Optional[bytes] = ..., signature: _Optional[bytes] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("info", "hand_count", "opened", "score", "in_deal")
+    __slots__ = ("info", "hand_count", "opened", "score", "in_deal", "turns_played")
     INFO_FIELD_NUMBER: _ClassVar[int]
     HAND_COUNT_FIELD_NUMBER: _ClassVar[int]
     OPENED_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     IN_DEAL_FIELD_NUMBER: _ClassVar[int]
+    TURNS_PLAYED_FIELD_NUMBER: _ClassVar[int]
     info: _lobby_pb2.SeatInfo
     hand_count: int
     opened: bool
     score: SeatScore
     in_deal: bool
-    def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ...) -> None: ...
+    turns_played: int
+    def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -154,6 +166,9 @@ class TableView(_message.Message):
     TAKEN_DISCARD_FIELD_NUMBER: _ClassVar[int]
     DEAL_EVENTS_FIELD_NUMBER: _ClassVar[int]
     MY_PRIVATE_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
+    REBUILDS_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_FROM_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -169,7 +184,10 @@ class TableView(_message.Message):
     taken_discard: int
     deal_events: _containers.RepeatedScalarFieldContainer[bytes]
     my_private_events: _containers.RepeatedCompositeFieldContainer[_deal_pb2.PrivateDealEvent]
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ...) -> None: ...
+    discard_pile: _containers.RepeatedScalarFieldContainer[int]
+    rebuilds: int
+    drawn_from: _deal_pb2.DrawSource
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
@@ -215,6 +233,18 @@ class PlayResponse(_message.Message):
     seq: int
     def __init__(self, seq: _Optional[int] = ...) -> None: ...
 
+class ReturnDiscardRequest(_message.Message):
+    __slots__ = ("context",)
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ...) -> None: ...
+
+class ReturnDiscardResponse(_message.Message):
+    __slots__ = ("seq",)
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    def __init__(self, seq: _Optional[int] = ...) -> None: ...
+
 class CommitSeedRequest(_message.Message):
     __slots__ = ("context", "deal_no", "commitment")
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -242,6 +272,18 @@ class RevealSeedRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., deal_no: _Optional[int] = ..., seed: _Optional[bytes] = ..., cut: _Optional[int] = ...) -> None: ...
 
 class RevealSeedResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AnswerRientroRequest(_message.Message):
+    __slots__ = ("context", "buy_back")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    BUY_BACK_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    buy_back: bool
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., buy_back: _Optional[bool] = ...) -> None: ...
+
+class AnswerRientroResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 

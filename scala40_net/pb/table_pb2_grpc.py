@@ -57,6 +57,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.PlayRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.ReturnDiscard = channel.unary_unary(
+                '/scala40.v1.TableService/ReturnDiscard',
+                request_serializer=scala40_dot_v1_dot_table__pb2.ReturnDiscardRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.ReturnDiscardResponse.FromString,
+                _registered_method=True)
         self.CommitSeed = channel.unary_unary(
                 '/scala40.v1.TableService/CommitSeed',
                 request_serializer=scala40_dot_v1_dot_table__pb2.CommitSeedRequest.SerializeToString,
@@ -66,6 +71,11 @@ class TableServiceStub:
                 '/scala40.v1.TableService/RevealSeed',
                 request_serializer=scala40_dot_v1_dot_table__pb2.RevealSeedRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.RevealSeedResponse.FromString,
+                _registered_method=True)
+        self.AnswerRientro = channel.unary_unary(
+                '/scala40.v1.TableService/AnswerRientro',
+                request_serializer=scala40_dot_v1_dot_table__pb2.AnswerRientroRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.AnswerRientroResponse.FromString,
                 _registered_method=True)
         self.SendChat = channel.unary_unary(
                 '/scala40.v1.TableService/SendChat',
@@ -116,6 +126,14 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReturnDiscard(self, request, context):
+        """Puts back the card just taken from the discard pile when the player cannot
+        use it as R3.2 demands; the turn goes on with a draw from the stock.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CommitSeed(self, request, context):
         """Fair deal step 2: the seat's commitment C_i.
         """
@@ -125,6 +143,13 @@ class TableServiceServicer:
 
     def RevealSeed(self, request, context):
         """Fair deal step 4: the seat's seed and cut.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerRientro(self, request, context):
+        """R11.3: a busted seat offered a buy-back (rientro) buys back in or retires.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -167,6 +192,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=scala40_dot_v1_dot_table__pb2.PlayRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.PlayResponse.SerializeToString,
             ),
+            'ReturnDiscard': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReturnDiscard,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.ReturnDiscardRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.ReturnDiscardResponse.SerializeToString,
+            ),
             'CommitSeed': grpc.unary_unary_rpc_method_handler(
                     servicer.CommitSeed,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.CommitSeedRequest.FromString,
@@ -176,6 +206,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.RevealSeed,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.RevealSeedRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.RevealSeedResponse.SerializeToString,
+            ),
+            'AnswerRientro': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerRientro,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.AnswerRientroRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.AnswerRientroResponse.SerializeToString,
             ),
             'SendChat': grpc.unary_unary_rpc_method_handler(
                     servicer.SendChat,
@@ -310,6 +345,33 @@ class TableService:
             _registered_method=True)
 
     @staticmethod
+    def ReturnDiscard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/ReturnDiscard',
+            scala40_dot_v1_dot_table__pb2.ReturnDiscardRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.ReturnDiscardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def CommitSeed(request,
             target,
             options=(),
@@ -353,6 +415,33 @@ class TableService:
             '/scala40.v1.TableService/RevealSeed',
             scala40_dot_v1_dot_table__pb2.RevealSeedRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.RevealSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerRientro(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/AnswerRientro',
+            scala40_dot_v1_dot_table__pb2.AnswerRientroRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.AnswerRientroResponse.FromString,
             options,
             channel_credentials,
             insecure,

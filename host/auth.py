@@ -1,0 +1,174 @@
+"""Seat and spectator tokens, and the one server interceptor that checks them.
+
+A token is a random secret the lobby hands out; the host keeps only its
+SHA-256, so a copy of the data folder does not hand out seats. The
+interceptor reads ``authorization: Bearer <token>``, finds whose it is, and
+makes that principal visible to the handler through ``current_principal``.
+It also turns every ``Refusal`` a handler raises into a rich gRPC status, so
+no handler aborts by hand.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import grpc
+
+from host.errors import Refusal, permission_denied, unauthenticated
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a seat of a table, or a spectator of it (``seat`` None)."""
+
+    table_id: str
+    seat: int | None
+
+    @property
+    def is_spectator(self) -> bool:
+        return self.seat is None
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+class TokenBook:
+    """Token digests -> principals; the journal keeps the same pairs for restarts."""
+
+    def __init__(self) -> None:
+        self._by_digest: dict[bytes, Principal] = {}
+
+    def add(self, digest: bytes, principal: Principal) -> None:
+        self._by_digest[digest] = principal
+
+    def remove(self, digest: bytes) -> None:
+        self._by_digest.pop(digest, None)
+
+    def remove_seat(self, table_id: str, seat: int) -> None:
+        stale = [d for d, p in self._by_digest.items() if p == Principal(table_id, seat)]
+        for d in stale:
+            del self._by_digest[d]
+
+    def find(self, token: str) -> Principal | None:
+        return self._by_digest.get(token_digest(token))
+
+
+class Access(Enum):
+    """What a method asks of its caller."""
+
+    ANYONE = "anyone"
+    SEAT = "seat"
+    SEAT_OR_SPECTATOR = "seat or spectator"
+
+
+_current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
+    "principal", default=None
+)
+
+
+def current_principal() -> Principal:
+    """The caller of the running handler; only for methods whose access is not ANYONE."""
+    principal = _current.get()
+    if principal is None:
+        raise RuntimeError("current_principal() in a handler that needs no token")
+    return principal
+
+
+def caller_if_any() -> Principal | None:
+    return _current.get()
+
+
+def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
+    for key, value in metadata or ():
+        if key == "authorization":
+            text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+            return ""
+    return None
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Checks the bearer token each method needs, and turns refusals into rich statuses."""
+
+    def __init__(self, tokens: TokenBook, access: dict[str, Access]) -> None:
+        self._tokens = tokens
+        self._access = access
+
+    def _authenticate(self, method: str, metadata: Any) -> Principal | None:
+        need = self._access.get(method, Access.ANYONE)
+        token = bearer_token(metadata)
+        if token is None:
+            if need is Access.ANYONE:
+                return None
+            raise unauthenticated(
+                "this call needs a seat token: send `authorization: Bearer <token>`"
+            )
+        principal = self._tokens.find(token) if token else None
+        if principal is None:
+            if need is Access.ANYONE:
+                return None
+            raise unauthenticated(
+                "the token is not one this host gave out (or its seat was given up)"
+            )
+        if need is Access.SEAT and principal.is_spectator:
+            raise permission_denied("SPECTATOR", "a spectator token cannot act for a seat")
+        return principal
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method: str = handler_call_details.method  # type: ignore[attr-defined]
+        metadata = handler_call_details.invocation_metadata  # type: ignore[attr-defined]
+        if handler.unary_unary is not None:
+            inner_unary = handler.unary_unary
+
+            async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                try:
+                    _current.set(self._authenticate(method, metadata))
+                    return await inner_unary(request, context)
+                except Refusal as refusal:
+                    await context.abort_with_status(refusal.to_status())
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+
+            async def stream(
+                request: Any, context: grpc.aio.ServicerContext[Any, Any]
+            ) -> AsyncIterator[Any]:
+                try:
+                    _current.set(self._authenticate(method, metadata))
+                    async for response in inner_stream(request, context):
+                        yield response
+                except Refusal as refusal:
+                    await context.abort_with_status(refusal.to_status())
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        # Only the standard services (reflection) stream requests; they need no token.
+        return handler

@@ -1,0 +1,231 @@
+"""Bot seats: the small interface a bot implements, a simple legal bot, and the in-host driver.
+
+A bot decides from its seat's view only (``scala40_net.views.DealView``),
+never from the host's state: ``playable_state`` turns that view into a deal
+state the engine can try moves on, with every card the seat cannot see
+replaced by a placeholder. A bot takes part in the fair-deal exchange with
+its own seed through the same ``SeatExchange`` a person's client uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from host.errors import Refusal
+from scala40_net import actions, deal, match, movegen, views, wire
+from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.pb import deal_pb2, table_pb2
+
+if TYPE_CHECKING:
+    from host.table import Table
+
+log = logging.getLogger(__name__)
+
+# Stands for every card this seat cannot see. It must be a real card id, since the
+# engine values the other hands when a play goes out; no move of the seat touches them.
+HIDDEN = 0
+
+
+class Bot(Protocol):
+    """What the host asks a bot. Stronger bots implement the same three questions."""
+
+    def choose_draw(self, view: views.DealView) -> actions.DrawSource: ...
+
+    def choose_play(self, view: views.DealView) -> actions.Play | None:
+        """The play after the draw; None puts back the discard it cannot use (R3.2)."""
+        ...
+
+    def buys_back(self, fee: int) -> bool:
+        """R11.3: whether to buy back in for ``fee`` chips."""
+        ...
+
+
+def playable_state(view: views.DealView) -> deal.DealState:
+    """A deal state the engine can try this seat's moves on, built from its view alone."""
+    assert view.viewer is not None and view.hand is not None
+    hands = tuple(
+        view.hand if seat == view.viewer else (HIDDEN,) * count
+        for seat, count in zip(view.seats, view.hand_counts, strict=True)
+    )
+    return deal.DealState(
+        ruleset=view.ruleset,
+        seats=view.seats,
+        dealer=view.dealer,
+        hands=hands,
+        opened=view.opened,
+        turns_played=view.turns_played,
+        table=view.table,
+        owners=view.owners,
+        stock=(HIDDEN,) * view.stock_count,
+        discard_pile=view.discard_pile,
+        turn=view.turn,
+        phase=view.phase,
+        deal_no=view.deal_no,
+        drawn=view.drawn,
+        taken_discard=view.taken_discard,
+        rebuilds=view.rebuilds,
+        result=view.result,
+    )
+
+
+@dataclass
+class SimpleBot:
+    """Plays the engine's move generator: takes the discard only when it can use it at once."""
+
+    def choose_draw(self, view: views.DealView) -> actions.DrawSource:
+        state = playable_state(view)
+        if state.discard_barred:
+            return actions.DrawSource.STOCK
+        try:
+            wanted = movegen.wants_discard(state, view.turn)
+        except Exception:  # the generator tries moves; a refusal there just means "no"
+            wanted = None
+        return actions.DrawSource.DISCARD if wanted is not None else actions.DrawSource.STOCK
+
+    def choose_play(self, view: views.DealView) -> actions.Play | None:
+        return movegen.first_legal_play(playable_state(view), view.turn)
+
+    def buys_back(self, fee: int) -> bool:
+        return False
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+class InHostSeat:
+    """Drives one bot seat inside the host: it reads its view and acts through the table's task."""
+
+    def __init__(self, table: Table, seat: int, bot: Bot) -> None:
+        self.table = table
+        self.seat = seat
+        self.bot = bot
+        self.exchanges: dict[int, SeatExchange] = {}
+
+    def _context(self) -> table_pb2.MoveContext:
+        return table_pb2.MoveContext(
+            request_id=new_request_id(), last_seen_seq=self.table.fanout.last_seq
+        )
+
+    async def step(self) -> None:
+        """Do whatever this seat has to do now, if anything."""
+        table, seat = self.table, self.seat
+        current = table.current
+        if current is not None and seat in current.exchange.setup.seats_in_play:
+            await self._fair_deal(current.deal_no, current.step)
+        m = table.match
+        if m is None or m.phase is match.MatchPhase.OVER:
+            return
+        if m.phase is match.MatchPhase.RIENTRO and seat in m.pending_rientro:
+            buy = self.bot.buys_back(m.rientro_fee(seat))
+            await table.call(lambda: table.answer_rientro(seat, buy))
+            return
+        state = m.deal
+        if m.phase is not match.MatchPhase.IN_DEAL or state is None or state.turn != seat:
+            return
+        view = views.view_state(state, seat)
+        if state.phase is deal.Phase.DRAW:
+            try:
+                source = self.bot.choose_draw(view)
+            except Exception:  # as in _play: never stall the table
+                log.exception("bot seat %d: choose_draw failed", seat)
+                source = actions.DrawSource.STOCK
+            request = table_pb2.DrawRequest(
+                context=self._context(), source=wire.draw_source_to_pb(source)
+            )
+            await table.call(lambda: table.draw(seat, request))
+        elif state.phase is deal.Phase.PLAY:
+            await self._play(view)
+
+    async def _play(self, view: views.DealView) -> None:
+        """The bot's play; if the engine refuses it, a bare discard, else the discard goes back.
+
+        A bot must never leave its table waiting, whatever its strategy proposes.
+        """
+        table, seat = self.table, self.seat
+        assert view.hand is not None
+        try:
+            chosen = self.bot.choose_play(view)
+        except Exception:  # a bot's bug must not stall the table: fall back to a bare discard
+            log.exception("bot seat %d: choose_play failed", seat)
+            chosen = None
+        tries = [] if chosen is None else [chosen]
+        tries += [actions.Play((), card) for card in reversed(view.hand)]
+        for play in tries:
+            operations = [wire.operation_to_pb(op) for op in play.operations]
+            request = table_pb2.PlayRequest(context=self._context(), operations=operations)
+            if play.discard is not None:
+                request.discard = play.discard
+            try:
+                await table.call(lambda r=request: table.play(seat, r))  # type: ignore[misc]
+                return
+            except Refusal as refusal:
+                if refusal.reason != "RULE_VIOLATION":
+                    raise
+        back = table_pb2.ReturnDiscardRequest(context=self._context())
+        await table.call(lambda: table.return_discard(seat, back))
+
+    async def _fair_deal(self, deal_no: int, step: int) -> None:
+        table, seat = self.table, self.seat
+        current = table.current
+        assert current is not None
+        mine = self.exchanges.get(deal_no)
+        if mine is None:
+            mine = self.exchanges[deal_no] = SeatExchange(seat)
+            for data in current.recorder.events:
+                event = deal_pb2.DealEvent.FromString(data)
+                if event.WhichOneof("event") == "announced":
+                    mine.on_announced(event)
+        if step == table_pb2.TURN_PHASE_COMMIT and mine.commitment is None:
+            commit = table_pb2.CommitSeedRequest(
+                context=self._context(), deal_no=deal_no, commitment=mine.commit()
+            )
+            await table.call(lambda: table.commit_seed(seat, commit))
+        elif step == table_pb2.TURN_PHASE_REVEAL and mine.commitment is not None:
+            published = next(
+                (
+                    e
+                    for e in map(deal_pb2.DealEvent.FromString, current.recorder.events)
+                    if e.WhichOneof("event") == "commitments"
+                ),
+                None,
+            )
+            if published is None or seat not in current.exchange.awaiting_reveals:
+                return
+            mine.on_commitments(published)
+            reveal = mine.reveal()
+            request = table_pb2.RevealSeedRequest(
+                context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
+            )
+            await table.call(lambda: table.reveal_seed(seat, request))
+        self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}
+
+
+async def run_bot_seat(table: Table, seat: int, bot: Bot | None = None) -> None:
+    """The task of a bot seat: wake on every event of its table, act when it has to."""
+    driver = InHostSeat(table, seat, bot or SimpleBot())
+    subscriber = None
+    try:
+        while table.match is None or table.match.phase is not match.MatchPhase.OVER:
+            if subscriber is None or subscriber.dropped:
+                # Falling behind costs only a wake-up: the bot reads its view, not the events.
+                _, subscriber = table.fanout.subscribe(
+                    seat, table.fanout.last_seq, table_pb2.TableEvent
+                )
+            if table.settings.bot_delay:
+                await asyncio.sleep(table.settings.bot_delay)
+            try:
+                await driver.step()
+            except (Refusal, ExchangeError) as refusal:
+                log.warning("bot seat %d of table %s: %s", seat, table.table_id, refusal)
+            # Every change of the table is an event, the bot's own moves included.
+            await subscriber.queue.get()
+            while not subscriber.queue.empty():
+                subscriber.queue.get_nowait()
+    finally:
+        if subscriber is not None:
+            table.fanout.unsubscribe(subscriber)

@@ -1,0 +1,67 @@
+"""``scala40-host``: run a Scala 40 host on ADDR:PORT with its data in DIR."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import platformdirs
+
+from host.server import Host, serve
+from host.table import TableSettings
+from scala40_net.wire import DEFAULT_PORT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scala40-host", description="Run a Scala 40 host (gRPC).")
+    parser.add_argument(
+        "--listen",
+        default=f"0.0.0.0:{DEFAULT_PORT}",
+        help=f"address and port to listen on (default 0.0.0.0:{DEFAULT_PORT}, every interface: "
+        f"the LAN can join; 127.0.0.1:{DEFAULT_PORT} for this machine only)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(platformdirs.user_data_dir("scala40-host")),
+        help="where the journal and the host identity key live (created 0700)",
+    )
+    parser.add_argument(
+        "--commit-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a seat has to commit its seed before each deal (default 30)",
+    )
+    parser.add_argument(
+        "--reveal-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a seat has to reveal its seed (default 30)",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.6,
+        help="seconds a bot waits before each move, so people can follow (default 0.6)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    settings = TableSettings(
+        commit_timeout=args.commit_timeout,
+        reveal_timeout=args.reveal_timeout,
+        bot_delay=args.bot_delay,
+    )
+    host = Host(args.listen, args.data_dir, settings)
+    asyncio.run(serve(host))
+    return 0

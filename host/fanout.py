@@ -1,0 +1,114 @@
+"""A table's event log in memory and its subscribers, each with a bounded queue.
+
+``publish`` never awaits: it puts the event, as each subscriber's seat may
+see it, into that subscriber's queue, and a subscriber whose queue is full is
+dropped on the spot (it has every event up to its last one and resumes from
+there). So one slow client can never stall the table that publishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from scala40_net.pb import deal_pb2, table_pb2
+
+
+@dataclass(frozen=True)
+class Record:
+    """One seq-numbered event with every seat's private part, as the journal holds it."""
+
+    seq: int
+    public: table_pb2.TableEvent
+    private: Mapping[int, deal_pb2.PrivateDealEvent] = field(default_factory=dict)
+
+    def for_seat(self, seat: int | None) -> table_pb2.TableEvent:
+        """The event as ``seat`` (None: a spectator) may see it: the one place that picks."""
+        mine = self.private.get(seat) if seat is not None else None
+        if mine is None:
+            return self.public
+        event = table_pb2.TableEvent()
+        event.CopyFrom(self.public)
+        event.deal.private_event.CopyFrom(mine)
+        return event
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One open event stream: its seat (None for a spectator) and its bounded queue."""
+
+    seat: int | None
+    queue: asyncio.Queue[table_pb2.TableEvent | None]
+    dropped: bool = False
+    last_queued_seq: int = 0
+
+
+class Fanout:
+    """The recent events of one table and the streams that follow them."""
+
+    def __init__(self, keep: int = 100_000, queue_size: int = 256) -> None:
+        self._records: deque[Record] = deque(maxlen=keep)
+        self._subscribers: set[Subscriber] = set()
+        self._queue_size = queue_size
+        self.last_seq = 0
+
+    @property
+    def oldest_kept_seq(self) -> int:
+        return self._records[0].seq if self._records else self.last_seq + 1
+
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    def connected_seats(self) -> set[int]:
+        return {s.seat for s in self._subscribers if s.seat is not None}
+
+    def publish(self, record: Record) -> None:
+        if record.seq != self.last_seq + 1:
+            raise ValueError(f"event seq {record.seq} does not follow {self.last_seq}")
+        self._records.append(record)
+        self.last_seq = record.seq
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber.queue.put_nowait(record.for_seat(subscriber.seat))
+                subscriber.last_queued_seq = record.seq
+            except asyncio.QueueFull:
+                subscriber.dropped = True
+                self._subscribers.discard(subscriber)
+
+    def subscribe(
+        self,
+        seat: int | None,
+        after_seq: int,
+        snapshot: Callable[[], table_pb2.TableEvent],
+    ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
+        """The events a stream starts with, and its subscriber, registered with no await in between.
+
+        After ``after_seq`` when every later event is still kept; otherwise (0,
+        or older than what is kept) ``snapshot()`` of the caller's view first.
+        """
+        if after_seq == 0 or after_seq + 1 < self.oldest_kept_seq:
+            backlog = [snapshot()]
+        else:
+            backlog = [r.for_seat(seat) for r in self._records if r.seq > after_seq]
+        subscriber = Subscriber(
+            seat, asyncio.Queue(self._queue_size), last_queued_seq=self.last_seq
+        )
+        self._subscribers.add(subscriber)
+        return backlog, subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        self._subscribers.discard(subscriber)
+
+    def close(self) -> None:
+        """End every stream (the host is shutting down)."""
+        for subscriber in self._subscribers:
+            try:
+                subscriber.queue.put_nowait(None)
+            except asyncio.QueueFull:
+                subscriber.dropped = True
+        self._subscribers.clear()
+
+    def records_after(self, after_seq: int) -> list[Record]:
+        return [r for r in self._records if r.seq > after_seq]

@@ -1,0 +1,255 @@
+"""The SQLite journal: every accepted action and fair-deal message, one transaction each.
+
+Nothing reaches a subscriber before its entry is committed here. The file is
+opened in WAL mode with ``synchronous=FULL`` and created readable only by the
+host's user, because it also holds host secrets: unrevealed deal seeds (until
+the deal ends) and the digests of seat tokens.
+
+An entry keeps both what was asked (``kind`` and the request's bytes, enough
+to replay it through the engine) and what followed (the seq-numbered events,
+their public form and each seat's private part), so streams resume from the
+journal and a restart can rebuild the table.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY,
+    created_order INTEGER NOT NULL,
+    config BLOB NOT NULL            -- the CreateTableRequest as the host accepted it
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    digest BLOB PRIMARY KEY,        -- SHA-256 of the token; the token itself is never stored
+    table_id TEXT NOT NULL,
+    seat INTEGER                    -- NULL for a spectator
+);
+CREATE TABLE IF NOT EXISTS entries (
+    table_id TEXT NOT NULL,
+    entry_no INTEGER NOT NULL,
+    kind TEXT NOT NULL,             -- what was accepted: join, draw, play, commit, reveal ...
+    seat INTEGER,                   -- who asked, NULL for the host itself
+    request_id TEXT,                -- the client's id, for idempotent retries
+    request BLOB NOT NULL,          -- the request's bytes, to replay it
+    response BLOB NOT NULL,         -- the answer given, to repeat it on a retry
+    PRIMARY KEY (table_id, entry_no)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_by_request
+    ON entries (table_id, seat, request_id) WHERE request_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry_no INTEGER NOT NULL,
+    public BLOB NOT NULL,           -- the TableEvent every seat sees
+    PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE IF NOT EXISTS private_events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    event BLOB NOT NULL,            -- the PrivateDealEvent only this seat sees
+    PRIMARY KEY (table_id, seq, seat)
+);
+CREATE TABLE IF NOT EXISTS host_seeds (
+    table_id TEXT NOT NULL,
+    deal_no INTEGER NOT NULL,
+    seed BLOB NOT NULL,             -- s_host: secret until the deal ends
+    PRIMARY KEY (table_id, deal_no)
+);
+CREATE TABLE IF NOT EXISTS deal_records (
+    table_id TEXT NOT NULL,
+    deal_no INTEGER NOT NULL,
+    record BLOB NOT NULL,           -- the signed record file, UTF-8 JSON
+    PRIMARY KEY (table_id, deal_no)
+);
+"""
+
+
+@dataclass(frozen=True)
+class JournaledEvent:
+    """One seq-numbered table event: its public bytes and each seat's private part."""
+
+    seq: int
+    public: bytes
+    private: Mapping[int, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One accepted action or fair-deal message and the events it caused."""
+
+    kind: str
+    seat: int | None
+    request_id: str | None
+    request: bytes
+    response: bytes
+    events: Sequence[JournaledEvent] = ()
+    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
+    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
+    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    for suffix in ("", "-wal", "-shm"):
+        companion = Path(f"{path}{suffix}")
+        fd = os.open(companion, os.O_CREAT | os.O_RDWR, 0o600)
+        os.close(fd)
+        os.chmod(companion, 0o600)
+
+
+class Journal:
+    """The host's journal file; every write returns once it is durable."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        _private_file(path)
+        # Autocommit mode: transactions are opened explicitly, one per entry.
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+        self._next_entry: dict[str, int] = {}
+
+    def close(self) -> None:
+        self._db.close()
+
+    def create_table(self, table_id: str, config: bytes) -> None:
+        with self._transaction():
+            order = self._db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+            self._db.execute("INSERT INTO tables VALUES (?, ?, ?)", (table_id, order, config))
+        self._next_entry[table_id] = 1
+
+    def append(self, table_id: str, entry: Entry) -> None:
+        """Write one entry and everything that goes with it in one transaction."""
+        entry_no = self._next_entry.get(table_id) or self._last_entry(table_id) + 1
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    table_id,
+                    entry_no,
+                    entry.kind,
+                    entry.seat,
+                    entry.request_id,
+                    entry.request,
+                    entry.response,
+                ),
+            )
+            for event in entry.events:
+                self._db.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?)",
+                    (table_id, event.seq, entry_no, event.public),
+                )
+                self._db.executemany(
+                    "INSERT INTO private_events VALUES (?, ?, ?, ?)",
+                    [(table_id, event.seq, seat, data) for seat, data in event.private.items()],
+                )
+            if entry.host_seed is not None:
+                self._db.execute(
+                    "INSERT INTO host_seeds VALUES (?, ?, ?)", (table_id, *entry.host_seed)
+                )
+            if entry.deal_record is not None:
+                deal_no, record = entry.deal_record
+                self._db.execute(
+                    "INSERT INTO deal_records VALUES (?, ?, ?)", (table_id, deal_no, record)
+                )
+                # Once the record (which carries s_host) is out, the seed is no longer a secret.
+                self._db.execute(
+                    "DELETE FROM host_seeds WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
+                )
+            self._db.executemany(
+                "INSERT INTO tokens VALUES (?, ?, ?)",
+                [(d, table_id, seat) for d, seat in entry.tokens],
+            )
+        self._next_entry[table_id] = entry_no + 1
+
+    def _last_entry(self, table_id: str) -> int:
+        row = self._db.execute(
+            "SELECT MAX(entry_no) FROM entries WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def forget_tokens(self, table_id: str, seat: int) -> None:
+        with self._transaction():
+            self._db.execute("DELETE FROM tokens WHERE table_id = ? AND seat = ?", (table_id, seat))
+
+    # --- Reading back ---------------------------------------------------------------------
+
+    def tables(self) -> list[tuple[str, bytes]]:
+        rows = self._db.execute("SELECT table_id, config FROM tables ORDER BY created_order")
+        return [(str(r[0]), bytes(r[1])) for r in rows]
+
+    def tokens(self) -> list[tuple[bytes, str, int | None]]:
+        rows = self._db.execute("SELECT digest, table_id, seat FROM tokens")
+        return [(bytes(r[0]), str(r[1]), r[2]) for r in rows]
+
+    def entries(self, table_id: str) -> Iterator[tuple[str, int | None, str | None, bytes, bytes]]:
+        rows = self._db.execute(
+            "SELECT kind, seat, request_id, request, response FROM entries"
+            " WHERE table_id = ? ORDER BY entry_no",
+            (table_id,),
+        )
+        for kind, seat, request_id, request, response in rows:
+            yield str(kind), seat, request_id, bytes(request), bytes(response)
+
+    def events(self, table_id: str, after_seq: int = 0) -> list[JournaledEvent]:
+        public = self._db.execute(
+            "SELECT seq, public FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table_id, after_seq),
+        ).fetchall()
+        private: dict[int, dict[int, bytes]] = {}
+        for seq, seat, data in self._db.execute(
+            "SELECT seq, seat, event FROM private_events WHERE table_id = ? AND seq > ?",
+            (table_id, after_seq),
+        ):
+            private.setdefault(int(seq), {})[int(seat)] = bytes(data)
+        return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
+
+    def response_for(
+        self, table_id: str, seat: int | None, request_id: str
+    ) -> tuple[str, bytes] | None:
+        """The kind and answer of an entry already accepted with this request id, if any."""
+        row = self._db.execute(
+            "SELECT kind, response FROM entries"
+            " WHERE table_id = ? AND seat IS ? AND request_id = ?",
+            (table_id, seat, request_id),
+        ).fetchone()
+        return None if row is None else (str(row[0]), bytes(row[1]))
+
+    def host_seed(self, table_id: str, deal_no: int) -> bytes | None:
+        row = self._db.execute(
+            "SELECT seed FROM host_seeds WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def deal_record(self, table_id: str, deal_no: int) -> bytes | None:
+        row = self._db.execute(
+            "SELECT record FROM deal_records WHERE table_id = ? AND deal_no = ?",
+            (table_id, deal_no),
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` when the block raises."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self._db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,121 @@
+"""LobbyService: the host's identity; tables created, listed, joined, left, given bots, started."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import grpc
+
+from host import auth
+from host.errors import Refusal, malformed, not_found, permission_denied
+from host.registry import Registry
+from scala40_net import wire
+from scala40_net.errors import InvalidRuleset
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
+
+VERSION = "0.1.0"
+FAIR_DEAL_VERSION = 1
+MAX_TABLE_NAME = 40
+MAX_TABLES = 1000
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, registry: Registry, identity: HostIdentity) -> None:
+        self._registry = registry
+        self._identity = identity
+
+    async def GetHostInfo(
+        self, request: lobby_pb2.GetHostInfoRequest, context: Context
+    ) -> lobby_pb2.GetHostInfoResponse:
+        return lobby_pb2.GetHostInfoResponse(
+            host_public_key=self._identity.public_key,
+            host_fingerprint=self._identity.fingerprint,
+            version=VERSION,
+            fair_deal_version=FAIR_DEAL_VERSION,
+        )
+
+    async def CreateTable(
+        self, request: lobby_pb2.CreateTableRequest, context: Context
+    ) -> lobby_pb2.CreateTableResponse:
+        name = request.name.strip()
+        if not 1 <= len(name) <= MAX_TABLE_NAME:
+            raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        if request.HasField("password") and not request.password:
+            raise malformed("a table password cannot be empty (leave it unset for none)")
+        if len(self._registry.tables) >= MAX_TABLES:
+            raise Refusal(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "TOO_MANY_TABLES",
+                f"this host keeps at most {MAX_TABLES} tables",
+            )
+        try:
+            ruleset = wire.ruleset_from_pb(request.ruleset, request.seats)
+        except wire.WireError as error:
+            raise malformed(str(error)) from None
+        except InvalidRuleset as error:
+            rule, _, sentence = str(error).partition(": ")
+            raise Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "BAD_RULESET",
+                sentence or rule,
+                rule if sentence else None,
+            ) from None
+        table = self._registry.create_table(request, ruleset)
+        return lobby_pb2.CreateTableResponse(table_id=table.table_id)
+
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        return lobby_pb2.ListTablesResponse(
+            tables=[t.summary() for t in self._registry.tables.values()]
+        )
+
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: table.join(request))
+
+    async def SpectateTable(
+        self, request: lobby_pb2.SpectateTableRequest, context: Context
+    ) -> lobby_pb2.SpectateTableResponse:
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: table.spectate(request))
+
+    def _own_seat(self, table_id: str) -> int:
+        principal = auth.current_principal()
+        if principal.table_id != table_id:
+            if table_id not in self._registry.tables:
+                raise not_found("NO_SUCH_TABLE", f"there is no table {table_id!r} on this host")
+            raise permission_denied("OTHER_TABLE", "this token is for another table")
+        assert principal.seat is not None
+        return principal.seat
+
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        seat = self._own_seat(request.table_id)
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: table.leave(seat, request))
+
+    async def AddBot(
+        self, request: lobby_pb2.AddBotRequest, context: Context
+    ) -> lobby_pb2.AddBotResponse:
+        seat = self._own_seat(request.table_id)
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: table.add_bot(seat, request))
+
+    async def StartMatch(
+        self, request: lobby_pb2.StartMatchRequest, context: Context
+    ) -> lobby_pb2.StartMatchResponse:
+        seat = self._own_seat(request.table_id)
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: table.start_match(seat, request))
+
+
+def new_table_id() -> str:
+    return secrets.token_hex(6)

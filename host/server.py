@@ -1,0 +1,126 @@
+"""The host process: a grpc.aio server with lobby, table and rules services, health, reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from host.auth import Access, AuthInterceptor, Principal, TokenBook
+from host.journal import Journal
+from host.lobby import LobbyService
+from host.registry import Registry
+from host.rules_service import RulesService
+from host.table import TableSettings
+from host.table_service import TableService
+from scala40_net import wire
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.pb import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    rules_service_pb2,
+    rules_service_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
+)
+
+log = logging.getLogger(__name__)
+
+JOURNAL_FILE = "journal.sqlite3"
+SERVICES = (
+    lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
+    table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
+    rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+)
+
+
+def method_access() -> dict[str, Access]:
+    """Which token each method needs; a method not listed needs none."""
+    table = table_pb2.DESCRIPTOR.services_by_name["TableService"]
+    access = {f"/{table.full_name}/{m.name}": Access.SEAT for m in table.methods}
+    for name in ("SubscribeEvents", "GetView", "GetDealRecord"):
+        access[f"/{table.full_name}/{name}"] = Access.SEAT_OR_SPECTATOR
+    lobby = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+    for name in ("LeaveTable", "AddBot", "StartMatch"):
+        access[f"/{lobby}/{name}"] = Access.SEAT
+    return access
+
+
+@dataclass
+class Host:
+    """A running host: call ``start`` (binds, returns the port) and ``stop``."""
+
+    listen: str
+    data_dir: Path
+    settings: TableSettings = field(default_factory=TableSettings)
+    port: int = 0
+
+    async def start(self) -> int:
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.identity = HostIdentity.load_or_create(self.data_dir)
+        self.journal = Journal(self.data_dir / JOURNAL_FILE)
+        self.tokens = TokenBook()
+        for digest, table_id, seat in self.journal.tokens():
+            self.tokens.add(digest, Principal(table_id, seat))
+        self.registry = Registry(self.journal, self.identity, self.tokens, self.settings)
+        self.server = grpc.aio.server(
+            interceptors=[AuthInterceptor(self.tokens, method_access())],
+            options=wire.SERVER_OPTIONS,
+        )
+        lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
+            LobbyService(self.registry, self.identity), self.server
+        )
+        table_pb2_grpc.add_TableServiceServicer_to_server(TableService(self.registry), self.server)
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(), self.server)
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        for name in ("", *SERVICES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection(
+            (
+                *SERVICES,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            self.server,
+        )
+        self.port = self.server.add_insecure_port(self.listen)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {self.listen}")
+        await self.server.start()
+        log.info(
+            "host %s listening on %s (port %d)", self.identity.fingerprint, self.listen, self.port
+        )
+        return self.port
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journal."""
+        await self.health.enter_graceful_shutdown()
+        for table in self.registry.tables.values():
+            table.fanout.close()
+        await self.server.stop(grace)
+        await self.registry.close()
+        self.journal.close()
+
+
+async def serve(host: Host) -> None:
+    """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
+    await host.start()
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopping.set)
+    print(
+        f"scala40-host: listening on {host.listen} (port {host.port}); "
+        f"host fingerprint {host.identity.fingerprint}",
+        flush=True,
+    )
+    await stopping.wait()
+    print("scala40-host: shutting down", flush=True)
+    await host.stop()
