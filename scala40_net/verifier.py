@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scala40_net.fairdeal.record import DealRecord, RecordFormatError
+from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 
 
@@ -59,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             my_seed=args.my_seed,
             my_cut=args.my_cut,
             host_fingerprint=args.host_fingerprint,
+            replayer=replay_deal,
         )
     except VerificationFailed as failure:
         print(failure.line())

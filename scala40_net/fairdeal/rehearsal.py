@@ -38,6 +38,7 @@ class Rehearsal:
     choices: int = 0
     discard_draw_share: float = 0.2
     cut: int | None = None
+    preset: ruleset_pb2.Preset = ruleset_pb2.PRESET_SEMPLICE
     silent_seats: frozenset[int] = frozenset()
     identity: HostIdentity = field(default_factory=HostIdentity.generate)
     host_seed: bytes | None = None
@@ -50,7 +51,10 @@ class Rehearsal:
             dealer=self.dealer,
             seats_in_play=self.seats_in_play,
             deck_size=self.deck_size,
-            ruleset=ruleset_pb2.Ruleset(preset=ruleset_pb2.PRESET_SEMPLICE),
+            ruleset=ruleset_pb2.Ruleset(
+                preset=self.preset,
+                options=ruleset_pb2.RulesetOptions(decks=self.deck_size // 54),
+            ),
         )
         self.host = HostExchange(self.setup, self.host_seed)
         self.seats = {s: SeatExchange(s, self.seat_seeds.get(s)) for s in self.seats_in_play}
