@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scala40_net import actions, cards, deal, events, melds, rules
-from scala40_net.pb import cards_pb2, deal_pb2, rules_service_pb2, ruleset_pb2
+from scala40_net import actions, cards, deal, events, melds, rules, views
+from scala40_net.pb import cards_pb2, deal_pb2, rules_service_pb2, ruleset_pb2, table_pb2
 
 MAX_CARD_ID = 2 * cards.CARDS_PER_DECK - 1
 # More operations than cards a hand can hold is never a real play.
@@ -484,3 +484,53 @@ SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
     ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
 )
+
+
+# --- Views --------------------------------------------------------------------------------
+
+
+def table_meld_from_pb(message: cards_pb2.TableMeld) -> melds.Meld:
+    """The engine meld a TableMeld describes (raises ``RuleViolation`` if it is not one)."""
+    joker_as = face_from_pb(message.joker.stands_for) if message.HasField("joker") else None
+    return melds.make_meld(tuple(message.cards), joker_as)
+
+
+def deal_view_from_pb(message: table_pb2.TableView) -> views.DealView | None:
+    """A seat's TableView as the engine's DealView, for bots and clients that ask the engine.
+
+    None when no deal is being played (before the match, between deals, during
+    the fair-deal exchange). The view is exactly what the host sent: cards the
+    seat cannot see stay unknown (only counted).
+    """
+    if message.phase not in (table_pb2.TURN_PHASE_DRAW, table_pb2.TURN_PHASE_PLAY):
+        return None
+    summary = message.table
+    in_deal = [s for s in message.seats if s.in_deal]
+    request = ruleset_pb2.Ruleset(preset=summary.preset, options=summary.ruleset)
+    ruleset = ruleset_from_pb(request, len(in_deal))
+    table = tuple(table_meld_from_pb(m) for m in message.melds)
+    phase = deal.Phase.DRAW if message.phase == table_pb2.TURN_PHASE_DRAW else deal.Phase.PLAY
+    drawn = None
+    if phase is deal.Phase.PLAY and message.drawn_from != deal_pb2.DRAW_SOURCE_UNSPECIFIED:
+        drawn = draw_source_from_pb(message.drawn_from)
+    return views.DealView(
+        viewer=message.my_seat if message.HasField("my_seat") else None,
+        ruleset=ruleset,
+        deal_no=message.deal_no,
+        seats=tuple(s.info.seat for s in in_deal),
+        dealer=message.dealer_seat,
+        phase=phase,
+        turn=message.turn_seat,
+        hand=tuple(message.my_hand) if message.HasField("my_seat") else None,
+        hand_counts=tuple(s.hand_count for s in in_deal),
+        opened=tuple(s.opened for s in in_deal),
+        turns_played=tuple(s.turns_played for s in in_deal),
+        table=table,
+        owners=tuple(m.laid_by_seat for m in message.melds),
+        discard_pile=tuple(message.discard_pile),
+        stock_count=message.stock_count,
+        drawn=drawn,
+        taken_discard=message.taken_discard if message.HasField("taken_discard") else None,
+        rebuilds=message.rebuilds,
+        result=None,
+    )

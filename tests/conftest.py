@@ -1,0 +1,78 @@
+"""Fixtures for a real host on 127.0.0.1 (an ephemeral port) and clients talking to it over gRPC."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from host.server import Host
+from host.table import TableSettings
+from scala40_net import wire
+from scala40_net.pb import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    rules_service_pb2_grpc,
+    table_pb2_grpc,
+)
+
+# Short fair-deal deadlines: every honest seat answers at once, and a test that
+# waits for a timeout does not wait long.
+TEST_SETTINGS = TableSettings(commit_timeout=2.0, reveal_timeout=2.0)
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+@dataclass
+class HostClient:
+    """A running host and a channel to it, with the three service stubs."""
+
+    host: Host
+    channel: grpc.aio.Channel
+    lobby: lobby_pb2_grpc.LobbyServiceStub
+    table: table_pb2_grpc.TableServiceStub
+    rules: rules_service_pb2_grpc.RulesServiceStub
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.host.port}"
+
+    async def new_table(self, seats: int = 4, **fields: object) -> str:
+        request = lobby_pb2.CreateTableRequest(name="test table", seats=seats, **fields)  # type: ignore[arg-type]
+        return (await self.lobby.CreateTable(request)).table_id
+
+    async def join(
+        self, table_id: str, name: str = "ann", **fields: object
+    ) -> lobby_pb2.JoinTableResponse:
+        request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name, **fields)  # type: ignore[arg-type]
+        response: lobby_pb2.JoinTableResponse = await self.lobby.JoinTable(request)
+        return response
+
+
+async def start_host(data_dir: Path, settings: TableSettings = TEST_SETTINGS) -> HostClient:
+    host = Host("127.0.0.1:0", data_dir, settings)
+    await host.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{host.port}", options=wire.CHANNEL_OPTIONS)
+    return HostClient(
+        host,
+        channel,
+        lobby_pb2_grpc.LobbyServiceStub(channel),
+        table_pb2_grpc.TableServiceStub(channel),
+        rules_service_pb2_grpc.RulesServiceStub(channel),
+    )
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[HostClient]:
+    """A host on 127.0.0.1 with its data in a temporary folder."""
+    client = await start_host(tmp_path / "host")
+    try:
+        yield client
+    finally:
+        await client.channel.close()
+        await client.host.stop(grace=0.5)
