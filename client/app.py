@@ -1,0 +1,389 @@
+"""The table screen: commands and keys in, moves to the host out, the view model on screen.
+
+``TableScreen`` owns the full-screen prompt_toolkit application for one
+table. Typed commands become planned steps (checked by the engine locally)
+or calls to the host; the host's events come back through the link and are
+the only thing that changes the view model. A refusal is shown as the host's
+sentence and leaves the plan as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine, Iterable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.layout import Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.widgets import TextArea
+
+from client import commands as c
+from client import keys, render
+from client.connection import HostRefusal, TableLink
+from client.fairdeal import FairDealDriver
+from client.i18n import Text
+from client.layout import build_layout
+from client.model import HandOrder, Phase, TableModel
+from client.planner import Preview, TurnPlanner, discard_card, hint
+from client.session import LinkState, NoticeKind, SessionState
+from client.theme import STYLE
+from scala40_net.cards import face
+from scala40_net.errors import RuleViolation
+from scala40_net.pb import deal_pb2, table_pb2
+
+
+class CommandCompleter(Completer):
+    """Command words first; then cards still in the (planned) hand, or meld numbers."""
+
+    def __init__(self, screen: TableScreen) -> None:
+        self.screen = screen
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if not text.strip() and not complete_event.completion_requested:
+            return  # an empty line offers nothing until Tab asks
+        words = text.split()
+        current = "" if text.endswith(" ") or not words else words[-1]
+        done = words if text.endswith(" ") else words[:-1]
+        if not done:
+            for word in c.command_words(self.screen.text.lang):
+                if word.startswith(current.lower()):
+                    yield Completion(word + " ", start_position=-len(current), display=word)
+            return
+        name = c.command_name(done[0])
+        if name in ("attach", "swap") and len(done) == 1:
+            for meld in self.screen.model.sorted_melds():
+                number = str(meld.meld_id)
+                if number.startswith(current):
+                    cards = render.plain(render.cards_fragments(meld.cards))
+                    yield Completion(number + " ", start_position=-len(current), display_meta=cards)
+            return
+        if name in ("meld", "attach", "swap", "discard"):
+            typed = [w.upper() for w in done[1:]]
+            offered: set[str] = set()
+            for card in render.hand_cards(self.screen.model, self.screen.session):
+                label = str(face(card))
+                if card not in self.screen.planner.hand_left(self.screen.model):
+                    continue
+                if label in offered or typed.count(label) >= self._held(label):
+                    continue
+                if label.startswith(current.upper()):
+                    offered.add(label)
+                    yield Completion(
+                        label + " ",
+                        start_position=-len(current),
+                        display=render.face_label(face(card)),
+                    )
+
+    def _held(self, label: str) -> int:
+        left = self.screen.planner.hand_left(self.screen.model)
+        return sum(1 for card in left if str(face(card)) == label)
+
+
+class TableScreen:
+    """One table on screen, for a seat or a spectator."""
+
+    def __init__(
+        self,
+        text: Text,
+        link: TableLink | None,
+        *,
+        session: SessionState | None = None,
+        model: TableModel | None = None,
+        data_dir: Path | None = None,
+        history: History | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        on_exit: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        start_match: Callable[[], Coroutine[Any, Any, None]] | None = None,
+    ) -> None:
+        self.text = text
+        self.link = link
+        self.session = session or SessionState()
+        self.model = model or TableModel()
+        self.planner = TurnPlanner()
+        self.data_dir = data_dir
+        self.on_exit = on_exit
+        self.start_match = start_match
+        self.fair_deal = FairDealDriver(self, data_dir)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._preview_key: tuple[int, int, int] | None = None
+        self._preview: Preview | None = None
+        if history is None:
+            history = (
+                FileHistory(str(data_dir / "history"))
+                if data_dir is not None
+                else InMemoryHistory()
+            )
+        self.input_field = TextArea(
+            height=1,
+            prompt="> ",
+            multiline=False,
+            wrap_lines=False,
+            completer=CommandCompleter(self),
+            complete_while_typing=True,
+            history=history,
+            accept_handler=self._accept,
+        )
+        self.hand_window: Window | None = None
+        self.hand_key_bindings = keys.hand_bindings(self)
+        self.app: Application[None] = Application(
+            layout=build_layout(self),
+            key_bindings=keys.table_bindings(self),
+            style=STYLE,
+            full_screen=True,
+            mouse_support=False,
+            input=input,
+            output=output,
+        )
+
+    # --- queries used by the layout and the keys -------------------------------------
+
+    def word(self, command: str) -> str:
+        english, italian = c.COMMAND_WORDS[command]
+        return italian if self.text.lang == "it" else english
+
+    def input_focused(self) -> bool:
+        return self.app.layout.has_focus(self.input_field)
+
+    def hand_focused(self) -> bool:
+        return self.hand_window is not None and self.app.layout.has_focus(self.hand_window)
+
+    def shown_hand(self) -> list[int]:
+        return render.hand_cards(self.model, self.session)
+
+    def selected_cards(self) -> list[int]:
+        return [card for card in self.shown_hand() if card in self.session.selected]
+
+    def plan_visible(self) -> bool:
+        return bool(self.planner) or (
+            self.model.my_turn and self.model.phase in (Phase.DRAW, Phase.PLAY)
+        )
+
+    def preview(self) -> Preview | None:
+        # Rendering asks several times a frame; the engine runs once per change.
+        last = id(self.planner.steps[-1]) if self.planner.steps else 0
+        key = (self.model.last_seq, len(self.planner.steps), last)
+        if key != self._preview_key:
+            self._preview_key = key
+            self._preview = self.planner.preview(self.model) if self.planner else None
+        return self._preview
+
+    # --- events from the host ---------------------------------------------------------
+
+    def on_event(self, event: table_pb2.TableEvent) -> None:
+        if not self.model.apply(event):
+            return
+        self.planner.follow(self.model)
+        self.session.selected &= set(self.model.hand)
+        self.fair_deal.on_event(event)
+        self.invalidate()
+
+    def on_link(self, connected: bool, attempt: int) -> None:
+        self.session.link = LinkState.CONNECTED if connected else LinkState.RECONNECTING
+        self.session.reconnect_attempt = attempt
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        self.app.invalidate()
+
+    # --- the command line ------------------------------------------------------------
+
+    def _accept(self, buffer: Any) -> bool:
+        line = buffer.text
+        self.session.clear_notice()
+        if self.session.cut_prompt:
+            self.fair_deal.answer_cut(line)
+            return False
+        if not line.strip():
+            return False
+        try:
+            command = c.parse_command(line)
+        except c.CommandError as error:
+            self.say_error(error.key, **error.fields)
+            return True  # keep the line so it can be fixed
+        self.run(command)
+        return False
+
+    def say_error(self, key: str, **fields: Any) -> None:
+        self.session.say(NoticeKind.ERROR, "status_error", reason=self.text(key, **fields))
+        self.invalidate()
+
+    def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
+        sentence = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
+        self.session.say(NoticeKind.REFUSAL, "status_refused", reason=sentence)
+        self.invalidate()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def run(self, command: c.Command) -> None:
+        """Carry out one command (typed or from a key)."""
+        handler = getattr(self, f"_do_{type(command).__name__}")
+        try:
+            handler(command)
+        except c.CommandError as error:
+            self.say_error(error.key, **error.fields)
+        except RuleViolation as refusal:
+            self.say_refusal(refusal)
+        self.invalidate()
+
+    def _seated(self) -> bool:
+        if self.model.is_spectator:
+            self.say_error("err_spectator")
+            return False
+        return True
+
+    def _send(self, call: Callable[[TableLink], Coroutine[Any, Any, Any]]) -> None:
+        link = self.link
+        if link is None:
+            self.say_error("err_not_connected")
+            return
+
+        async def sending() -> None:
+            try:
+                await call(link)
+            except HostRefusal as refusal:
+                self.say_refusal(refusal)
+
+        self.spawn(sending())
+
+    # --- one method per command -------------------------------------------------------
+
+    def _do_DrawCmd(self, cmd: c.DrawCmd) -> None:
+        if self._seated():
+            self._send(lambda link: link.draw(deal_pb2.DRAW_SOURCE_STOCK))
+
+    def _do_TakeCmd(self, cmd: c.TakeCmd) -> None:
+        if self._seated():
+            self._send(lambda link: link.draw(deal_pb2.DRAW_SOURCE_DISCARD))
+
+    def _do_ReturnCmd(self, cmd: c.ReturnCmd) -> None:
+        if self._seated():
+            self._send(lambda link: link.return_discard())
+
+    def _do_MeldCmd(self, cmd: c.MeldCmd) -> None:
+        if self._seated():
+            self.planner.follow(self.model)
+            self.planner.add_meld(self.model, cmd.cards)
+            self.session.selected.clear()
+
+    def _do_AttachCmd(self, cmd: c.AttachCmd) -> None:
+        if self._seated():
+            self.planner.follow(self.model)
+            self.planner.add_attach(self.model, cmd.meld, cmd.cards)
+            self.session.selected.clear()
+
+    def _do_SwapCmd(self, cmd: c.SwapCmd) -> None:
+        if self._seated():
+            self.planner.follow(self.model)
+            self.planner.add_swap(self.model, cmd.meld, cmd.card)
+
+    def _do_DiscardCmd(self, cmd: c.DiscardCmd) -> None:
+        if not self._seated():
+            return
+        self.planner.follow(self.model)
+        card = discard_card(self.model, self.planner, cmd.card)
+        operations = self.planner.operations_pb()
+        steps = list(self.planner.steps)
+
+        async def play(link: TableLink) -> None:
+            await link.play(operations, card)  # type: ignore[arg-type]
+            # Accepted: the plan is now on the table. Keep a plan changed meanwhile.
+            if self.planner.steps == steps:
+                self.planner.clear()
+            self.session.selected.clear()
+
+        self._send(play)
+
+    def _do_UndoCmd(self, cmd: c.UndoCmd) -> None:
+        if self.planner.undo() is None:
+            raise c.CommandError("err_nothing_to_undo")
+
+    def _do_ClearCmd(self, cmd: c.ClearCmd) -> None:
+        self.planner.clear()
+        self.session.say(NoticeKind.INFO, "cleared")
+
+    def _do_SortCmd(self, cmd: c.SortCmd) -> None:
+        self.session.hand_order = (
+            HandOrder.RANK if self.session.hand_order is HandOrder.SUIT else HandOrder.SUIT
+        )
+
+    def _do_HintCmd(self, cmd: c.HintCmd) -> None:
+        if not self._seated():
+            return
+        self.planner.follow(self.model)
+        found = hint(self.model)
+        if found is None:
+            self.session.say(NoticeKind.INFO, "hint_none")
+            return
+        text = render.hint_text(found)
+        self.model.note("log_hint", text=text)
+        self.session.say(NoticeKind.INFO, "log_hint", text=text)
+        if found.playable and not self.planner:
+            # A legal play now: put it in the plan, where it can be changed or undone.
+            self.planner.adopt(found.operations)
+
+    def _do_ChatCmd(self, cmd: c.ChatCmd) -> None:
+        self._send(lambda link: link.chat(cmd.text))
+
+    def _do_HelpCmd(self, cmd: c.HelpCmd) -> None:
+        self.session.show_help = not self.session.show_help
+
+    def _do_QuitCmd(self, cmd: c.QuitCmd) -> None:
+        self.quit()
+
+    def _do_CutCmd(self, cmd: c.CutCmd) -> None:
+        self.fair_deal.answer_cut("" if cmd.cut is None else str(cmd.cut))
+
+    def _do_StartCmd(self, cmd: c.StartCmd) -> None:
+        if self._seated() and self.start_match is not None:
+            start = self.start_match
+            self._send(lambda link: start())
+
+    # --- running ----------------------------------------------------------------------
+
+    def quit(self) -> None:
+        if self.link is not None:
+            self.link.close()
+        if self.app.is_running:
+            self.app.exit()
+
+    async def run_async(self) -> None:
+        """Run the screen; the event stream runs beside it until the screen closes."""
+        follower: asyncio.Task[None] | None = None
+        if self.link is not None:
+            link = self.link
+
+            async def follow() -> None:
+                try:
+                    await link.follow(self.on_event, self.on_link)
+                except HostRefusal as refusal:
+                    self.say_refusal(refusal)
+
+            self.session.link = LinkState.CONNECTING
+            follower = asyncio.get_running_loop().create_task(follow())
+        try:
+            await self.app.run_async()
+        finally:
+            if self.link is not None:
+                self.link.close()
+            if follower is not None:
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await follower
+            for task in list(self._tasks):
+                task.cancel()
+            if self.on_exit is not None:
+                await self.on_exit()

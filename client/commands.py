@@ -1,0 +1,291 @@
+"""The command line's language: typed text into command values, with errors a player can read.
+
+Parsing knows words and card faces only. Which card ids the faces mean, and
+whether the move is legal, is decided later: the faces against the hand by
+the turn planner, the legality by the rules engine and finally the host.
+Every command has an English and an Italian word; both are understood
+whatever the interface language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from scala40_net.cards import RANK_BY_TEXT, SUIT_BY_LETTER, Face, parse_face
+
+# canonical name -> (english word, italian word); aliases below.
+COMMAND_WORDS: dict[str, tuple[str, str]] = {
+    "draw": ("draw", "pesca"),
+    "take": ("take", "prendi"),
+    "return": ("return", "rimetti"),
+    "meld": ("meld", "cala"),
+    "attach": ("attach", "attacca"),
+    "swap": ("swap", "scambia"),
+    "discard": ("discard", "scarta"),
+    "undo": ("undo", "annulla"),
+    "clear": ("clear", "azzera"),
+    "sort": ("sort", "ordina"),
+    "hint": ("hint", "suggerisci"),
+    "chat": ("chat", "chat"),
+    "help": ("help", "aiuto"),
+    "quit": ("quit", "esci"),
+    "cut": ("cut", "taglia"),
+    "start": ("start", "inizia"),
+}
+ALIASES = {"?": "help", "say": "chat", "di": "chat", "exit": "quit", "lay": "meld", "hints": "hint"}
+
+# Suit symbols a player may paste instead of letters.
+_SYMBOLS = {"♥": "H", "♦": "D", "♣": "C", "♠": "S", "♡": "H", "♢": "D", "♧": "C", "♤": "S"}
+_JOKER_DECLARED = re.compile(r"^(?P<card>[^()=:]+)\s*[(=:]\s*(?P<declared>[^()=:]+?)\s*\)?$")
+
+
+class CommandError(ValueError):
+    """A command that cannot be understood: an i18n message key and its fields."""
+
+    def __init__(self, key: str, **fields: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.fields = fields
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """One card as typed: its face, and for a joker the card it is declared to stand for."""
+
+    face: Face
+    declared: Face | None = None
+
+    def __str__(self) -> str:
+        return f"{self.face}({self.declared})" if self.declared is not None else str(self.face)
+
+
+@dataclass(frozen=True)
+class DrawCmd:
+    """Draw from the stock (tallone)."""
+
+
+@dataclass(frozen=True)
+class TakeCmd:
+    """Take the top of the discard pile (pozzo)."""
+
+
+@dataclass(frozen=True)
+class ReturnCmd:
+    """Put back the card just taken from the discard pile, then draw from the stock (R3.2)."""
+
+
+@dataclass(frozen=True)
+class MeldCmd:
+    cards: tuple[CardSpec, ...]
+
+
+@dataclass(frozen=True)
+class AttachCmd:
+    meld: int
+    cards: tuple[CardSpec, ...]
+
+
+@dataclass(frozen=True)
+class SwapCmd:
+    meld: int
+    card: Face
+
+
+@dataclass(frozen=True)
+class DiscardCmd:
+    card: Face
+
+
+@dataclass(frozen=True)
+class UndoCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class ClearCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class SortCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class HintCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class ChatCmd:
+    text: str
+
+
+@dataclass(frozen=True)
+class HelpCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class QuitCmd:
+    pass
+
+
+@dataclass(frozen=True)
+class CutCmd:
+    """The cutter's choice; ``None`` asks for a random cut."""
+
+    cut: int | None
+
+
+@dataclass(frozen=True)
+class StartCmd:
+    """Start the match at a waiting table."""
+
+
+Command = (
+    DrawCmd
+    | TakeCmd
+    | ReturnCmd
+    | MeldCmd
+    | AttachCmd
+    | SwapCmd
+    | DiscardCmd
+    | UndoCmd
+    | ClearCmd
+    | SortCmd
+    | HintCmd
+    | ChatCmd
+    | HelpCmd
+    | QuitCmd
+    | CutCmd
+    | StartCmd
+)
+
+_BY_WORD: dict[str, str] = {
+    word: name for name, words in COMMAND_WORDS.items() for word in words
+} | ALIASES
+
+
+def command_name(word: str) -> str | None:
+    """The canonical command a typed word (English, Italian or alias) names."""
+    return _BY_WORD.get(word.lower())
+
+
+def parse_card_face(word: str) -> Face:
+    """A face from ``7H``, ``10d``, ``7♥``, ``JK``, with errors that name the part that is wrong."""
+    text = word.strip()
+    for symbol, letter in _SYMBOLS.items():
+        text = text.replace(symbol, letter)
+    upper = text.upper()
+    if upper in ("JK", "JOKER", "JOLLY"):
+        return parse_face("JK")
+    if len(upper) < 2:
+        raise CommandError("err_not_card", word=word)
+    rank_text, suit_letter = upper[:-1], upper[-1]
+    if rank_text not in RANK_BY_TEXT and suit_letter not in SUIT_BY_LETTER:
+        raise CommandError("err_not_card", word=word)
+    if suit_letter not in SUIT_BY_LETTER:
+        raise CommandError("err_bad_suit", word=word)
+    if rank_text not in RANK_BY_TEXT:
+        raise CommandError("err_bad_rank", word=word)
+    return parse_face(upper)
+
+
+def parse_card_spec(word: str) -> CardSpec:
+    """A card as typed in a meld: ``7H``, or a joker with its declaration ``JK(8H)`` / ``JK=8H``."""
+    match = _JOKER_DECLARED.match(word.strip())
+    if match is None:
+        return CardSpec(parse_card_face(word))
+    card = parse_card_face(match["card"])
+    if not card.is_joker:
+        raise CommandError("err_declare_joker_only", word=word)
+    declared = parse_card_face(match["declared"])
+    if declared.is_joker:
+        raise CommandError("err_declare_joker", word=word)
+    return CardSpec(card, declared)
+
+
+def _card_words(rest: str) -> list[str]:
+    # "JK (8H)" typed with a space is one card: glue a parenthesis to the word before it.
+    glued = re.sub(r"\s+\(", "(", rest.strip())
+    glued = re.sub(r"\(\s+", "(", glued)
+    glued = re.sub(r"\s+\)", ")", glued)
+    return glued.split()
+
+
+def _meld_number(word: str) -> int:
+    if not word.isdigit() or int(word) < 1:
+        raise CommandError("err_meld_number", word=word)
+    return int(word)
+
+
+def parse_command(text: str) -> Command:
+    """Parse one line of the command line. Raises ``CommandError``."""
+    stripped = text.strip()
+    if not stripped:
+        raise CommandError("err_unknown_command", word="")
+    word, _, rest = stripped.partition(" ")
+    rest = rest.strip()
+    name = command_name(word)
+    if name is None:
+        raise CommandError("err_unknown_command", word=word)
+    words = rest.split()
+
+    def no_arguments(cmd: Command) -> Command:
+        if words:
+            raise CommandError("err_too_many", word=word)
+        return cmd
+
+    if name == "draw":
+        return no_arguments(DrawCmd())
+    if name == "take":
+        return no_arguments(TakeCmd())
+    if name == "return":
+        return no_arguments(ReturnCmd())
+    if name == "meld":
+        specs = tuple(parse_card_spec(w) for w in _card_words(rest))
+        if not specs:
+            raise CommandError("err_meld_usage")
+        return MeldCmd(specs)
+    if name == "attach":
+        cards = _card_words(rest)
+        if len(cards) < 2:
+            raise CommandError("err_attach_usage")
+        return AttachCmd(_meld_number(cards[0]), tuple(parse_card_spec(w) for w in cards[1:]))
+    if name == "swap":
+        if len(words) != 2:
+            raise CommandError("err_swap_usage")
+        return SwapCmd(_meld_number(words[0]), parse_card_face(words[1]))
+    if name == "discard":
+        if len(words) != 1:
+            raise CommandError("err_discard_usage")
+        return DiscardCmd(parse_card_face(words[0]))
+    if name == "chat":
+        if not rest:
+            raise CommandError("err_chat_usage")
+        return ChatCmd(rest)
+    if name == "cut":
+        if not words:
+            return CutCmd(None)
+        if len(words) != 1 or not words[0].isdigit():
+            raise CommandError("err_cut_not_number", word=rest)
+        return CutCmd(int(words[0]))
+    simple: dict[str, Command] = {
+        "undo": UndoCmd(),
+        "clear": ClearCmd(),
+        "sort": SortCmd(),
+        "hint": HintCmd(),
+        "help": HelpCmd(),
+        "quit": QuitCmd(),
+        "start": StartCmd(),
+    }
+    return no_arguments(simple[name])
+
+
+def command_words(lang: str) -> list[str]:
+    """The command words to offer in completion, the interface language first."""
+    first = 1 if lang == "it" else 0
+    words = [w[first] for w in COMMAND_WORDS.values()]
+    return words + [w[1 - first] for w in COMMAND_WORDS.values() if w[1 - first] not in words]

@@ -1,0 +1,232 @@
+"""This seat's part of the fair deal, done without asking the player, and each deal's check.
+
+The fair-deal library's ``SeatExchange`` does the protocol (seed, commitment,
+the checks before revealing); this driver only feeds it the host's events,
+sends what it produces, asks the cutter for the cut, and after the deal
+fetches the signed record, verifies it with the library (this seat's own
+seed and cut included) and saves it under the user's data directory, so
+``scala40-verify`` can check it again later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from client.connection import HostRefusal
+from client.model import Verification
+from client.session import NoticeKind
+from scala40_net.fairdeal.exchange import ExchangeError, HostMisbehaved, RevealRefused, SeatExchange
+from scala40_net.fairdeal.record import DealRecord, RecordFormatError
+from scala40_net.fairdeal.verify import VerificationFailed, verify_record
+from scala40_net.pb import deal_pb2, table_pb2
+
+if TYPE_CHECKING:
+    from client.app import TableScreen
+
+# The host waits 30 s for commitments; a cutter who has not answered by then is cut for at random.
+CUT_WAIT_SECONDS = 20.0
+
+
+def record_path(data_dir: Path, table_id: str, deal_no: int) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in table_id) or "table"
+    return data_dir / "records" / safe / f"deal-{deal_no:04d}.json"
+
+
+class FairDealDriver:
+    """Runs one ``SeatExchange`` per deal this seat plays, from the table's event stream."""
+
+    def __init__(self, screen: TableScreen, data_dir: Path | None) -> None:
+        self.screen = screen
+        self.data_dir = data_dir
+        self.exchanges: dict[int, SeatExchange] = {}
+        self.cut_deal: int | None = None
+        self._cut_timer: asyncio.TimerHandle | None = None
+
+    # --- events -----------------------------------------------------------------------
+
+    def on_event(self, event: table_pb2.TableEvent) -> None:
+        kind = event.WhichOneof("event")
+        if kind == "deal":
+            self._on_deal_event(deal_pb2.DealEvent.FromString(event.deal.public_event))
+        elif kind == "snapshot":
+            # After a (re)connect: take up the exchange of the current deal where it stands.
+            for raw in event.snapshot.deal_events:
+                self._on_deal_event(deal_pb2.DealEvent.FromString(raw))
+        elif kind == "deal_signed":
+            self.screen.spawn(self.verify(event.deal_signed.deal_no))
+
+    def _on_deal_event(self, event: deal_pb2.DealEvent) -> None:
+        me = self.screen.model.my_seat
+        if me is None:
+            return
+        kind = event.WhichOneof("event")
+        try:
+            if kind == "announced":
+                self._announced(me, event)
+                return
+            exchange = self.exchanges.get(event.deal_no)
+            if exchange is None:
+                return
+            if kind == "commitments":
+                self._commitments(exchange, event)
+            elif kind == "reveals":
+                exchange.on_reveals(event)
+            elif kind == "host_seed_revealed":
+                exchange.on_host_seed(event)
+        except RevealRefused:
+            fd = self.screen.model.deals.get(event.deal_no)
+            if fd is not None:
+                fd.commitment_mismatch = True
+        except HostMisbehaved as misbehaved:
+            self._failed(event.deal_no, str(misbehaved))
+        except ExchangeError:
+            # A step seen twice (a snapshot after a reconnect repeats the deal so far).
+            pass
+
+    def _announced(self, me: int, event: deal_pb2.DealEvent) -> None:
+        if me not in event.announced.seats_in_play or event.deal_no in self.exchanges:
+            return
+        exchange = SeatExchange(me)
+        self.exchanges[event.deal_no] = exchange
+        exchange.on_announced(event)
+        if exchange.is_cutter:
+            self.cut_deal = event.deal_no
+            self.screen.session.cut_prompt = True
+            loop = asyncio.get_running_loop()
+            self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
+        else:
+            self._commit(event.deal_no, exchange, None)
+
+    def answer_cut(self, text: str) -> None:
+        """The cutter's answer: a number from 1 to N-1, or nothing for a random cut."""
+        deal_no = self.cut_deal
+        exchange = self.exchanges.get(deal_no) if deal_no is not None else None
+        if deal_no is None or exchange is None:
+            self.screen.session.cut_prompt = False
+            return
+        size = exchange.announcement.deck_size
+        words = text.split()
+        cut: int | None = None
+        if words:
+            word = words[-1]
+            if not word.isdigit() or not 1 <= int(word) <= size - 1:
+                self.screen.say_error("err_cut_number", max=size - 1)
+                return
+            cut = int(word)
+        if self._cut_timer is not None:
+            self._cut_timer.cancel()
+            self._cut_timer = None
+        self.cut_deal = None
+        self.screen.session.cut_prompt = False
+        self._commit(deal_no, exchange, cut)
+        self.screen.invalidate()
+
+    def _commit(self, deal_no: int, exchange: SeatExchange, cut: int | None) -> None:
+        commitment = exchange.commit(cut)
+        link = self.screen.link
+        if link is None:
+            return
+
+        async def send() -> None:
+            try:
+                await link.commit_seed(deal_no, commitment)
+            except HostRefusal as refusal:
+                self.screen.say_refusal(refusal)
+                return
+            fd = self.screen.model.deals.get(deal_no)
+            if fd is not None:
+                fd.committed = True
+            self.screen.invalidate()
+
+        self.screen.spawn(send())
+
+    def _commitments(self, exchange: SeatExchange, event: deal_pb2.DealEvent) -> None:
+        exchange.on_commitments(event)
+        reveal = exchange.reveal()
+        link = self.screen.link
+        if link is None:
+            return
+        deal_no = event.deal_no
+
+        async def send() -> None:
+            try:
+                await link.reveal_seed(deal_no, reveal.seed, reveal.cut)
+            except HostRefusal as refusal:
+                self.screen.say_refusal(refusal)
+                return
+            fd = self.screen.model.deals.get(deal_no)
+            if fd is not None:
+                fd.revealed = True
+            self.screen.invalidate()
+
+        self.screen.spawn(send())
+
+    # --- after the deal ---------------------------------------------------------------
+
+    def _failed(self, deal_no: int, reason: str) -> None:
+        fd = self.screen.model.deals.get(deal_no)
+        if fd is not None:
+            path = fd.verification.record_path if fd.verification else ""
+            fd.verification = Verification(False, reason, path)
+        self.screen.invalidate()
+
+    async def verify(self, deal_no: int) -> None:
+        """Fetch the signed record of an ended deal, check it, save it; show the result."""
+        model = self.screen.model
+        fd = model.deals.get(deal_no)
+        link = self.screen.link
+        if fd is None or link is None:
+            return
+        fd.verification = Verification(None)
+        self.screen.invalidate()
+        try:
+            raw = await link.deal_record(deal_no)
+            record = DealRecord.from_json(raw)
+        except HostRefusal as refusal:
+            fd.verification = Verification(False, refusal.message)
+            self.screen.invalidate()
+            return
+        except RecordFormatError as error:
+            fd.verification = Verification(False, str(error))
+            self.screen.invalidate()
+            return
+        path = self._save(record, deal_no)
+        exchange = self.exchanges.get(deal_no)
+        session = self.screen.session
+        try:
+            verify_record(
+                record,
+                seat=model.my_seat if exchange is not None else None,
+                my_seed=exchange.seed if exchange is not None else None,
+                my_cut=exchange.cut if exchange is not None else None,
+                host_fingerprint=session.fingerprint or None,
+            )
+        except VerificationFailed as failure:
+            fd.verification = Verification(False, failure.line(), str(path or ""))
+            session.say(NoticeKind.ERROR, "fd_failed", deal=deal_no, reason=failure.line())
+        else:
+            fd.verification = Verification(True, "", str(path or ""))
+        self.screen.invalidate()
+
+    def _save(self, record: DealRecord, deal_no: int) -> Path | None:
+        """Keep the record, and this seat's seed beside it (owner-only) for a later check."""
+        if self.data_dir is None:
+            return None
+        path = record_path(self.data_dir, record.table_id, deal_no)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            record.write(path)
+            exchange = self.exchanges.get(deal_no)
+            if exchange is not None:
+                seed_file = path.with_suffix(".seed")
+                fd = os.open(seed_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w") as out:
+                    out.write(
+                        f"seat {exchange.seat}\nseed {exchange.seed.hex()}\ncut {exchange.cut}\n"
+                    )
+        except OSError:
+            return None
+        return path

@@ -1,0 +1,267 @@
+"""The table screen's layout, built from one small function per panel and ``Condition`` filters.
+
+Narrow terminals (80x24) stack everything in one column with a short log;
+from 100 columns the log and the chat move to a side column and the table
+gets the rest. Each panel renders at the width and height it is actually
+given, so a resize only re-renders; nothing is laid out in advance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.filters import Condition, Filter
+from prompt_toolkit.formatted_text import StyleAndTextTuples, to_formatted_text
+from prompt_toolkit.formatted_text.utils import split_lines
+from prompt_toolkit.key_binding import KeyBindingsBase
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import UIContent, UIControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.widgets import Frame
+
+from client import render
+from client.model import Phase
+
+if TYPE_CHECKING:
+    from client.app import TableScreen
+
+WIDE = 100  # from this many columns the log and chat get a side column
+SIDE_WIDTH = 38
+
+
+class PanelControl(UIControl):
+    """A read-only panel drawn by ``draw(width, height)`` at the size it is given."""
+
+    def __init__(
+        self,
+        draw: Callable[[int, int], StyleAndTextTuples],
+        focusable: bool = False,
+        key_bindings: KeyBindingsBase | None = None,
+    ) -> None:
+        self.draw = draw
+        self.focusable = focusable
+        self.key_bindings = key_bindings
+
+    def _lines(self, width: int, height: int) -> list[StyleAndTextTuples]:
+        fragments = to_formatted_text(self.draw(max(width, 1), max(height, 1)))
+        return list(split_lines(fragments))
+
+    def preferred_width(self, max_available_width: int) -> int | None:
+        return None
+
+    def preferred_height(
+        self,
+        width: int,
+        max_available_height: int,
+        wrap_lines: bool,
+        get_line_prefix: object,
+    ) -> int | None:
+        return len(self._lines(width, max_available_height))
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        lines = self._lines(width, height)
+        return UIContent(
+            get_line=lambda i: lines[i] if i < len(lines) else [],
+            line_count=len(lines),
+            show_cursor=False,
+        )
+
+    def is_focusable(self) -> bool:
+        return self.focusable
+
+    def get_key_bindings(self) -> KeyBindingsBase | None:
+        return self.key_bindings
+
+
+def is_wide() -> bool:
+    return get_app().output.get_size().columns >= WIDE
+
+
+def _panel(draw: Callable[[int, int], StyleAndTextTuples], **window: object) -> Window:
+    return Window(PanelControl(draw), **window)  # type: ignore[arg-type]
+
+
+def title_bar(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.title_line(screen.model, screen.session, screen.text),
+        height=1,
+        style="class:title",
+    )
+
+
+def players_panel(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.join_lines(render.player_lines(screen.model, screen.text, w)),
+        height=Dimension(min=1, max=7),
+        dont_extend_height=True,
+    )
+
+
+def separator() -> Window:
+    return Window(height=1, char="─", style="class:separator")
+
+
+def table_panel(screen: TableScreen) -> Window:
+    """The melds on the table; at the end of a deal, every hand and the verification instead."""
+
+    def draw(width: int, height: int) -> StyleAndTextTuples:
+        model = screen.model
+        if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
+            return render.join_lines(render.deal_end_lines(model, screen.text, width))
+        return render.join_lines(render.meld_lines(model, screen.text, width, height))
+
+    return _panel(draw, height=Dimension(min=1, weight=1))
+
+
+def piles_bar(screen: TableScreen) -> Window:
+    return _panel(lambda w, h: render.piles_line(screen.model, screen.text), height=1)
+
+
+def hand_panel(screen: TableScreen) -> Window:
+    def draw(width: int, height: int) -> StyleAndTextTuples:
+        planned = screen.planner.used_cards(screen.model) if screen.planner else set()
+        return render.join_lines(
+            render.hand_lines(
+                screen.model, screen.session, screen.text, width, planned, screen.hand_focused()
+            )
+        )
+
+    control = PanelControl(draw, focusable=True, key_bindings=screen.hand_key_bindings)
+    window = Window(control, height=Dimension(min=1, max=4), dont_extend_height=True)
+    screen.hand_window = window
+    return window
+
+
+def plan_panel(screen: TableScreen) -> ConditionalContainer:
+    shown: Filter = Condition(lambda: not screen.model.is_spectator and screen.plan_visible())
+    return ConditionalContainer(
+        _panel(
+            lambda w, h: render.join_lines(render.plan_lines(screen.preview(), screen.text, w)),
+            height=Dimension(min=1, max=6),
+            dont_extend_height=True,
+        ),
+        filter=shown,
+    )
+
+
+def log_panel(screen: TableScreen, chat: bool) -> Window:
+    return _panel(
+        lambda w, h: render.join_lines(
+            render.log_lines(screen.model, screen.text, w, h, screen.session.log_scroll, chat=chat)
+        ),
+        height=Dimension(min=1, weight=1),
+    )
+
+
+def chat_panel(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.join_lines(render.chat_lines(screen.model, w, h)),
+        height=Dimension(min=1, weight=1),
+    )
+
+
+def side_column(screen: TableScreen) -> ConditionalContainer:
+    t = screen.text
+    return ConditionalContainer(
+        VSplit(
+            [
+                Window(width=1, char="│", style="class:separator"),
+                HSplit(
+                    [
+                        Frame(log_panel(screen, chat=False), title=t("panel_log")),
+                        Frame(
+                            chat_panel(screen), title=t("panel_chat"), height=Dimension(weight=1)
+                        ),
+                    ],
+                    width=SIDE_WIDTH,
+                ),
+            ]
+        ),
+        filter=Condition(is_wide),
+    )
+
+
+def narrow_log(screen: TableScreen) -> ConditionalContainer:
+    return ConditionalContainer(
+        HSplit([separator(), Window(PanelControl(_narrow_log_draw(screen)), height=4)]),
+        filter=~Condition(is_wide),
+    )
+
+
+def _narrow_log_draw(screen: TableScreen) -> Callable[[int, int], StyleAndTextTuples]:
+    def draw(width: int, height: int) -> StyleAndTextTuples:
+        return render.join_lines(
+            render.log_lines(screen.model, screen.text, width, height, screen.session.log_scroll)
+        )
+
+    return draw
+
+
+def status_bar(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.join_lines(
+            render.status_lines(screen.model, screen.session, screen.text, w)
+        ),
+        height=2,
+    )
+
+
+def help_float(screen: TableScreen) -> Float:
+    t = screen.text
+    body = _panel(
+        lambda w, h: [("", t("help_text")), ("class:dim", "\n\n" + t("help_close"))],
+    )
+    return Float(
+        ConditionalContainer(
+            Frame(body, title=t("panel_help"), style="bg:#1c1c1c"),
+            filter=Condition(lambda: screen.session.show_help),
+        ),
+        top=1,
+    )
+
+
+def build_layout(screen: TableScreen) -> Layout:
+    main_column = HSplit(
+        [
+            players_panel(screen),
+            separator(),
+            table_panel(screen),
+            separator(),
+            piles_bar(screen),
+            hand_panel(screen),
+            plan_panel(screen),
+            narrow_log(screen),
+        ]
+    )
+    body = HSplit(
+        [
+            title_bar(screen),
+            VSplit([main_column, side_column(screen)]),
+            separator(),
+            status_bar(screen),
+            screen.input_field,
+        ]
+    )
+    root = FloatContainer(
+        body,
+        floats=[
+            Float(
+                xcursor=True,
+                ycursor=True,
+                content=CompletionsMenu(max_height=8, scroll_offset=1),
+            ),
+            help_float(screen),
+        ],
+    )
+    return Layout(root, focused_element=screen.input_field)

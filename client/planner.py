@@ -1,0 +1,387 @@
+"""The turn planner: melds, attaches and swaps built up locally, checked by the rules engine.
+
+A plan is a list of the engine's own operations. Each step is arranged and
+checked with the engine's meld functions when it is added; the whole plan is
+then checked with ``deal.apply`` against the deal as this seat knows it, which
+yields the live preview (opening total, joker declarations, what is still
+illegal and why). The host has the last word: a plan is sent as one Play
+whatever the preview says, and a refusal leaves the plan as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from client.commands import CardSpec, CommandError
+from client.model import Phase, TableModel
+from scala40_net import deal, melds, movegen, wire
+from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
+from scala40_net.cards import Face, Suit, card_text, face, is_joker
+from scala40_net.errors import InvalidRuleset, RuleViolation
+from scala40_net.melds import ACE_HIGH, ACE_LOW, Meld
+from scala40_net.pb import ruleset_pb2
+from scala40_net.rules import Ruleset
+
+
+def table_ruleset(model: TableModel) -> Ruleset | None:
+    """The engine's ruleset of the current deal (as announced), else of the table."""
+    players = len(model.seats_in_play) or len(model.seats) or 2
+    fd = model.fair_deal
+    message = (
+        fd.ruleset
+        if fd is not None and fd.ruleset is not None
+        else ruleset_pb2.Ruleset(
+            preset=model.preset or ruleset_pb2.PRESET_CLASSIC, options=model.ruleset
+        )
+    )
+    try:
+        return wire.ruleset_from_pb(message, players)
+    except (InvalidRuleset, wire.WireError):
+        return None
+
+
+def local_state(model: TableModel) -> deal.DealState | None:
+    """The engine's state of the deal as this seat knows it, ready for this seat to play.
+
+    Other hands are unknown here and left empty, the stock holds placeholders:
+    a play is checked only against this seat's hand, the table and the
+    discard pile, which the client knows exactly.
+    """
+    me = model.my_seat
+    seats = tuple(sorted(model.seats_in_play))
+    if me is None or me not in seats or model.deal_no == 0:
+        return None
+    ruleset = table_ruleset(model)
+    table_melds = model.sorted_melds()
+    # The engine numbers melds by position; the wire by position + 1 (wire.meld_index_from_pb).
+    if any(m.meld is None or m.meld_id != i + 1 for i, m in enumerate(table_melds)):
+        return None
+    if ruleset is None or model.dealer is None:
+        return None
+    taken = model.taken_discard
+    return deal.DealState(
+        ruleset=ruleset,
+        seats=seats,
+        dealer=model.dealer,
+        hands=tuple(tuple(model.hand) if s == me else () for s in seats),
+        opened=tuple(model.seat(s).opened for s in seats),
+        turns_played=tuple(model.turns_played.get(s, 0) for s in seats),
+        table=tuple(m.meld for m in table_melds if m.meld is not None),
+        owners=tuple(m.laid_by for m in table_melds),
+        stock=tuple(range(max(model.stock_count, 1))),
+        discard_pile=tuple(model.discard_pile),
+        turn=me,
+        phase=deal.Phase.PLAY,
+        deal_no=model.deal_no,
+        drawn=DrawSource.DISCARD if taken is not None else DrawSource.STOCK,
+        taken_discard=taken,
+        discard_barred=model.discard_barred,
+    )
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One planned step as the preview shows it."""
+
+    op: Operation
+    result: Meld | None  # the meld it makes or grows
+    meld_no: int  # the meld's number on the table (a new meld's future number)
+    joker_as: Face | None
+    joker_other: tuple[Face, ...]  # other declarations the player could choose
+
+
+@dataclass(frozen=True)
+class Preview:
+    steps: tuple[StepView, ...]
+    opening_total: int | None  # None once this seat has opened
+    opening_needed: int
+    problem: RuleViolation | None
+    ready: bool  # the plan is legal: only the discard is missing
+    checked: bool  # False when the engine could not be asked (no deal known)
+    hand_left: tuple[int, ...]
+
+
+def _scale(card: int, ace_high: bool) -> int:
+    r = face(card).rank
+    return ACE_HIGH if ace_high and r == ACE_LOW else r
+
+
+def _declared_scales(declared: Face) -> tuple[int, ...]:
+    return (ACE_LOW, ACE_HIGH) if declared.rank == ACE_LOW else (declared.rank,)
+
+
+def _meld_orders(cards: Sequence[int], declared: Face | None) -> list[tuple[int, ...]]:
+    """Orders to try for a new meld: as typed first (binding, R4.4), then low to high."""
+    reals = [c for c in cards if not is_joker(c)]
+    jokers = [c for c in cards if is_joker(c)]
+    orders: list[tuple[int, ...]] = [tuple(cards)]
+    for ace_high in (False, True):
+        ordered = sorted(reals, key=lambda c: _scale(c, ace_high))
+        if not jokers:
+            orders.append(tuple(ordered))
+            continue
+        if declared is not None:
+            places = [
+                sum(1 for c in ordered if _scale(c, ace_high) < s)
+                for s in _declared_scales(declared)
+            ]
+        else:
+            places = list(range(len(ordered) + 1))
+        for at in places:
+            orders.append((*ordered[:at], jokers[0], *ordered[at:], *jokers[1:]))
+    unique: list[tuple[int, ...]] = []
+    for order in orders:
+        if order not in unique:
+            unique.append(order)
+    return unique
+
+
+def arrange_meld(cards: Sequence[int], declared: Face | None) -> tuple[Meld, tuple[Face, ...]]:
+    """The meld the engine makes of ``cards``, and the other joker declarations it would allow.
+
+    Raises the engine's ``RuleViolation`` for the cards as typed when no order makes a meld.
+    """
+    first_error: RuleViolation | None = None
+    for order in _meld_orders(cards, declared):
+        options = (declared,) if declared is not None else melds.declarations(order) or (None,)
+        try:
+            meld = melds.make_meld(order, options[0])
+        except RuleViolation as refusal:
+            first_error = first_error or refusal
+            continue
+        return meld, tuple(f for f in options[1:] if f is not None)
+    assert first_error is not None
+    raise first_error
+
+
+def _attach_faces(meld: Meld) -> list[Face]:
+    if meld.is_sequence:
+        return [Face(r, meld.suit) for r in range(1, 14)]
+    taken = {f.suit for f in meld.stands_for}
+    return [Face(meld.low, s) for s in Suit if s not in taken]
+
+
+def arrange_attach(
+    meld: Meld, cards: Sequence[int], declared: Face | None
+) -> tuple[Meld, Face | None, tuple[Face, ...]]:
+    """``meld`` grown by ``cards`` (the engine's attach), the joker's declaration, alternatives."""
+    if not any(is_joker(c) for c in cards):
+        return melds.attach(meld, cards, None), None, ()
+    options = [declared] if declared is not None else _attach_faces(meld)
+    fits: list[tuple[Meld, Face]] = []
+    first_error: RuleViolation | None = None
+    for f in options:
+        try:
+            fits.append((melds.attach(meld, cards, f), f))
+        except RuleViolation as refusal:
+            first_error = first_error or refusal
+    if not fits:
+        assert first_error is not None
+        raise first_error
+    return fits[0][0], fits[0][1], tuple(f for _, f in fits[1:])
+
+
+class TurnPlanner:
+    """The play this seat is building: engine operations in order, table positions from 0."""
+
+    def __init__(self) -> None:
+        self.steps: list[Operation] = []
+        self._joker_other: list[tuple[Face, ...]] = []
+        self.deal_no = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    def clear(self) -> None:
+        self.steps.clear()
+        self._joker_other.clear()
+
+    def undo(self) -> Operation | None:
+        if not self.steps:
+            return None
+        self._joker_other.pop()
+        return self.steps.pop()
+
+    def adopt(self, operations: Sequence[Operation]) -> None:
+        """Take a whole proposed play (a hint) as the plan."""
+        self.clear()
+        self.steps.extend(operations)
+        self._joker_other.extend(() for _ in operations)
+
+    def follow(self, model: TableModel) -> None:
+        """Drop the plan when a new deal begins (its meld numbers and cards mean nothing there)."""
+        if model.deal_no != self.deal_no:
+            self.deal_no = model.deal_no
+            self.clear()
+
+    # --- the plan's own view of the hand and the table -------------------------------
+
+    def _simulate(self, model: TableModel) -> tuple[list[int], list[Meld | None], list[StepView]]:
+        hand = list(model.hand)
+        table: list[Meld | None] = [m.meld for m in model.sorted_melds()]
+        views: list[StepView] = []
+        max_run = model.max_run
+        for op, other in zip(self.steps, self._joker_other, strict=True):
+            if isinstance(op, NewMeld):
+                for c in op.cards:
+                    hand.remove(c)
+                meld = melds.make_meld(op.cards, op.joker_as)
+                pieces = melds.split_run(meld, max_run, op.split)
+                views.append(StepView(op, meld, len(table) + 1, meld.joker_as, other))
+                table.extend(pieces)
+            elif isinstance(op, Attach):
+                for c in op.cards:
+                    hand.remove(c)
+                target = table[op.meld]
+                assert target is not None
+                grown = melds.attach(target, op.cards, op.joker_as)
+                pieces = melds.split_run(grown, max_run, op.split)
+                table[op.meld] = pieces[0]
+                table.extend(pieces[1:])
+                views.append(StepView(op, grown, op.meld + 1, op.joker_as, other))
+            else:
+                target = table[op.meld]
+                assert target is not None
+                swapped, joker = melds.swap_joker(target, op.card)
+                hand.remove(op.card)
+                hand.append(joker)
+                table[op.meld] = swapped
+                views.append(StepView(op, swapped, op.meld + 1, target.joker_as, ()))
+        return hand, table, views
+
+    def hand_left(self, model: TableModel) -> list[int]:
+        return self._simulate(model)[0]
+
+    def used_cards(self, model: TableModel) -> set[int]:
+        return set(model.hand) - set(self.hand_left(model))
+
+    def _pick(self, model: TableModel, specs: Sequence[CardSpec | Face]) -> list[int]:
+        available = self.hand_left(model)
+        chosen: list[int] = []
+        for spec in specs:
+            f = spec.face if isinstance(spec, CardSpec) else spec
+            match = next((c for c in available if face(c) == f), None)
+            if match is None:
+                planned = any(face(c) == f for c in model.hand)
+                raise CommandError(
+                    "err_already_planned" if planned else "err_not_in_hand", card=str(f)
+                )
+            available.remove(match)
+            chosen.append(match)
+        return chosen
+
+    def _target(self, model: TableModel, meld_no: int) -> tuple[int, Meld]:
+        table = self._simulate(model)[1]
+        if not 1 <= meld_no <= len(table) or table[meld_no - 1] is None:
+            raise CommandError("err_no_such_meld", n=meld_no)
+        target = table[meld_no - 1]
+        assert target is not None
+        return meld_no - 1, target
+
+    # --- adding steps -----------------------------------------------------------------
+
+    def add_meld(self, model: TableModel, specs: Sequence[CardSpec]) -> StepView:
+        """Plan a new meld; raises ``CommandError`` (cards) or the engine's ``RuleViolation``."""
+        cards = self._pick(model, specs)
+        declared = next((s.declared for s in specs if s.declared is not None), None)
+        meld, other = arrange_meld(cards, declared)
+        lengths = movegen.run_lengths(len(meld.cards), model.max_run) or ()
+        op = NewMeld(meld.cards, meld.joker_as, lengths)
+        return self._push(model, op, other)
+
+    def add_attach(self, model: TableModel, meld_no: int, specs: Sequence[CardSpec]) -> StepView:
+        index, target = self._target(model, meld_no)
+        cards = self._pick(model, specs)
+        declared = next((s.declared for s in specs if s.declared is not None), None)
+        grown, joker_as, other = arrange_attach(target, cards, declared)
+        lengths = movegen.run_lengths(len(grown.cards), model.max_run) or ()
+        return self._push(model, Attach(index, tuple(cards), joker_as, lengths), other)
+
+    def add_swap(self, model: TableModel, meld_no: int, card: Face) -> StepView:
+        index, target = self._target(model, meld_no)
+        (chosen,) = self._pick(model, [card])
+        melds.swap_joker(target, chosen)  # the engine's refusal, if any, before planning it
+        return self._push(model, SwapJoker(index, chosen), ())
+
+    def _push(self, model: TableModel, op: Operation, other: tuple[Face, ...]) -> StepView:
+        self.steps.append(op)
+        self._joker_other.append(other)
+        return self._simulate(model)[2][-1]
+
+    # --- the preview and the play -----------------------------------------------------
+
+    def preview(self, model: TableModel) -> Preview:
+        hand, _, views = self._simulate(model)
+        opened = model.i_have_opened()
+        opening_total = None
+        if not opened:
+            opening_total = sum(
+                v.result.points for v in views if isinstance(v.op, NewMeld) and v.result
+            )
+        needed = model.opening_points
+        state = local_state(model)
+        if state is None or model.my_seat is None:
+            return Preview(tuple(views), opening_total, needed, None, False, False, tuple(hand))
+        problem: RuleViolation | None = None
+        ready = False
+        try:
+            deal.apply(state, model.my_seat, Play(tuple(self.steps), None))
+            ready = True  # only possible when going out without a discard is allowed
+        except RuleViolation as refusal:
+            if refusal.rule == "R8.1" and refusal.operation is None and hand:
+                ready = True  # everything but the discard is in order
+            else:
+                problem = refusal
+        return Preview(tuple(views), opening_total, needed, problem, ready, True, tuple(hand))
+
+    def play(self, discard: int | None) -> Play:
+        return Play(tuple(self.steps), discard)
+
+    def operations_pb(self) -> list[object]:
+        return [wire.operation_to_pb(op) for op in self.steps]
+
+
+def discard_card(model: TableModel, planner: TurnPlanner, f: Face) -> int:
+    """The id of a card to discard among those the plan leaves in hand."""
+    available = planner.hand_left(model)
+    # Prefer a copy that was not just taken from the discard pile (R3.3 would refuse it).
+    matches = sorted((c for c in available if face(c) == f), key=lambda c: c == model.taken_discard)
+    if not matches:
+        planned = any(face(c) == f for c in model.hand)
+        raise CommandError("err_already_planned" if planned else "err_not_in_hand", card=str(f))
+    return matches[0]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What the engine's move generator proposes: operations to plan and their opening points."""
+
+    operations: tuple[Operation, ...]
+    made: tuple[Meld, ...]
+    points: int
+    playable: bool  # a legal play now, not just melds seen in the hand
+
+
+def hint(model: TableModel) -> Hint | None:
+    """A legal play from the engine's move generator when this seat plays, else melds in hand."""
+    state = local_state(model)
+    me = model.my_seat
+    if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
+        play = movegen.first_legal_play(state, me)
+        if play is not None and play.operations:
+            made = tuple(
+                melds.make_meld(op.cards, op.joker_as)
+                for op in play.operations
+                if isinstance(op, NewMeld)
+            )
+            return Hint(play.operations, made, sum(m.points for m in made), True)
+    found = movegen.greedy_melds(model.hand, model.taken_discard)
+    if not found:
+        return None
+    made = tuple(melds.make_meld(m.cards, m.joker_as) for m in found)
+    return Hint(tuple(found), made, sum(m.points for m in made), False)
+
+
+def describe_cards(cards: Sequence[int]) -> str:
+    return " ".join(card_text(c) for c in cards)

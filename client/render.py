@@ -1,0 +1,535 @@
+"""Rendering: the view model and the session as prompt_toolkit formatted text, one panel a function.
+
+Every function is pure (model, session, text in; fragments out) so each
+panel can be tested without a terminal. Styles are class names resolved by
+``theme.py``: hearts and diamonds are red, jokers stand out, warnings are loud.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from client.i18n import Text
+from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
+from client.planner import Hint, Preview
+from client.session import LinkState, NoticeKind, SessionState, TrustState
+from scala40_net.actions import Attach, NewMeld
+from scala40_net.cards import RANK_TEXT, Face, face
+from scala40_net.melds import MeldKind
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
+
+Lines = list[StyleAndTextTuples]
+
+_LEFT_OUT_WHY: dict[int, str] = {
+    deal_pb2.LEFT_OUT_REASON_NO_COMMITMENT: "why_no_commitment",
+    deal_pb2.LEFT_OUT_REASON_NO_REVEAL: "why_no_reveal",
+    deal_pb2.LEFT_OUT_REASON_BAD_REVEAL: "why_bad_reveal",
+}
+
+
+# --- cards ------------------------------------------------------------------------------
+
+
+def face_label(f: Face) -> str:
+    """A face as people read it on screen: ``7♥``, ``10♦``, ``K♠``, ``JK``."""
+    if f.suit is None:
+        return "JK"
+    return f"{RANK_TEXT.get(f.rank, str(f.rank))}{f.suit.symbol}"
+
+
+def face_style(f: Face) -> str:
+    if f.suit is None:
+        return "class:card.joker"
+    return "class:card.red" if f.suit.is_red else "class:card.black"
+
+
+def card_fragment(card: int, extra: str = "") -> tuple[str, str]:
+    f = face(card)
+    return (f"{face_style(f)} {extra}".rstrip(), face_label(f))
+
+
+def cards_fragments(cards: Sequence[int], stands_for: Sequence[Face] = ()) -> StyleAndTextTuples:
+    """Cards separated by spaces; a joker in a meld shows the card it stands for (``*8♥``)."""
+    out: StyleAndTextTuples = []
+    for i, card in enumerate(cards):
+        if i:
+            out.append(("", " "))
+        f = face(card)
+        if f.is_joker and i < len(stands_for) and not stands_for[i].is_joker:
+            out.append(("class:card.joker", "*" + face_label(stands_for[i])))
+        else:
+            out.append(card_fragment(card))
+    return out
+
+
+def fragments_width(fragments: StyleAndTextTuples) -> int:
+    return sum(len(text) for _, text, *_ in fragments)
+
+
+def _pad(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    gap = width - fragments_width(fragments)
+    return [*fragments, ("", " " * gap)] if gap > 0 else fragments
+
+
+def _cut(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """Fragments cut to ``width`` characters (a narrow terminal never wraps a panel line)."""
+    out: StyleAndTextTuples = []
+    left = width
+    for style, text, *_ in fragments:
+        if left <= 0:
+            break
+        piece = text[:left]
+        out.append((style, piece))
+        left -= len(piece)
+    return out
+
+
+def join_lines(lines: Lines) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def plain(fragments: StyleAndTextTuples) -> str:
+    """The text of fragments, for tests and logs."""
+    return "".join(text for _, text, *_ in fragments)
+
+
+# --- title and players ------------------------------------------------------------------
+
+
+def title_line(model: TableModel, session: SessionState, t: Text) -> StyleAndTextTuples:
+    name = model.table_name or t("app_title")
+    if model.deal_no:
+        text = t("table_title", table=name, deal=model.deal_no, dealer=model.name_of(model.dealer))
+    else:
+        text = t("table_title_waiting", table=name)
+    out: StyleAndTextTuples = [("class:title", f" {text} ")]
+    if model.is_spectator:
+        out.append(("class:title.dim", f" [{t('spectator')}]"))
+    return out
+
+
+def _score_text(model: TableModel, seat: int, t: Text) -> str:
+    state = model.seat(seat)
+    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:  # totals are deals won (R11.2)
+        return t("deals_won", n=state.total)
+    return t("points", n=state.total)
+
+
+def player_lines(model: TableModel, t: Text, width: int) -> Lines:
+    """One line per seat: turn marker, name, cards in hand, opened, score, connection."""
+    lines: Lines = []
+    for seat in sorted(model.seats):
+        state = model.seats[seat]
+        if not state.taken:
+            lines.append([("class:dim", f"   {seat}  {t('seat_free')}")])
+            continue
+        turn = model.turn == seat
+        marker = "▶ " if turn else "  "
+        name = state.name or f"#{seat}"
+        if seat == model.my_seat:
+            name = f"{name} ({t('you')})"
+        elif state.bot:
+            name = f"{name} ({t('bot')})"
+        if model.dealer == seat and model.deal_no:
+            name = f"{name} ◆"
+        line: StyleAndTextTuples = [
+            ("class:turn" if turn else "", marker),
+            ("class:player.me" if seat == model.my_seat else "class:player", f"{name[:22]:<23}"),
+        ]
+        if not state.in_deal and model.deal_no:
+            line.append(("class:dim", f"{t('not_in_deal'):<12}"))
+        else:
+            count = (
+                t("one_card_in_hand")
+                if state.hand_count == 1
+                else t("cards_in_hand", n=state.hand_count)
+            )
+            line.append(("", f"{count:<9} "))
+            opened = t("opened") if state.opened else t("not_opened")
+            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<11} "))
+        line.append(("class:score", f"{_score_text(model, seat, t):<10}"))
+        if state.out:
+            line.append(("class:warning", f" {t('busted')}"))
+        if not state.bot:
+            conn = t("connected") if state.connected else t("disconnected")
+            line.append(("class:dim" if state.connected else "class:warning", f" ● {conn}"))
+        lines.append(_cut(line, width))
+    return lines
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+def meld_line(model: TableModel, meld: TableMeldState, t: Text) -> StyleAndTextTuples:
+    stands = meld.meld.stands_for if meld.meld is not None else ()
+    line: StyleAndTextTuples = [("class:meld.number", f"{meld.meld_id:>2}) ")]
+    line += cards_fragments(meld.cards, stands)
+    who = model.name_of(meld.laid_by)
+    line.append(("class:dim", f"  {who[:10]} {meld.points}"))
+    return line
+
+
+def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
+    """The melds on the table, numbered, in as many columns as the width allows."""
+    melds = model.sorted_melds()
+    if not melds:
+        return [[("class:dim", t("no_melds"))]]
+    rows = [meld_line(model, m, t) for m in melds]
+    col_width = max(fragments_width(r) for r in rows) + 2
+    columns = max(1, min(3, width // max(col_width, 1)))
+    height = max(1, height)
+    if len(rows) > columns * height:
+        keep = columns * height - 1
+        rest = len(rows) - keep
+        rows = [*rows[:keep], [("class:dim", t("more_melds", n=rest))]]
+    per_column = -(-len(rows) // columns)
+    if columns == 1:
+        return [_cut(r, width) for r in rows]
+    lines: Lines = []
+    for i in range(per_column):
+        line: StyleAndTextTuples = []
+        for c in range(columns):
+            k = c * per_column + i
+            if k < len(rows):
+                line += _pad(_cut(rows[k], col_width), col_width)
+        lines.append(line)
+    return lines
+
+
+def piles_line(model: TableModel, t: Text) -> StyleAndTextTuples:
+    top = model.discard_top
+    line: StyleAndTextTuples = []
+    if top is None:
+        line.append(("", t("discard_pile_empty")))
+    else:
+        text = t("discard_pile", top="\0", n=model.discard_count)
+        before, _, after = text.partition("\0")
+        line += [("", before), card_fragment(top, "bold"), ("", after)]
+    line.append(("", "    " + t("stock", n=model.stock_count)))
+    return line
+
+
+# --- the hand ---------------------------------------------------------------------------
+
+
+def hand_cards(model: TableModel, session: SessionState) -> list[int]:
+    """The hand in the order shown (the session's choice: by suit or by rank)."""
+    return sort_hand(model.hand, session.hand_order)
+
+
+def hand_lines(
+    model: TableModel,
+    session: SessionState,
+    t: Text,
+    width: int,
+    planned: set[int],
+    focused: bool,
+) -> Lines:
+    """The hand: selected cards highlighted, the cursor marked when the hand has focus,
+    cards already used by the planned play dimmed, the card just drawn underlined."""
+    if model.is_spectator:
+        return [[("class:dim", t("hand_spectator"))]]
+    cards = hand_cards(model, session)
+    order = t("sorted_by_suit") if session.hand_order.value == "suit" else t("sorted_by_rank")
+    header: StyleAndTextTuples = [
+        ("class:panel.title", t("panel_hand")),
+        ("class:dim", f" ({len(cards)}, {order})"),
+    ]
+    if not cards:
+        return [header, [("class:dim", t("hand_empty"))]]
+    lines: Lines = [header]
+    line: StyleAndTextTuples = []
+    used = 0
+    for i, card in enumerate(cards):
+        label = face_label(face(card))
+        cell = len(label) + 2
+        if used + cell > width and line:
+            lines.append(line)
+            line, used = [], 0
+        style = face_style(face(card))
+        if card in planned:
+            style = "class:card.planned"
+        if card in session.selected:
+            style += " class:card.selected"
+        if card == model.last_drawn:
+            style += " underline"
+        cursor = focused and i == session.cursor
+        line.append(("class:cursor" if cursor else "", "[" if cursor else " "))
+        line.append((style, label))
+        line.append(("class:cursor" if cursor else "", "]" if cursor else " "))
+        used += cell
+    lines.append(line)
+    return lines
+
+
+# --- the plan ---------------------------------------------------------------------------
+
+
+def _declaration(step_joker: Face | None, other: Sequence[Face], t: Text) -> str:
+    if step_joker is None:
+        return ""
+    if other:
+        return "  " + t("plan_joker_choice", face=str(step_joker), other=str(other[0]))
+    return "  " + t("plan_joker", face=face_label(step_joker))
+
+
+def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
+    """The play being built: each step, the opening total, and what is still illegal and why."""
+    if preview is None or not preview.steps:
+        return [[("class:dim", t("plan_empty"))]]
+    lines: Lines = []
+    for n, step in enumerate(preview.steps, start=1):
+        op = step.op
+        if isinstance(op, NewMeld):
+            head = t("plan_op_meld", n=n, cards="")
+        elif isinstance(op, Attach):
+            labels = " ".join(face_label(face(c)) for c in op.cards)
+            head = t("plan_op_attach", n=n, cards=labels, meld=step.meld_no)
+        else:
+            head = t("plan_op_swap", n=n, meld=step.meld_no, card=face_label(face(op.card)))
+        line: StyleAndTextTuples = [("", head.rstrip() + " ")]
+        if step.result is not None:
+            line.append(("class:dim", "→ "))
+            line += cards_fragments(step.result.cards, step.result.stands_for)
+            line.append(("class:dim", f" ({step.result.points})"))
+        line.append(("class:joker.note", _declaration(step.joker_as, step.joker_other, t)))
+        lines.append(_cut(line, width))
+    summary: StyleAndTextTuples = []
+    if preview.opening_total is not None:
+        enough = preview.opening_total >= preview.opening_needed
+        summary.append(
+            (
+                "class:ok" if enough else "class:warning",
+                t("plan_opening_total", total=preview.opening_total, needed=preview.opening_needed),
+            )
+        )
+        summary.append(("", "  "))
+    if not preview.checked:
+        summary.append(("class:dim", t("plan_unchecked")))
+    elif preview.problem is not None:
+        summary.append(("class:warning", t("plan_problem", reason=str(preview.problem))))
+    elif preview.ready:
+        summary.append(("class:ok", t("plan_ok")))
+    lines.append(_cut(summary, width))
+    return lines
+
+
+def hint_text(found: Hint) -> str:
+    parts = []
+    for meld in found.made:
+        labels = []
+        for card, stands in zip(meld.cards, meld.stands_for, strict=True):
+            labels.append(
+                ("*" + face_label(stands)) if face(card).is_joker else face_label(face(card))
+            )
+        parts.append(" ".join(labels) + f" ({meld.points})")
+    if not parts:
+        parts = [f"{len(found.operations)}"]
+    return " · ".join(parts) + f" = {found.points}"
+
+
+# --- log and chat -----------------------------------------------------------------------
+
+
+def log_lines(
+    model: TableModel, t: Text, width: int, height: int, scroll: int = 0, chat: bool = True
+) -> Lines:
+    """The newest log entries that fit, wrapped to the width; ``scroll`` entries back."""
+    entries = [e for e in model.log if chat or e.key != "log_chat"]
+    end = max(0, len(entries) - scroll)
+    lines: Lines = []
+    for entry in reversed(entries[:end]):
+        style = "class:chat" if entry.key == "log_chat" else "class:log"
+        if entry.key in _LOUD_LOG:
+            style = "class:warning"
+        wrapped = textwrap.wrap(t(entry.key, **entry.as_dict()), max(width, 8)) or [""]
+        lines[:0] = [[(style, piece)] for piece in wrapped]
+        if len(lines) >= height:
+            break
+    return lines[-height:] if height > 0 else []
+
+
+_LOUD_LOG = {"log_deal_abandoned", "log_seat_disconnected", "log_busted"}
+
+
+def chat_lines(model: TableModel, width: int, height: int) -> Lines:
+    lines: Lines = []
+    for line in model.chat[-height:]:
+        name = line.name or f"#{line.seat}"
+        lines.append(_cut([("class:chat.name", f"{name}: "), ("class:chat", line.text)], width))
+    return lines
+
+
+# --- the fair deal and the status line --------------------------------------------------
+
+
+def fair_deal_fragment(model: TableModel, t: Text) -> StyleAndTextTuples:
+    """The fair-deal state of the current deal (or the last one checked), loud when it fails."""
+    candidates = sorted(model.deals.values(), key=lambda fd: fd.deal_no, reverse=True)
+    out: StyleAndTextTuples = []
+    # A failure or an abandoned deal stays on the status line whatever came after it.
+    for fd in candidates:
+        if fd.verification is not None and fd.verification.ok is False:
+            return [("class:alarm", t("fd_failed", deal=fd.deal_no, reason=fd.verification.reason))]
+        if fd.abandoned:
+            return [("class:alarm", t("fd_abandoned", deal=fd.deal_no))]
+        if fd.commitment_mismatch:
+            return [("class:alarm", t("fd_commit_mismatch"))]
+    if not candidates:
+        return out
+    fd = candidates[0]
+    # Between deals the last checked deal is the news; once a new deal runs, its state is.
+    checked = next((d for d in candidates if d.verification is not None), None)
+    if not fd.started and checked is not None and checked.deal_no == fd.deal_no - 1:
+        fd = checked
+    return [_fd_state(model, fd, t)]
+
+
+def _fd_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
+    me = model.my_seat
+    deal = fd.deal_no
+    if me is not None and me in fd.left_out:
+        why = t(_LEFT_OUT_WHY.get(fd.left_out[me], "why_unknown"))
+        return ("class:alarm", t("fd_my_seed_left_out", why=why))
+    others = [s for s in fd.left_out if s != me]
+    if others:
+        why = t(_LEFT_OUT_WHY.get(fd.left_out[others[0]], "why_unknown"))
+        return ("class:warning", t("fd_left_out", name=model.name_of(others[0]), why=why))
+    v = fd.verification
+    if v is not None:
+        if v.ok is None:
+            return ("class:dim", t("fd_verifying", deal=deal))
+        if v.ok:
+            key = "fd_verified" if me is not None else "fd_verified_spectator"
+            return ("class:ok", t(key, deal=deal))
+        return ("class:alarm", t("fd_unavailable", deal=deal, reason=v.reason))
+    if me is not None and me in fd.reveals:
+        return ("class:ok", t("fd_in_mix", deal=deal))
+    if fd.revealed:
+        return ("class:dim", t("fd_revealed", deal=deal))
+    if fd.committed:
+        return ("class:dim", t("fd_committed", deal=deal))
+    return ("class:dim", t("fd_announced", deal=deal))
+
+
+def fingerprint_fragment(session: SessionState, t: Text) -> StyleAndTextTuples:
+    if not session.fingerprint:
+        return []
+    if session.trust is TrustState.CHANGED:
+        return [
+            (
+                "class:alarm",
+                t("fingerprint_changed", old=session.previous_fingerprint, new=session.fingerprint),
+            )
+        ]
+    key = "fingerprint_new" if session.trust is TrustState.NEW else "fingerprint"
+    return [("class:dim", t(key, fp=session.fingerprint))]
+
+
+def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
+    """Whose turn it is and what this player may do now."""
+    if session.link is LinkState.RECONNECTING:
+        return ("class:warning", t("status_reconnecting", n=session.reconnect_attempt))
+    if session.cut_prompt and model.fair_deal is not None:
+        return ("class:prompt", t("status_cut_prompt", max=model.fair_deal.deck_size - 1))
+    phase = model.phase
+    deal = model.deal_no
+    if phase is Phase.MATCH_OVER:
+        return ("", t("status_match_over"))
+    if phase is Phase.COMMIT:
+        return ("class:dim", t("status_wait_commit", deal=deal))
+    if phase is Phase.REVEAL:
+        return ("class:dim", t("status_wait_reveal", deal=deal))
+    if phase is Phase.DEAL_OVER:
+        return ("", t("status_between_deals"))
+    if phase is Phase.WAITING:
+        if model.table_phase == lobby_pb2.TABLE_PHASE_WAITING:
+            return ("", t("status_waiting_players"))
+        return ("", t("status_between_deals"))
+    if model.is_spectator:
+        return ("", t("status_wait_turn", name=model.name_of(model.turn)))
+    if model.my_turn and phase is Phase.DRAW:
+        return ("class:turn", t("status_your_draw"))
+    if model.my_turn and phase is Phase.PLAY:
+        return ("class:turn", t("status_your_play"))
+    return ("", t("status_wait_turn", name=model.name_of(model.turn)))
+
+
+def status_lines(model: TableModel, session: SessionState, t: Text, width: int) -> Lines:
+    """Line one: a refusal or error (the host's sentence) or what to do now. Line two: the
+    fair-deal state of the deal and the host's fingerprint."""
+    notice = session.notice
+    if notice is not None:
+        fields = dict(notice.fields)
+        style = {
+            NoticeKind.REFUSAL: "class:refusal",
+            NoticeKind.ERROR: "class:refusal",
+            NoticeKind.OK: "class:ok",
+            NoticeKind.INFO: "",
+        }[notice.kind]
+        first: StyleAndTextTuples = [(style, t(notice.key, **fields))]
+    else:
+        first = [what_now(model, session, t)]
+    second = fair_deal_fragment(model, t)
+    fp = fingerprint_fragment(session, t)
+    if fp:
+        second = [*second, ("", "  ·  "), *fp] if second else fp
+    return [_cut(first, width), _cut(second, width)]
+
+
+# --- end of deal ------------------------------------------------------------------------
+
+
+def deal_end_lines(model: TableModel, t: Text, width: int) -> Lines:
+    """Every hand shown with its penalty, the match totals, and the deal's verification."""
+    result = model.result
+    if result is None:
+        return []
+    lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
+    if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
+        lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
+    elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:
+        lines.append([("class:alarm", t("fd_abandoned", deal=result.deal_no))])
+    if result.void_reason:
+        lines.append([("class:dim", result.void_reason)])
+    for hand in result.hands:
+        name = model.name_of(hand.seat)
+        total = t("end_total", total=model.seat(hand.seat).total)
+        if result.closer == hand.seat:
+            line: StyleAndTextTuples = [
+                ("class:ok", t("end_went_out", name=name, penalty=hand.penalty))
+            ]
+        else:
+            line = [("", f"{name}: ")]
+            line += cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
+            line.append(("class:score", f" → {hand.penalty}"))
+        line.append(("class:dim", f"   {total}"))
+        lines.append(_cut(line, width))
+    fd = model.deals.get(result.deal_no)
+    if fd is not None:
+        lines.append([_fd_state(model, fd, t)])
+        if fd.verification is not None and fd.verification.record_path:
+            path = fd.verification.record_path
+            lines.append([("class:dim", t("fd_record_saved", path=path)[:width])])
+    if model.match_over:
+        names = ", ".join(model.name_of(s) for s in model.winners)
+        lines.append([("class:ok", t("log_match_over", names=names))])
+    else:
+        lines.append([("class:dim", t("end_continue"))])
+    return lines
+
+
+def meld_kind_label(kind: MeldKind | None, t: Text) -> str:
+    if kind is MeldKind.SEQUENCE:
+        return t("meld_sequence")
+    if kind is MeldKind.GROUP:
+        return t("meld_group")
+    return ""

@@ -1,0 +1,72 @@
+"""What this client alone knows about its session: hand order, selection, notices, connection.
+
+The view model (``model.py``) holds the table as the host's events describe
+it; this module holds the rest of what the screen shows — choices the player
+made locally and the state of the link to the host — so that the model
+stays a pure function of the events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from client.model import HandOrder
+
+
+class NoticeKind(StrEnum):
+    INFO = "info"
+    OK = "ok"
+    REFUSAL = "refusal"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A one-line message for the status line: an i18n key and fields, or a host's sentence."""
+
+    kind: NoticeKind
+    key: str
+    fields: tuple[tuple[str, str | int], ...] = ()
+
+
+class LinkState(StrEnum):
+    OFFLINE = "offline"
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"
+
+
+class TrustState(StrEnum):
+    """The host's fingerprint against what this user remembered (trust on first use)."""
+
+    UNKNOWN = "unknown"
+    NEW = "new"
+    KNOWN = "known"
+    CHANGED = "changed"
+
+
+@dataclass
+class SessionState:
+    """Local screen state; every field has a default so a screen can show a table at once."""
+
+    host: str = ""
+    hand_order: HandOrder = HandOrder.SUIT
+    selected: set[int] = field(default_factory=set)
+    cursor: int = 0
+    notice: Notice | None = None
+    link: LinkState = LinkState.OFFLINE
+    reconnect_attempt: int = 0
+    fingerprint: str = ""
+    trust: TrustState = TrustState.UNKNOWN
+    previous_fingerprint: str = ""
+    show_help: bool = False
+    log_scroll: int = 0
+    cut_prompt: bool = False  # this seat cuts: the command line waits for the cut
+    hints: list[str] = field(default_factory=list)
+
+    def say(self, kind: NoticeKind, key: str, **fields: str | int) -> None:
+        self.notice = Notice(kind, key, tuple(fields.items()))
+
+    def clear_notice(self) -> None:
+        self.notice = None

@@ -1,0 +1,48 @@
+"""The client's words: every message in both languages with the same fields; choosing one."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.i18n import MESSAGES, Text, detect_lang, template_fields
+
+
+@pytest.mark.parametrize("key", sorted(MESSAGES))
+def test_every_message_has_both_languages_with_the_same_fields(key: str) -> None:
+    it, en = MESSAGES[key]
+    assert it.strip() and en.strip()
+    fields_it, fields_en = template_fields(key)
+    assert fields_it == fields_en, key
+
+
+def test_italian_uses_the_games_own_terms() -> None:
+    it = Text("it")
+    assert "tallone" in it("stock", n=5).lower()
+    assert "pozzo" in it("discard_pile", top="7♥", n=3).lower()
+    assert "mazziere" in it("table_title", table="T", deal=1, dealer="Ada")
+    assert "smazzata" in it("table_title", table="T", deal=1, dealer="Ada")
+    assert "apre" in it("log_opened", name="Ada", points=41)
+    assert "chiude" in it("log_went_out", name="Ada")
+
+
+def test_english_glosses_the_italian_terms() -> None:
+    en = Text("en")
+    assert "(tallone)" in en("stock", n=5)
+    assert "(pozzo)" in en("discard_pile", top="7♥", n=3)
+    assert "(apertura)" in en("log_opened", name="Ada", points=41)
+
+
+def test_the_flag_wins_over_the_locale() -> None:
+    assert detect_lang("en", {"LANG": "it_IT.UTF-8"}) == "en"
+    assert detect_lang("it", {"LANG": "en_US.UTF-8"}) == "it"
+
+
+def test_the_locale_decides_without_a_flag() -> None:
+    assert detect_lang(None, {"LANG": "it_IT.UTF-8"}) == "it"
+    assert detect_lang(None, {"LC_ALL": "en_GB.UTF-8", "LANG": "it_IT.UTF-8"}) == "en"
+    assert detect_lang(None, {}) == "en"
+
+
+def test_an_unknown_language_is_refused() -> None:
+    with pytest.raises(ValueError):
+        detect_lang("fr", {})

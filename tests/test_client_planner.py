@@ -1,0 +1,165 @@
+"""The turn planner: steps checked by the engine, the live preview, hints from movegen."""
+
+from __future__ import annotations
+
+import pytest
+from test_client_model import card, cards, deal_event, private, started_model
+
+from client.commands import CardSpec, CommandError
+from client.model import TableModel
+from client.planner import TurnPlanner, discard_card, hint, local_state
+from scala40_net.actions import NewMeld
+from scala40_net.cards import Face, Suit, face, parse_face
+from scala40_net.errors import RuleViolation
+from scala40_net.pb import deal_pb2
+
+
+def specs(text: str) -> list[CardSpec]:
+    out = []
+    for word in text.split():
+        if "(" in word:
+            joker, declared = word.rstrip(")").split("(")
+            out.append(CardSpec(parse_face(joker), parse_face(declared)))
+        else:
+            out.append(CardSpec(parse_face(word)))
+    return out
+
+
+def my_play_phase(hand: str, drawn: str = "6S") -> TableModel:
+    model = started_model(hand)
+    event = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card(drawn, 1)))
+    model.apply(
+        deal_event(6, event, drawn=deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK))
+    )
+    return model
+
+
+def test_the_local_state_is_the_engines_deal_as_this_seat_knows_it() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    state = local_state(model)
+    assert state is not None
+    assert state.hand(0) == tuple(model.hand)
+    assert state.turn == 0 and state.ruleset.opening_points == 40
+
+
+def test_an_opening_below_40_is_shown_with_its_total_and_the_rule() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    planner.add_meld(model, specs("7H 8H 9H"))
+    preview = planner.preview(model)
+    assert preview.opening_total == 24 and preview.opening_needed == 40
+    assert preview.problem is not None and preview.problem.rule == "R5.1"
+    assert not preview.ready
+
+
+def test_an_opening_of_40_is_ready_for_the_discard() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    planner.add_meld(model, specs("9H 7H 8H"))  # typed out of order: laid low to high
+    planner.add_meld(model, specs("QS KS AS"))
+    preview = planner.preview(model)
+    assert preview.opening_total == 24 + 31
+    assert preview.problem is None and preview.ready
+    assert [str(face(c)) for c in planner.steps[0].cards] == ["7H", "8H", "9H"]  # type: ignore[union-attr]
+    assert card("7H") not in planner.hand_left(model)
+
+
+def test_the_joker_declaration_places_the_joker() -> None:
+    model = my_play_phase("7H 9H 2D 5D 10D JD 4C 4C AS QS KS JK 3C")
+    planner = TurnPlanner()
+    step = planner.add_meld(model, specs("JK(8H) 7H 9H"))
+    assert step.joker_as == Face(8, Suit.HEARTS)
+    op = planner.steps[0]
+    assert isinstance(op, NewMeld)
+    assert [str(face(c)) for c in op.cards] == ["7H", "JK", "9H"]
+
+
+def test_a_group_of_three_with_a_joker_offers_the_other_suit() -> None:
+    model = my_play_phase("4C 4D JK 7H 9H 2D 5D 10D JD AS QS KS 3C")
+    planner = TurnPlanner()
+    step = planner.add_meld(model, specs("4C 4D JK"))
+    assert step.joker_as is not None and step.joker_as.rank == 4
+    assert len(step.joker_other) == 1
+
+
+def test_a_meld_the_engine_refuses_is_not_planned() -> None:
+    model = my_play_phase("7H 8H 10H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    with pytest.raises(RuleViolation) as refused:
+        planner.add_meld(model, specs("7H 8H 10H"))
+    assert refused.value.rule == "R4.1"
+    assert not planner
+
+
+def test_cards_not_held_or_already_planned_are_named() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    with pytest.raises(CommandError) as missing:
+        planner.add_meld(model, specs("7C 8C 9C"))
+    assert missing.value.key == "err_not_in_hand"
+    planner.add_meld(model, specs("7H 8H 9H"))
+    with pytest.raises(CommandError) as twice:
+        planner.add_meld(model, specs("7H 8H 9H"))
+    assert twice.value.key == "err_already_planned"
+    with pytest.raises(CommandError):
+        discard_card(model, planner, parse_face("7H"))
+    assert discard_card(model, planner, parse_face("KS")) == card("KS")
+
+
+def test_attaching_before_opening_is_shown_as_illegal_with_its_rule() -> None:
+    model = started_model("10H 2D 5D 10D JD 4C 4C AS QS KS JK 3C 3D")
+    bea = deal_pb2.Played(seat=0, discard=card("3D"))
+    model.apply(deal_event(6, played=bea))
+    laid = deal_pb2.Played(seat=1, discard=card("5C"), opened=True, new_meld_ids=[1])
+    laid.operations.add().new_meld.cards.extend(cards("7H 8H 9H"))
+    model.apply(deal_event(7, played=laid))
+    for seq, (seat, thrown) in enumerate(((2, "2C"), (3, "3S")), start=8):
+        model.apply(deal_event(seq, played=deal_pb2.Played(seat=seat, discard=card(thrown, 1))))
+    assert model.my_turn
+    planner = TurnPlanner()
+    step = planner.add_attach(model, 1, specs("10H"))
+    assert [str(face(c)) for c in step.result.cards] == ["7H", "8H", "9H", "10H"]  # type: ignore[union-attr]
+    preview = planner.preview(model)
+    assert preview.problem is not None and preview.problem.rule == "R6.1"
+    with pytest.raises(CommandError) as missing:
+        planner.add_attach(model, 2, specs("JD"))
+    assert missing.value.key == "err_no_such_meld"
+
+
+def test_undo_and_clear() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    planner.add_meld(model, specs("7H 8H 9H"))
+    planner.add_meld(model, specs("QS KS AS"))
+    assert planner.undo() is not None and len(planner.steps) == 1
+    planner.clear()
+    assert planner.undo() is None
+
+
+def test_a_new_deal_drops_the_plan() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    planner.follow(model)
+    planner.add_meld(model, specs("7H 8H 9H"))
+    model.deal_no = 2
+    planner.follow(model)
+    assert not planner
+
+
+def test_hint_proposes_a_legal_opening_from_the_engine() -> None:
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    found = hint(model)
+    assert found is not None and found.playable
+    assert found.points >= 40
+    planner = TurnPlanner()
+    planner.adopt(found.operations)
+    assert planner.preview(model).problem is None
+
+
+def test_hint_before_drawing_lists_melds_in_the_hand() -> None:
+    model = started_model("7H 8H 9H 2D 5D 10D JD 4C 4S AS QS KS 3C")
+    found = hint(model)
+    assert found is not None and not found.playable
+    assert found.points == 24 + 31
+    assert {str(face(c)) for m in found.made for c in m.cards} >= {"7H", "8H", "9H"}
+    assert cards("7H")[0] in found.made[0].cards or cards("7H")[0] in found.made[1].cards

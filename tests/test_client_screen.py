@@ -1,0 +1,242 @@
+"""Rendering and the full-screen layout, without a host: panels as text, the screen through pyte.
+
+The application runs on a pipe input and a VT100 output captured into a
+``pyte`` screen, so what is checked is what a terminal would show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+
+import pyte
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+from test_client_model import HAND, card, cards, deal_event, started_model
+
+from client import render
+from client.app import TableScreen
+from client.i18n import Text
+from client.model import HandOrder, TableModel, Verification
+from client.session import LinkState, NoticeKind, SessionState, TrustState
+from scala40_net.pb import deal_pb2
+
+EN, IT = Text("en"), Text("it")
+
+
+class _Capture(io.StringIO):
+    encoding = "utf-8"
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation()
+
+
+def screen_text(
+    model: TableModel,
+    size: list[int],
+    keys: str = "",
+    session: SessionState | None = None,
+    lang: str = "en",
+    act: Callable[[TableScreen], None] | None = None,
+) -> list[str]:
+    """Run the table screen on ``model`` at ``size`` = [rows, columns], type ``keys``, read it."""
+    captured = _Capture()
+    output = Vt100_Output(captured, lambda: Size(rows=size[0], columns=size[1]), term="xterm")
+    frames: list[str] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            screen = TableScreen(
+                Text(lang),
+                None,
+                model=model,
+                session=session,
+                input=pipe,
+                output=output,  # type: ignore[arg-type]
+            )
+
+            async def drive() -> None:
+                await asyncio.sleep(0.15)
+                if act is not None:
+                    act(screen)
+                if keys:
+                    pipe.send_text(keys)
+                await asyncio.sleep(0.25)
+                frames.append(captured.getvalue())
+                screen.app.exit()
+
+            task = asyncio.get_running_loop().create_task(drive())
+            await screen.app.run_async()
+            await task
+
+    asyncio.run(main())
+    terminal = pyte.Screen(size[1], size[0])
+    pyte.Stream(terminal).feed(frames[0])
+    return list(terminal.display)
+
+
+def test_face_labels_use_suit_symbols_and_red_for_hearts_and_diamonds() -> None:
+    assert render.face_label(card_face("10D")) == "10♦"
+    assert render.face_style(card_face("7H")) == "class:card.red"
+    assert render.face_style(card_face("7D")) == "class:card.red"
+    assert render.face_style(card_face("7S")) == "class:card.black"
+    assert render.face_style(card_face("JK")) == "class:card.joker"
+
+
+def card_face(text: str):  # type: ignore[no-untyped-def]
+    from scala40_net.cards import parse_face
+
+    return parse_face(text)
+
+
+def test_players_show_cards_opened_score_turn_and_connection() -> None:
+    model = started_model()
+    model.seat(2).connected = False
+    lines = [render.plain(line) for line in render.player_lines(model, EN, 80)]
+    assert lines[0].startswith("▶ Ada (you)")
+    assert "13 cards" in lines[1] and "not opened" in lines[1] and "0 pts" in lines[1]
+    assert "Dino (bot) ◆" in lines[3]
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_melds_are_numbered_and_show_the_joker_as_its_card() -> None:
+    model = started_model()
+    meld = deal_pb2.Played(seat=1, discard=card("5C"), opened=True, new_meld_ids=[1])
+    op = meld.operations.add().new_meld
+    op.cards.extend([card("8H", 1), card("JK", 1), card("10H", 1)])
+    op.joker_as.rank, op.joker_as.suit = 9, 1
+    model.apply(deal_event(6, played=meld))
+    text = render.plain(render.join_lines(render.meld_lines(model, EN, 80, 5)))
+    assert " 1) 8♥ *9♥ 10♥" in text
+
+
+def test_the_hand_sorts_by_suit_or_by_rank() -> None:
+    model = started_model()
+    by_suit = render.hand_cards(model, SessionState(hand_order=HandOrder.SUIT))
+    by_rank = render.hand_cards(model, SessionState(hand_order=HandOrder.RANK))
+    assert by_suit[:3] == cards("7H 8H 9H")
+    assert by_rank[:2] == [card("AS"), card("2D")] and by_rank[-1] == card("JK")
+
+
+def test_the_status_line_says_whose_turn_and_what_to_do() -> None:
+    model = started_model()
+    session = SessionState()
+    first, _ = render.status_lines(model, session, EN, 100)
+    assert "Your turn: draw" in render.plain(first)
+    session.say(
+        NoticeKind.REFUSAL,
+        "status_refused",
+        reason="R5.1: opening melds total 37 points, 40 needed",
+    )
+    first, _ = render.status_lines(model, session, EN, 100)
+    assert "R5.1: opening melds total 37 points" in render.plain(first)
+    session.clear_notice()
+    session.link = LinkState.RECONNECTING
+    session.reconnect_attempt = 2
+    first, _ = render.status_lines(model, session, EN, 100)
+    assert "reconnecting" in render.plain(first)
+
+
+def test_the_status_line_shows_the_fair_deal_and_the_fingerprint() -> None:
+    model = started_model()
+    session = SessionState(fingerprint="ABCD-0123", trust=TrustState.KNOWN)
+    model.deals[1].verification = Verification(True)
+    _, second = render.status_lines(model, session, EN, 120)
+    assert "deal 1: your seed is in — verified ✔" in render.plain(second)
+    assert "host ABCD-0123" in render.plain(second)
+    model.deals[1].verification = Verification(
+        False, "FAILED deck at event 3 (started): wrong card"
+    )
+    _, second = render.status_lines(model, session, EN, 200)
+    assert "VERIFICATION FAILED" in render.plain(second)
+    assert second[0][0] == "class:alarm"
+
+
+def test_a_changed_fingerprint_is_loud() -> None:
+    session = SessionState(fingerprint="NEW", trust=TrustState.CHANGED, previous_fingerprint="OLD")
+    fragments = render.fingerprint_fragment(session, IT)
+    assert fragments[0][0] == "class:alarm"
+    assert "ATTENZIONE" in render.plain(fragments) and "OLD" in render.plain(fragments)
+
+
+def test_an_abandoned_deal_and_a_seed_left_out_are_shown() -> None:
+    model = started_model()
+    model.deals[1].left_out = {0: deal_pb2.LEFT_OUT_REASON_NO_REVEAL}
+    text = render.plain(render.fair_deal_fragment(model, EN))
+    assert "YOUR seed is left out" in text and "no reveal" in text
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_ABANDONED)
+    model.apply(deal_event(6, ended=ended))
+    assert "ABANDONED" in render.plain(render.fair_deal_fragment(model, EN))
+
+
+def test_the_end_of_a_deal_lists_every_hand() -> None:
+    model = started_model()
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=1)
+    ended.hands.add(seat=0, cards=cards("AS KS"), opened=True, penalty=21)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    ended.hands.add(seat=2, cards=cards("5D"), opened=False, penalty=100)
+    model.apply(deal_event(6, ended=ended))
+    text = render.plain(render.join_lines(render.deal_end_lines(model, IT, 80)))
+    assert "Fine della smazzata 1" in text
+    assert "Ada: A♠ K♠ → 21" in text
+    assert "Bea: chiude → 0" in text
+    assert "Cleo: 5♦ → 100" in text
+
+
+def test_the_screen_fits_80x24_and_shows_the_hand() -> None:
+    lines = screen_text(started_model(), [24, 80])
+    text = "\n".join(lines)
+    assert "Prova · deal 1 · dealer (mazziere) Dino" in lines[0]
+    assert "7♥  8♥  9♥  2♦  5♦  10♦  J♦  4♣  4♣  A♠  Q♠  K♠  JK" in text
+    assert "Stock (tallone): 55" in text
+    assert "Your turn: draw" in text
+    assert lines[-1].startswith(">")
+
+
+def test_a_bigger_terminal_gets_a_log_and_a_chat_column() -> None:
+    lines = screen_text(started_model(), [40, 130], lang="it")
+    text = "\n".join(lines)
+    assert "Cronaca" in text and "Chat" in text
+    assert "Tallone: 55" in text
+
+
+def test_a_tiny_terminal_does_not_crash() -> None:
+    lines = screen_text(started_model(), [8, 30])
+    assert any(line.strip() for line in lines)
+
+
+def test_resizing_redraws_without_error() -> None:
+    sizes = [[24, 80]]
+
+    def grow(screen: TableScreen) -> None:
+        sizes[0] = [50, 160]
+        screen.app._on_resize()
+
+    lines = screen_text(started_model(), sizes[0], act=grow)
+    assert lines  # the pyte screen is 24x80; the app redrew at the new size without failing
+
+
+def test_keys_select_cards_in_the_hand_and_lay_them_as_a_meld() -> None:
+    model = started_model()
+    drawn = deal_pb2.PrivateDealEvent(table_id="t-1", deal_no=1)
+    drawn.stock_card_drawn.card = card("6S")
+    model.apply(
+        deal_event(6, drawn, drawn=deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK))
+    )
+    # Tab to the hand, select the first three cards (7♥ 8♥ 9♥), Enter lays them.
+    lines = screen_text(model, [24, 80], keys="\t   \r")
+    text = "\n".join(lines)
+    assert "1. meld → 7♥ 8♥ 9♥ (24)" in text
+    assert "opening 24/40" in text
+
+
+def test_typed_commands_plan_and_refuse_clearly() -> None:
+    lines = screen_text(started_model(HAND), [24, 80], keys="meld 7H 8H 10D\r")
+    text = "\n".join(lines)
+    assert "Refused — R4: 7H 8H 10D is neither a sequence" in text
+    lines = screen_text(started_model(HAND), [24, 80], keys="meld 7H 8H 10H\r")
+    assert "Error: 10H is not in your hand" in "\n".join(lines)
+    lines = screen_text(started_model(HAND), [24, 80], keys="frobnicate\r")
+    assert "unknown command 'frobnicate'" in "\n".join(lines)
