@@ -1,0 +1,298 @@
+"""Bad input over gRPC: the right code, reason and sentence for each, and the table unchanged."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from conftest import HostClient, bearer
+
+from host.errors import DOMAIN, error_info
+from scala40_net import melds
+from scala40_net.fairdeal.exchange import SeatExchange
+from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, table_pb2
+
+
+@dataclass
+class Dealt:
+    """A two-seat table whose first deal has been dealt; ``mover`` is the seat to play."""
+
+    table_id: str
+    tokens: dict[int, str]
+    mover: int
+
+    @property
+    def other(self) -> int:
+        return 1 - self.mover
+
+
+async def view(served: HostClient, token: str) -> table_pb2.GetViewResponse:
+    response: table_pb2.GetViewResponse = await served.table.GetView(
+        table_pb2.GetViewRequest(), metadata=bearer(token)
+    )
+    return response
+
+
+async def deal_two_seats(served: HostClient) -> Dealt:
+    """Two people join, start, and run the fair-deal exchange over gRPC like any client."""
+    table_id = await served.new_table(seats=2)
+    tokens = {}
+    for name in ("ann", "bob"):
+        joined = await served.join(table_id, name)
+        tokens[joined.seat] = joined.seat_token
+    start = lobby_pb2.StartMatchRequest(table_id=table_id)
+    await served.lobby.StartMatch(start, metadata=bearer(tokens[0]))
+    exchanges = {}
+    for seat, token in tokens.items():
+        announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
+        exchanges[seat] = SeatExchange(seat)
+        exchanges[seat].on_announced(announced)
+        commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchanges[seat].commit())
+        await served.table.CommitSeed(commit, metadata=bearer(token))
+    for seat, token in tokens.items():
+        published = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[1])
+        exchanges[seat].on_commitments(published)
+        reveal = exchanges[seat].reveal()
+        request = table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut)
+        await served.table.RevealSeed(request, metadata=bearer(token))
+    state = (await view(served, tokens[0])).view
+    assert state.phase == table_pb2.TURN_PHASE_DRAW
+    return Dealt(table_id, tokens, state.turn_seat)
+
+
+async def snapshot_all(served: HostClient, dealt: Dealt) -> list[bytes]:
+    return [(await view(served, t)).SerializeToString() for t in dealt.tokens.values()]
+
+
+async def refused(
+    served: HostClient,
+    dealt: Dealt,
+    call: Callable[[], Awaitable[object]],
+    code: grpc.StatusCode,
+    reason: str,
+    rule: str | None = None,
+) -> str:
+    """Make the call, check it is refused as said and that no seat's view changed; the sentence."""
+    before = await snapshot_all(served, dealt)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call()
+    error = caught.value
+    assert error.code() == code, error.details()
+    info = error_info(error)
+    if code != grpc.StatusCode.RESOURCE_EXHAUSTED or reason != "":
+        assert info is not None and info.domain == DOMAIN and info.reason == reason, error.details()
+        assert info.metadata["sentence"]
+        if rule is not None:
+            assert info.metadata["rule"] == rule
+            assert error.details().startswith(f"{rule}: ")
+    assert await snapshot_all(served, dealt) == before
+    return error.details() or ""
+
+
+def context(seq: int, request_id: str = "") -> table_pb2.MoveContext:
+    return table_pb2.MoveContext(request_id=request_id, last_seen_seq=seq)
+
+
+async def test_malformed_and_unknown_requests_are_refused_and_change_nothing(
+    served: HostClient,
+) -> None:
+    dealt = await deal_two_seats(served)
+    me = bearer(dealt.tokens[dealt.mover])
+    seq = (await view(served, dealt.tokens[dealt.mover])).seq
+    draw = served.table.Draw
+    no_source = table_pb2.DrawRequest(context=context(seq))
+    await refused(
+        served,
+        dealt,
+        lambda: draw(no_source, metadata=me),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    future = table_pb2.DrawRequest(context=context(seq + 50), source=deal_pb2.DRAW_SOURCE_STOCK)
+    await refused(
+        served,
+        dealt,
+        lambda: draw(future, metadata=me),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    no_card = table_pb2.PlayRequest(context=context(seq), discard=500)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Play(no_card, metadata=me),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    join = lobby_pb2.JoinTableRequest(table_id="no-such-table", player_name="cy")
+    await refused(
+        served,
+        dealt,
+        lambda: served.lobby.JoinTable(join),
+        grpc.StatusCode.NOT_FOUND,
+        "NO_SUCH_TABLE",
+    )
+    seat = lobby_pb2.JoinTableRequest(table_id=dealt.table_id, player_name="cy", seat=7)
+    await refused(
+        served,
+        dealt,
+        lambda: served.lobby.JoinTable(seat),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "MATCH_STARTED",
+    )
+    record = table_pb2.GetDealRecordRequest(deal_no=1)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.GetDealRecord(record, metadata=me),
+        grpc.StatusCode.NOT_FOUND,
+        "NO_SUCH_RECORD",
+    )
+    chat = table_pb2.SendChatRequest(text="x" * 100_000)
+    details = await refused(
+        served,
+        dealt,
+        lambda: served.table.SendChat(chat, metadata=me),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "",
+    )
+    assert "larger than max" in details
+
+
+async def test_missing_bad_and_spectator_tokens_are_refused(served: HostClient) -> None:
+    dealt = await deal_two_seats(served)
+    seq = (await view(served, dealt.tokens[0])).seq
+    request = table_pb2.DrawRequest(context=context(seq), source=deal_pb2.DRAW_SOURCE_STOCK)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(request),
+        grpc.StatusCode.UNAUTHENTICATED,
+        "BAD_TOKEN",
+    )
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(request, metadata=bearer("made-up")),
+        grpc.StatusCode.UNAUTHENTICATED,
+        "BAD_TOKEN",
+    )
+    watch = await served.lobby.SpectateTable(
+        lobby_pb2.SpectateTableRequest(table_id=dealt.table_id)
+    )
+    spectator = bearer(watch.spectator_token)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(request, metadata=spectator),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "SPECTATOR",
+    )
+    # A spectator may look: its view has no hand.
+    assert not (await view(served, watch.spectator_token)).view.my_hand
+    other_table = await served.new_table(seats=2)
+    leave = lobby_pb2.LeaveTableRequest(table_id=other_table)
+    mine = bearer(dealt.tokens[0])
+    await refused(
+        served,
+        dealt,
+        lambda: served.lobby.LeaveTable(leave, metadata=mine),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "OTHER_TABLE",
+    )
+
+
+async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostClient) -> None:
+    dealt = await deal_two_seats(served)
+    me, other = bearer(dealt.tokens[dealt.mover]), bearer(dealt.tokens[dealt.other])
+    seq = (await view(served, dealt.tokens[dealt.mover])).seq
+    stock = deal_pb2.DRAW_SOURCE_STOCK
+    out_of_turn = table_pb2.DrawRequest(context=context(seq), source=stock)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(out_of_turn, metadata=other),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "NOT_YOUR_TURN",
+        "R3",
+    )
+    hand = list((await view(served, dealt.tokens[dealt.mover])).view.my_hand)
+    no_draw = table_pb2.PlayRequest(context=context(seq), discard=hand[0])
+    sentence = await refused(
+        served,
+        dealt,
+        lambda: served.table.Play(no_draw, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+        "R3",
+    )
+    assert "draw first" in sentence
+    drawn = await served.table.Draw(
+        table_pb2.DrawRequest(context=context(seq, "d1"), source=stock), metadata=me
+    )
+    # A retry of the same request is answered alike and applied once.
+    again = await served.table.Draw(
+        table_pb2.DrawRequest(context=context(seq, "d1"), source=stock), metadata=me
+    )
+    assert again == drawn
+    stale = table_pb2.DrawRequest(context=context(seq, "d2"), source=stock)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(stale, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "STALE_VIEW",
+    )
+    now = await view(served, dealt.tokens[dealt.mover])
+    assert now.seq == drawn.seq and len(now.view.my_hand) == 14
+    second = table_pb2.DrawRequest(context=context(now.seq, "d3"), source=stock)
+    sentence = await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(second, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+        "R3",
+    )
+    assert "already drawn" in sentence
+    hand = list(now.view.my_hand)
+    stranger = next(c for c in range(108) if c not in hand)
+    not_mine = table_pb2.PlayRequest(context=context(now.seq), discard=stranger)
+    sentence = await refused(
+        served,
+        dealt,
+        lambda: served.table.Play(not_mine, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+    )
+    assert "not in your hand" in sentence
+    twice = cards_pb2.Operation(new_meld=cards_pb2.NewMeld(cards=[hand[0], hand[0], hand[1]]))
+    double = table_pb2.PlayRequest(context=context(now.seq), operations=[twice], discard=hand[2])
+    sentence = await refused(
+        served,
+        dealt,
+        lambda: served.table.Play(double, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+        "R4",
+    )
+    assert "twice" in sentence
+    broken = next(
+        trio
+        for trio in itertools.combinations(hand, 3)
+        if not melds.declarations(trio) and not melds.is_valid_meld(trio)
+    )
+    discard = next(c for c in hand if c not in broken)
+    bad_meld = cards_pb2.Operation(new_meld=cards_pb2.NewMeld(cards=broken))
+    play = table_pb2.PlayRequest(context=context(now.seq), operations=[bad_meld], discard=discard)
+    sentence = await refused(
+        served,
+        dealt,
+        lambda: served.table.Play(play, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+    )
+    assert sentence.startswith("R4") and "operation 1" in sentence

@@ -1,0 +1,113 @@
+"""Resuming event streams: after a disconnect exactly the missed events; a snapshot when too old."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from conftest import HostClient, bearer, start_host
+
+from host.fanout import Fanout, Record
+from host.remote_bot import RemoteSeat
+from host.table import TableSettings
+from scala40_net.pb import lobby_pb2, table_pb2
+
+
+async def read_until(
+    served: HostClient, token: str, after_seq: int, stop: int
+) -> list[table_pb2.SubscribeEventsResponse]:
+    """Subscribe after ``after_seq`` and read until an event with seq >= ``stop``, then hang up."""
+    call = served.table.SubscribeEvents(
+        table_pb2.SubscribeEventsRequest(after_seq=after_seq), metadata=bearer(token)
+    )
+    out = []
+    async for message in call:
+        out.append(message)
+        if message.event.seq >= stop:
+            break
+    call.cancel()
+    return out
+
+
+async def two_bots_playing(served: HostClient) -> list[RemoteSeat]:
+    table_id = await served.new_table(seats=2)
+    seats = []
+    for name in ("ann", "bob"):
+        joined = await served.join(table_id, name)
+        seats.append(RemoteSeat(served.channel, joined.seat_token, joined.seat))
+    return seats
+
+
+async def test_a_client_that_reconnects_mid_deal_gets_exactly_the_missed_events(
+    served: HostClient,
+) -> None:
+    ann, bob = await two_bots_playing(served)
+    # A second connection of ann's seat: it will drop mid-deal and come back.
+    token = ann.metadata[0][1].removeprefix("Bearer ")
+    tasks = [asyncio.create_task(s.run()) for s in (ann, bob)]
+    while not ann.log.events or not bob.log.events:
+        await asyncio.sleep(0.01)
+    start_seq = ann.last_seq
+    table_id = next(iter(served.host.registry.tables))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    first = await read_until(served, token, start_seq, start_seq + 30)
+    last_seen = first[-1].event.seq
+    await asyncio.sleep(0.05)  # the table plays on while this connection is away
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=30)
+    final_seq = ann.last_seq
+    assert final_seq > last_seen + 10
+    second = await read_until(served, token, last_seen, final_seq)
+    seqs = [m.event.seq for m in first + second]
+    assert seqs == list(range(start_seq + 1, final_seq + 1)), "a gap or a duplicate"
+    assert all(not m.event.HasField("snapshot") for m in first + second)
+    # Byte for byte what the connection that never dropped received.
+    continuous = {
+        table_pb2.SubscribeEventsResponse.FromString(b).event.seq: b for b in ann.log.messages
+    }
+    assert [m.SerializeToString() for m in first + second] == [continuous[s] for s in seqs]
+
+
+async def test_a_subscriber_too_far_behind_gets_a_snapshot_then_the_events(tmp_path: Path) -> None:
+    served = await start_host(
+        tmp_path, TableSettings(commit_timeout=2, reveal_timeout=2, keep_events=20)
+    )
+    try:
+        ann, bob = await two_bots_playing(served)
+        tasks = [asyncio.create_task(s.run()) for s in (ann, bob)]
+        while not ann.log.events or not bob.log.events:
+            await asyncio.sleep(0.01)
+        table_id = next(iter(served.host.registry.tables))
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+        )
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=30)
+        token = bob.metadata[0][1].removeprefix("Bearer ")
+        fanout = served.host.registry.tables[table_id].fanout
+        before = fanout.last_seq
+        resumed = await read_until(served, token, 1, 0)
+        # Events 2.. are no longer kept: the view as of the last event comes instead (its seq).
+        assert resumed[0].event.HasField("snapshot")
+        assert before <= resumed[0].event.seq <= fanout.last_seq and fanout.oldest_kept_seq > 2
+        assert resumed[0].event.snapshot.my_seat == bob.seat
+        # A spectator's first snapshot (after_seq 0) shows no hand.
+        watch = await served.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
+        seen = await read_until(served, watch.spectator_token, 0, 0)
+        assert seen[0].event.HasField("snapshot") and not seen[0].event.snapshot.HasField("my_seat")
+        assert not seen[0].event.snapshot.my_hand and not seen[0].event.snapshot.my_private_events
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_a_slow_subscriber_is_dropped_and_resumes_from_its_last_event() -> None:
+    fanout = Fanout(keep=100, queue_size=4)
+    backlog, slow = fanout.subscribe(0, 0, table_pb2.TableEvent)
+    assert len(backlog) == 1  # a snapshot: it had nothing yet
+    for seq in range(1, 11):
+        fanout.publish(Record(seq, table_pb2.TableEvent(seq=seq)))
+    assert slow.dropped and slow.last_queued_seq == 4 and slow.queue.qsize() == 4
+    assert fanout.subscriber_count() == 0  # the table no longer writes to it
+    backlog, again = fanout.subscribe(0, slow.last_queued_seq, table_pb2.TableEvent)
+    assert [e.seq for e in backlog] == list(range(5, 11)) and not again.dropped
