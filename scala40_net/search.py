@@ -1,0 +1,705 @@
+"""Exact search for the best lay-down of a hand: the best opening (R5) and the best play.
+
+The hand is a multiset of faces (two 7H are interchangeable in a meld) plus
+jokers. A depth-first search takes the lowest face still unplaced and either
+leaves every copy of it in hand or puts one copy in a candidate meld whose
+lowest face it is; candidates are every new meld (R4, one joker at most, in
+any place it may stand, both ace values) and every set of cards that may be
+attached to a meld on the table (R6). Joker swaps (R7) are tried as an outer
+loop over the subsets of the swaps the hand allows. A branch is cut only when
+even laying every card left could not beat the best found, so the answer is
+exact for its objective:
+
+- ``best_opening``: the highest R5.1 opening total (new melds only);
+- ``best_play``: the most penalty points (R9.4 values, a joker 25) leaving the
+  hand, for an opened player or for one opening now,
+
+always keeping a legal discard (R3.3, R8.3, R9.1, R9.2) and meeting R3.2
+and R7.2. The plays built are ordered as the engine wants them (S6): opening
+melds first, then swaps, then the melds and attaches that use a swapped joker.
+The engine stays the judge: a caller who needs certainty applies the play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
+from scala40_net.cards import Face, Suit, face, is_joker
+from scala40_net.deal import DealState, Phase
+from scala40_net.errors import RuleViolation
+from scala40_net.melds import (
+    ACE_HIGH,
+    ACE_LOW,
+    GROUP_MAX,
+    Meld,
+    attach,
+    face_points,
+    joker_attach_faces,
+    scale_face,
+    scale_points,
+    swap_joker,
+)
+from scala40_net.movegen import run_lengths
+from scala40_net.rules import DiscardPickup, Ruleset
+
+FACES = 52
+JOKER_PENALTY = 25
+# In the opening total a joker counts as the card it stands for: never more than an ace.
+JOKER_OPENING_BOUND = 11
+
+
+def face_index(card: int) -> int:
+    """0..51 for a suited card (suit * 13 + rank - 1); -1 for a joker."""
+    f = face(card)
+    if f.suit is None:
+        return -1
+    return int(f.suit) * 13 + f.rank - 1
+
+
+def _face_of_index(i: int) -> Face:
+    return Face(i % 13 + 1, Suit(i // 13))
+
+
+def _scale_index(suit: int, rank: int) -> int:
+    """Face index of scale rank ``rank`` (14 is the ace) of suit ``suit``."""
+    return suit * 13 + (0 if rank == ACE_HIGH else rank - 1)
+
+
+_PENALTY = tuple(face_points(_face_of_index(i)) for i in range(FACES))
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """One way to put cards of the hand on the table: a new meld or an attach to meld ``slot``.
+
+    ``layout`` lists the face index of each card in the order the move gives
+    them, -1 for the joker; ``joker_as`` is its declaration.
+    """
+
+    faces: tuple[int, ...]
+    jokers: int
+    points: int
+    relief: int
+    layout: tuple[int, ...]
+    joker_as: Face | None
+    slot: int = -1
+    new_length: int = 0
+
+    @property
+    def is_new(self) -> bool:
+        return self.slot < 0
+
+
+@dataclass(frozen=True)
+class LayDown:
+    """A lay-down found by the search, ready to be followed by a discard.
+
+    ``operations`` are in the order the engine accepts them; ``leftover`` is
+    the hand after them (the discard is chosen among these cards, never the
+    card taken from the discard pile, R3.3). ``opening_points`` is the R5.1
+    total of the new melds; ``relief`` the R9.4 penalty of the cards that left
+    the hand (a swapped-in joker that is laid again counts nothing).
+    """
+
+    operations: tuple[Operation, ...]
+    leftover: tuple[int, ...]
+    opening_points: int
+    relief: int
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.operations
+
+
+def _sequence_candidates(
+    counts: Sequence[int], jokers: int, max_run: int | None
+) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for suit in range(4):
+        for lo in range(ACE_LOW, ACE_HIGH - 1):
+            missing: list[int] = []
+            positions: list[int] = []
+            for hi in range(lo, ACE_HIGH + 1):
+                fi = _scale_index(suit, hi)
+                positions.append(fi)
+                if counts[fi] == 0 or (hi == ACE_HIGH and lo == ACE_LOW):
+                    # The second ace of A..K-A can only be a joker (R4.1).
+                    missing.append(len(positions) - 1)
+                if len(missing) > 1 or (missing and not jokers):
+                    break
+                n = len(positions)
+                if n < 3 or run_lengths(n, max_run) is None:
+                    continue
+                points = sum(scale_points(r) for r in range(lo, hi + 1))
+                places = missing if missing else [None, *(range(n) if jokers else [])]
+                for place in places:
+                    layout = tuple(-1 if k == place else fi_ for k, fi_ in enumerate(positions))
+                    reals = tuple(sorted(x for x in layout if x >= 0))
+                    joker_as = None if place is None else scale_face(lo + place, Suit(suit))
+                    has_joker = 0 if place is None else 1
+                    relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
+                    out.append(_Candidate(reals, has_joker, points, relief, layout, joker_as))
+    return out
+
+
+def _group_candidates(counts: Sequence[int], jokers: int) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    for rank in range(1, 14):
+        present = [s for s in range(4) if counts[s * 13 + rank - 1]]
+        value = face_points(Face(rank, Suit.HEARTS))
+        for size in (2, 3, 4):
+            for suits in combinations(present, size):
+                reals = tuple(s * 13 + rank - 1 for s in suits)
+                relief = sum(_PENALTY[x] for x in reals)
+                if size >= 3:
+                    out.append(_Candidate(reals, 0, value * size, relief, reals, None))
+                if jokers and size <= 3:
+                    free = next(s for s in range(4) if s not in suits)
+                    out.append(
+                        _Candidate(
+                            reals,
+                            1,
+                            value * (size + 1),
+                            relief + JOKER_PENALTY,
+                            (*reals, -1),
+                            Face(rank, Suit(free)),
+                        )
+                    )
+    return out
+
+
+def _real_aces(meld: Meld) -> int:
+    return sum(1 for c in meld.cards if not is_joker(c) and face(c).rank == ACE_LOW)
+
+
+def _attach_candidates(
+    slot: int, meld: Meld, counts: Sequence[int], jokers: int, max_run: int | None
+) -> list[_Candidate]:
+    """Every set of hand cards (with at most one joker) that may be attached to ``meld``."""
+    out: list[_Candidate] = []
+    may_joker = bool(jokers) and meld.joker is None
+    n_meld = len(meld.cards)
+    if not meld.is_sequence:
+        taken = {f.suit for f in meld.stands_for}
+        free = [s for s in range(4) if Suit(s) not in taken]
+        have = [s for s in free if counts[s * 13 + meld.low - 1]]
+        for size in range(0, GROUP_MAX - n_meld + 1):
+            for suits in combinations(have, size):
+                reals = tuple(s * 13 + meld.low - 1 for s in suits)
+                relief = sum(_PENALTY[x] for x in reals)
+                if size:
+                    out.append(_Candidate(reals, 0, 0, relief, reals, None, slot, n_meld + size))
+                if may_joker and n_meld + size < GROUP_MAX and size:
+                    left = next(s for s in free if s not in suits)
+                    out.append(
+                        _Candidate(
+                            reals,
+                            1,
+                            0,
+                            relief + JOKER_PENALTY,
+                            (*reals, -1),
+                            Face(meld.low, Suit(left)),
+                            slot,
+                            n_meld + size + 1,
+                        )
+                    )
+        return out
+    suit = int(meld.suit)
+    aces = _real_aces(meld)
+    for below in range(0, meld.low):
+        low_part = [_scale_index(suit, r) for r in range(meld.low - below, meld.low)]
+        low_missing = [k for k, fi in enumerate(low_part) if counts[fi] == 0]
+        if len(low_missing) > 1 or (low_missing and not may_joker):
+            break
+        for above in range(0, ACE_HIGH - meld.high + 1):
+            if below + above == 0:
+                continue
+            high_ranks = range(meld.high + 1, meld.high + above + 1)
+            part = low_part + [_scale_index(suit, r) for r in high_ranks]
+            ranks = [*range(meld.low - below, meld.low), *high_ranks]
+            missing = [k for k, fi in enumerate(part) if counts[fi] == 0]
+            ace_places = [k for k, r in enumerate(ranks) if r in (ACE_LOW, ACE_HIGH)]
+            if len(missing) > 1 or (missing and not may_joker):
+                break
+            n_new = n_meld + len(part)
+            if run_lengths(n_new, max_run) is None:
+                continue
+            places = missing if missing else [None, *(range(len(part)) if may_joker else [])]
+            for place in places:
+                real_places = [k for k in range(len(part)) if k != place]
+                if aces + sum(1 for k in ace_places if k != place) > 1:
+                    continue
+                reals_list = [part[k] for k in real_places]
+                if not reals_list or len(set(reals_list)) != len(reals_list):
+                    continue
+                reals = tuple(sorted(reals_list))
+                layout = tuple(-1 if k == place else part[k] for k in range(len(part)))
+                joker_as = None if place is None else scale_face(ranks[place], Suit(suit))
+                has_joker = 0 if place is None else 1
+                relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
+                out.append(_Candidate(reals, has_joker, 0, relief, layout, joker_as, slot, n_new))
+    return out
+
+
+@dataclass(frozen=True)
+class _Swap:
+    slot: int
+    face: int
+    joker: int
+
+
+class _Search:
+    """One depth-first search over a fixed hand, table and set of swaps."""
+
+    def __init__(
+        self,
+        counts: list[int],
+        jokers_in_hand: int,
+        swaps: Sequence[_Swap],
+        table: Sequence[Meld],
+        ruleset: Ruleset,
+        *,
+        opened: bool,
+        by_points: bool,
+        taken_face: int | None,
+        taken_must_open: bool,
+        taken_must_use: bool,
+        first_turn: bool,
+        keep_discard: bool,
+        best_value: int,
+    ) -> None:
+        self.counts = counts
+        self.own_jokers = jokers_in_hand
+        self.swaps = swaps
+        self.jokers = jokers_in_hand + len(swaps)
+        self.table = table
+        self.ruleset = ruleset
+        self.opened = opened
+        self.by_points = by_points
+        self.taken_face = taken_face
+        self.taken_must_open = taken_must_open
+        self.taken_must_use = taken_must_use
+        self.first_turn = first_turn
+        self.keep_discard = keep_discard
+        self.needed = ruleset.opening_points
+        max_run = ruleset.max_run
+        candidates = _sequence_candidates(counts, self.jokers, max_run)
+        candidates += _group_candidates(counts, self.jokers)
+        if table and (opened or not by_points):
+            for slot, meld in enumerate(table):
+                candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
+        self.by_min: list[list[_Candidate]] = [[] for _ in range(FACES)]
+        for cand in candidates:
+            self.by_min[cand.faces[0]].append(cand)
+        weight = list(_PENALTY)
+        self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
+        self.weight = weight
+        self.value = 0
+        self.bound = sum(c * w for c, w in zip(counts, weight, strict=True))
+        self.bound += self.joker_weight * self.jokers
+        self.left = 0
+        self.jokers_used = 0
+        self.used_slots = 0
+        self.chosen: list[_Candidate] = []
+        self.taken_left = 0
+        self.best_value = best_value
+        self.best: tuple[list[_Candidate], int, int] | None = None
+
+    def run(self) -> None:
+        self._dfs(0, 0)
+
+    def _dfs(self, f: int, start: int) -> None:
+        counts = self.counts
+        while f < FACES and counts[f] == 0:
+            f += 1
+            start = 0
+        if f == FACES:
+            self._leaf()
+            return
+        if self.value + self.bound <= self.best_value:
+            return
+        options = self.by_min[f]
+        weight = self.weight
+        for k in range(start, len(options)):
+            cand = options[k]
+            if cand.jokers > self.jokers - self.jokers_used:
+                continue
+            if cand.slot >= 0 and self.used_slots >> cand.slot & 1:
+                continue
+            if any(counts[x] == 0 for x in cand.faces):
+                continue
+            for x in cand.faces:
+                counts[x] -= 1
+            gain = cand.points if self.by_points else cand.relief
+            spent = sum(weight[x] for x in cand.faces) + self.joker_weight * cand.jokers
+            self.value += gain
+            self.bound -= spent
+            self.jokers_used += cand.jokers
+            if cand.slot >= 0:
+                self.used_slots |= 1 << cand.slot
+            self.chosen.append(cand)
+            self._dfs(f, k)
+            self.chosen.pop()
+            if cand.slot >= 0:
+                self.used_slots &= ~(1 << cand.slot)
+            self.jokers_used -= cand.jokers
+            self.bound += spent
+            self.value -= gain
+            for x in cand.faces:
+                counts[x] += 1
+        n = counts[f]
+        counts[f] = 0
+        self.left += n
+        self.bound -= n * weight[f]
+        if f == self.taken_face:
+            self.taken_left = n
+        self._dfs(f + 1, 0)
+        if f == self.taken_face:
+            self.taken_left = 0
+        self.bound += n * weight[f]
+        self.left -= n
+        counts[f] = n
+
+    def _lone_joker_slots(self) -> list[int]:
+        """Table melds not attached to in this plan that could take a joker alone (R6.2)."""
+        out: list[int] = []
+        for slot, meld in enumerate(self.table):
+            if self.used_slots >> slot & 1 or meld.joker is not None:
+                continue
+            if not joker_attach_faces(meld):
+                continue
+            if run_lengths(len(meld.cards) + 1, self.ruleset.max_run) is None:
+                continue
+            out.append(slot)
+        return out
+
+    def _leaf(self) -> None:
+        chosen = self.chosen
+        new = [c for c in chosen if c.is_new]
+        laid_any = bool(chosen) or bool(self.swaps)
+        taken_face = self.taken_face
+        # A taken joker: jokers are alike, so the first one laid is the taken one.
+        taken_joker = taken_face is not None and taken_face < 0
+        if taken_face is None:
+            taken_stays = in_new = False
+        elif taken_joker:
+            taken_stays = self.jokers_used == 0
+            in_new = any(c.jokers for c in new)
+        else:
+            taken_stays = self.taken_left > 0 and not any(taken_face in c.faces for c in chosen)
+            in_new = any(taken_face in c.faces for c in new)
+        if taken_face is not None:
+            if self.taken_must_open and not in_new:
+                return
+            if self.taken_must_use and taken_stays and not taken_joker:
+                return
+        if not self.opened and laid_any:
+            opening = self._opening_total(new)
+            if opening < self.needed:
+                return
+        elif not self.opened:
+            opening = 0
+        else:
+            opening = sum(c.points for c in new)
+        jokers_left = self.jokers - self.jokers_used
+        # Every swapped joker must be laid again (R7.2); spare jokers may go to the table alone.
+        lone_slots = self._lone_joker_slots() if jokers_left and (self.opened or laid_any) else []
+        must_lay = max(0, len(self.swaps) - self.jokers_used)
+        if must_lay > len(lone_slots):
+            return
+        best_extra: int | None = None
+        for extra in range(min(jokers_left, len(lone_slots)), must_lay - 1, -1):
+            stays = taken_stays and not (taken_joker and extra)
+            if stays and self.taken_must_use:
+                continue
+            if self._keeps_discard(self.left + jokers_left - extra, jokers_left - extra, stays):
+                best_extra = extra
+                break
+        if best_extra is None:
+            return
+        value = self.value + (0 if self.by_points else JOKER_PENALTY * best_extra)
+        if value > self.best_value:
+            self.best_value = value
+            self.best = (list(chosen), best_extra, opening)
+
+    def _keeps_discard(self, left: int, jokers_left: int, taken_stays: bool) -> bool:
+        if not self.keep_discard:
+            return True
+        if left == 0:
+            return self.ruleset.close_without_discard and not self.first_turn
+        discardable = left - (1 if taken_stays else 0)
+        if discardable < 1:
+            return False
+        if left == 1:
+            # Going out: never in one's first turn (R9.2), never on a joker (R8.3).
+            return not self.first_turn and jokers_left == 0
+        return True
+
+    def _opening_total(self, new: list[_Candidate]) -> int:
+        """R5.1 total reached before any swap: melds with a swapped joker come later."""
+        plain = sum(c.points for c in new if not c.jokers)
+        with_joker = sorted((c.points for c in new if c.jokers), reverse=True)
+        return plain + sum(with_joker[: self.own_jokers])
+
+
+def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, list[int]]]:
+    counts = [0] * FACES
+    jokers: list[int] = []
+    by_face: dict[int, list[int]] = {}
+    for card in hand:
+        fi = face_index(card)
+        if fi < 0:
+            jokers.append(card)
+        else:
+            counts[fi] += 1
+            by_face.setdefault(fi, []).append(card)
+    return counts, jokers, by_face
+
+
+def _possible_swaps(table: Sequence[Meld], counts: Sequence[int]) -> list[_Swap]:
+    out: list[_Swap] = []
+    for slot, meld in enumerate(table):
+        joker_as, joker = meld.joker_as, meld.joker
+        if joker_as is None or joker is None or joker_as.suit is None:
+            continue
+        fi = int(joker_as.suit) * 13 + joker_as.rank - 1
+        if not counts[fi]:
+            continue
+        try:
+            swap_joker(meld, _some_card(fi))
+        except RuleViolation:
+            continue  # S4: the joker for a second ace stays.
+        out.append(_Swap(slot, fi, joker))
+    return out
+
+
+def _swap_subsets(
+    swaps: Sequence[_Swap], counts: Sequence[int], reserved: int | None
+) -> list[tuple[_Swap, ...]]:
+    out: list[tuple[_Swap, ...]] = []
+    for size in range(len(swaps) + 1):
+        for subset in combinations(swaps, size):
+            need: dict[int, int] = {}
+            for s in subset:
+                need[s.face] = need.get(s.face, 0) + 1
+            if all(counts[fi] - (fi == reserved) >= k for fi, k in need.items()):
+                out.append(subset)
+    return out
+
+
+def _search(
+    hand: Sequence[int],
+    table: Sequence[Meld],
+    ruleset: Ruleset,
+    *,
+    opened: bool,
+    by_points: bool,
+    taken: int | None,
+    first_turn: bool,
+    keep_discard: bool = True,
+) -> LayDown | None:
+    counts, own_jokers, _ = _hand_counts(hand)
+    classic = ruleset.discard_pickup is DiscardPickup.CLASSIC
+    taken_face = None if taken is None else face_index(taken)
+    swaps = _possible_swaps(table, counts) if table and not by_points else []
+    # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
+    reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
+    best: tuple[_Search, list[_Candidate], int, int] | None = None
+    best_value = -1
+    for subset in _swap_subsets(swaps, counts, reserved):
+        work = list(counts)
+        after = list(table)
+        for s in subset:
+            work[s.face] -= 1
+            after[s.slot], _ = swap_joker(after[s.slot], _some_card(s.face))
+        # A swap takes its card out of the hand; the joker it frees was never in it.
+        offset = 0 if by_points else sum(_PENALTY[s.face] - JOKER_PENALTY for s in subset)
+        search = _Search(
+            work,
+            len(own_jokers),
+            subset,
+            after,
+            ruleset,
+            opened=opened,
+            by_points=by_points,
+            taken_face=taken_face,
+            taken_must_open=classic and taken is not None and not opened,
+            taken_must_use=classic and taken is not None,
+            first_turn=first_turn,
+            keep_discard=keep_discard,
+            best_value=best_value - offset,
+        )
+        search.run()
+        if search.best is not None and search.best_value + offset > best_value:
+            best_value = search.best_value + offset
+            chosen, extra, opening = search.best
+            best = (search, chosen, extra, opening)
+    if best is None:
+        return None
+    search, chosen, extra, opening = best
+    return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
+
+
+def _some_card(fi: int) -> int:
+    """A card id of face index ``fi`` (copies are alike wherever only the face matters)."""
+    return (fi // 13) * 13 + fi % 13
+
+
+def _build(
+    hand: Sequence[int],
+    search: _Search,
+    chosen: list[_Candidate],
+    extra: int,
+    opening: int,
+    taken: int | None,
+    opened: bool,
+    value: int,
+) -> LayDown:
+    """Turn the search's choice into engine operations on real card ids, in an accepted order."""
+    pool: dict[int, list[int]] = {}
+    for card in hand:
+        fi = face_index(card)
+        if fi >= 0:
+            pool.setdefault(fi, []).append(card)
+    if taken is not None and face_index(taken) >= 0:
+        # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
+        copies = pool[face_index(taken)]
+        copies.remove(taken)
+        copies.insert(0, taken)
+    own_jokers = sorted((c for c in hand if is_joker(c)), key=lambda c: c != taken)
+    swapped_jokers = [s.joker for s in search.swaps]
+    swap_ops: list[Operation] = []
+    for s in search.swaps:
+        swap_ops.append(SwapJoker(s.slot, pool[s.face].pop()))
+
+    new = [c for c in chosen if c.is_new]
+    attaches = [c for c in chosen if not c.is_new]
+    if opened:
+        first, later = [], new
+    else:
+        # Opening melds come first and may only use jokers already in hand (S6, R7.3).
+        plain = [c for c in new if not c.jokers]
+        with_joker = sorted((c for c in new if c.jokers), key=lambda c: -c.points)
+        if taken is not None:
+            tf = face_index(taken)
+            with_joker.sort(key=lambda c: (tf not in c.faces, -c.points))
+        first = plain + with_joker[: len(own_jokers)]
+        later = with_joker[len(own_jokers) :]
+        if not search.swaps:
+            first, later = first + later, []
+
+    def cards_of(cand: _Candidate, jokers: list[int]) -> tuple[int, ...]:
+        return tuple(jokers.pop(0) if x < 0 else pool[x].pop(0) for x in cand.layout)
+
+    ops: list[Operation] = []
+    opening_jokers = list(own_jokers)
+    for cand in first:
+        cards = cards_of(cand, opening_jokers)
+        ops.append(_new_meld(cand, cards, search.ruleset.max_run))
+    ops += swap_ops
+    rest_jokers = swapped_jokers + opening_jokers
+    for cand in later:
+        ops.append(_new_meld(cand, cards_of(cand, rest_jokers), search.ruleset.max_run))
+    table = list(search.table)
+    for cand in attaches:
+        cards = cards_of(cand, rest_jokers)
+        ops.append(Attach(cand.slot, cards, cand.joker_as, _split(cand.new_length, search)))
+    used_slots = {c.slot for c in attaches}
+    free_slots = [s for s in search._lone_joker_slots() if s not in used_slots]
+    for slot in free_slots[:extra]:
+        joker = rest_jokers.pop(0)
+        declared = _lone_joker_face(table[slot], joker, search.ruleset.max_run)
+        ops.append(Attach(slot, (joker,), declared, _split(len(table[slot].cards) + 1, search)))
+    kept = {c for cards in pool.values() for c in cards} | set(rest_jokers)
+    leftover = tuple(c for c in hand if c in kept)
+    relief = (
+        value
+        if not search.by_points
+        else sum(face_points(face(c)) for c in hand) - sum(face_points(face(c)) for c in leftover)
+    )
+    return LayDown(tuple(ops), leftover, opening, relief)
+
+
+def _split(length: int, search: _Search) -> tuple[int, ...]:
+    lengths = run_lengths(length, search.ruleset.max_run)
+    assert lengths is not None
+    return lengths
+
+
+def _new_meld(cand: _Candidate, cards: tuple[int, ...], max_run: int | None) -> NewMeld:
+    lengths = run_lengths(len(cards), max_run)
+    assert lengths is not None
+    return NewMeld(cards, cand.joker_as, lengths)
+
+
+def _lone_joker_face(meld: Meld, joker: int, max_run: int | None) -> Face:
+    for declared in joker_attach_faces(meld):
+        try:
+            attach(meld, (joker,), declared)
+        except RuleViolation:
+            continue
+        return declared
+    raise AssertionError("a slot offered for a joker takes none")
+
+
+def best_opening(
+    hand: Sequence[int],
+    ruleset: Ruleset | None = None,
+    *,
+    taken: int | None = None,
+    first_turn: bool = False,
+    keep_discard: bool = True,
+) -> LayDown | None:
+    """The new melds with the highest R5.1 total that reach ``opening_points``, or None.
+
+    ``taken`` is a card just taken from the discard pile: under the classic
+    R3.2 it must be inside the opening. With ``keep_discard`` (a hand after its
+    draw) at least one card stays for a legal discard: not the taken card, not
+    a lone joker, and no going out in ``first_turn`` (R3.3, R8.3, R9.2).
+
+    >>> from scala40_net.scenario import CardPool
+    >>> pool = CardPool()
+    >>> found = best_opening(pool.cards("9H 9D 9C 10S JS QS 4C"))
+    >>> found.opening_points, len(found.operations)
+    (57, 2)
+    """
+    rules = ruleset or Ruleset()
+    found = _search(
+        hand,
+        (),
+        rules,
+        opened=False,
+        by_points=True,
+        taken=taken,
+        first_turn=first_turn,
+        keep_discard=keep_discard,
+    )
+    if found is None or found.is_empty:
+        return None
+    return found
+
+
+def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
+    """The lay-down that takes the most penalty points out of ``seat``'s hand this turn.
+
+    For a seat that has not opened, an opening (R5) followed by whatever it
+    then allows, or nothing; for an opened seat, new melds, attaches and joker
+    swaps. The seat must be in the play step of its turn. None when no play
+    meets R3.2 with the card taken from the discard pile (it must go back).
+    """
+    seat = state.turn if seat is None else seat
+    if state.phase is not Phase.PLAY or state.turn != seat:
+        raise ValueError("best_play needs the seat to move, after its draw")
+    i = state.index(seat)
+    return _search(
+        state.hands[i],
+        state.table,
+        state.ruleset,
+        opened=state.opened[i],
+        by_points=False,
+        taken=state.taken_discard,
+        first_turn=state.turns_played[i] == 0,
+    )
