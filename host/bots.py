@@ -97,6 +97,21 @@ def new_request_id() -> str:
     return uuid.uuid4().hex
 
 
+@dataclass(frozen=True)
+class Sight:
+    """What a bot seat sees of its table at one moment, read inside the table's task."""
+
+    last_seq: int
+    deal_no: int | None
+    step: int
+    in_deal: bool
+    deal_events: tuple[bytes, ...]
+    awaiting_reveal: bool
+    match_phase: match.MatchPhase | None
+    rientro_fee: int | None
+    view: views.DealView | None  # the seat's view when it is its move
+
+
 class InHostSeat:
     """Drives one bot seat inside the host: it reads its view and acts through the table's task."""
 
@@ -106,42 +121,62 @@ class InHostSeat:
         self.bot = bot
         self.exchanges: dict[int, SeatExchange] = {}
 
-    def _context(self) -> table_pb2.MoveContext:
-        return table_pb2.MoveContext(
-            request_id=new_request_id(), last_seen_seq=self.table.fanout.last_seq
+    def _look(self) -> Sight:
+        """Run as a job of the table: the state then matches the events published so far."""
+        table, seat = self.table, self.seat
+        current, m = table.current, table.match
+        state = m.deal if m is not None else None
+        my_move = (
+            m is not None
+            and m.phase is match.MatchPhase.IN_DEAL
+            and state is not None
+            and state.turn == seat
         )
+        pending = (
+            m is not None and m.phase is match.MatchPhase.RIENTRO and seat in m.pending_rientro
+        )
+        return Sight(
+            last_seq=table.seq,
+            deal_no=current.deal_no if current is not None else None,
+            step=current.step if current is not None else table_pb2.TURN_PHASE_UNSPECIFIED,
+            in_deal=current is not None and seat in current.exchange.setup.seats_in_play,
+            deal_events=tuple(current.recorder.events) if current is not None else (),
+            awaiting_reveal=current is not None and seat in current.exchange.awaiting_reveals,
+            match_phase=m.phase if m is not None else None,
+            rientro_fee=m.rientro_fee(seat) if pending and m is not None else None,
+            view=views.view_state(state, seat) if my_move and state is not None else None,
+        )
+
+    def _context(self, sight: Sight) -> table_pb2.MoveContext:
+        return table_pb2.MoveContext(request_id=new_request_id(), last_seen_seq=sight.last_seq)
 
     async def step(self) -> None:
         """Do whatever this seat has to do now, if anything."""
         table, seat = self.table, self.seat
-        current = table.current
-        if current is not None and seat in current.exchange.setup.seats_in_play:
-            await self._fair_deal(current.deal_no, current.step)
-        m = table.match
-        if m is None or m.phase is match.MatchPhase.OVER:
-            return
-        if m.phase is match.MatchPhase.RIENTRO and seat in m.pending_rientro:
-            buy = self.bot.buys_back(m.rientro_fee(seat))
+        sight = await table.call(self._look)
+        if sight.in_deal and sight.deal_no is not None:
+            await self._fair_deal(sight)
+        if sight.rientro_fee is not None:
+            buy = self.bot.buys_back(sight.rientro_fee)
             await table.call(lambda: table.answer_rientro(seat, buy))
             return
-        state = m.deal
-        if m.phase is not match.MatchPhase.IN_DEAL or state is None or state.turn != seat:
+        view = sight.view
+        if view is None:
             return
-        view = views.view_state(state, seat)
-        if state.phase is deal.Phase.DRAW:
+        if view.phase is deal.Phase.DRAW:
             try:
                 source = self.bot.choose_draw(view)
             except Exception:  # as in _play: never stall the table
                 log.exception("bot seat %d: choose_draw failed", seat)
                 source = actions.DrawSource.STOCK
             request = table_pb2.DrawRequest(
-                context=self._context(), source=wire.draw_source_to_pb(source)
+                context=self._context(sight), source=wire.draw_source_to_pb(source)
             )
             await table.call(lambda: table.draw(seat, request))
-        elif state.phase is deal.Phase.PLAY:
-            await self._play(view)
+        elif view.phase is deal.Phase.PLAY:
+            await self._play(sight, view)
 
-    async def _play(self, view: views.DealView) -> None:
+    async def _play(self, sight: Sight, view: views.DealView) -> None:
         """The bot's play; if the engine refuses it, a bare discard, else the discard goes back.
 
         A bot must never leave its table waiting, whatever its strategy proposes.
@@ -157,7 +192,7 @@ class InHostSeat:
         tries += [actions.Play((), card) for card in reversed(view.hand)]
         for play in tries:
             operations = [wire.operation_to_pb(op) for op in play.operations]
-            request = table_pb2.PlayRequest(context=self._context(), operations=operations)
+            request = table_pb2.PlayRequest(context=self._context(sight), operations=operations)
             if play.discard is not None:
                 request.discard = play.discard
             try:
@@ -166,40 +201,29 @@ class InHostSeat:
             except Refusal as refusal:
                 if refusal.reason != "RULE_VIOLATION":
                     raise
-        back = table_pb2.ReturnDiscardRequest(context=self._context())
+        back = table_pb2.ReturnDiscardRequest(context=self._context(sight))
         await table.call(lambda: table.return_discard(seat, back))
 
-    async def _fair_deal(self, deal_no: int, step: int) -> None:
+    async def _fair_deal(self, sight: Sight) -> None:
         table, seat = self.table, self.seat
-        current = table.current
-        assert current is not None
+        deal_no = sight.deal_no
+        assert deal_no is not None
+        published = [deal_pb2.DealEvent.FromString(data) for data in sight.deal_events]
         mine = self.exchanges.get(deal_no)
         if mine is None:
             mine = self.exchanges[deal_no] = SeatExchange(seat)
-            for data in current.recorder.events:
-                event = deal_pb2.DealEvent.FromString(data)
-                if event.WhichOneof("event") == "announced":
-                    mine.on_announced(event)
-        if step == table_pb2.TURN_PHASE_COMMIT and mine.commitment is None:
+            mine.on_announced(next(e for e in published if e.WhichOneof("event") == "announced"))
+        if sight.step == table_pb2.TURN_PHASE_COMMIT and mine.commitment is None:
             commit = table_pb2.CommitSeedRequest(
-                context=self._context(), deal_no=deal_no, commitment=mine.commit()
+                context=self._context(sight), deal_no=deal_no, commitment=mine.commit()
             )
             await table.call(lambda: table.commit_seed(seat, commit))
-        elif step == table_pb2.TURN_PHASE_REVEAL and mine.commitment is not None:
-            published = next(
-                (
-                    e
-                    for e in map(deal_pb2.DealEvent.FromString, current.recorder.events)
-                    if e.WhichOneof("event") == "commitments"
-                ),
-                None,
-            )
-            if published is None or seat not in current.exchange.awaiting_reveals:
-                return
-            mine.on_commitments(published)
+        elif sight.step == table_pb2.TURN_PHASE_REVEAL and sight.awaiting_reveal:
+            commitments = next(e for e in published if e.WhichOneof("event") == "commitments")
+            mine.on_commitments(commitments)
             reveal = mine.reveal()
             request = table_pb2.RevealSeedRequest(
-                context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
+                context=self._context(sight), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
             )
             await table.call(lambda: table.reveal_seed(seat, request))
         self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}

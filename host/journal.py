@@ -13,11 +13,15 @@ journal and a restart can rebuild the table.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -93,6 +97,7 @@ class Entry:
     host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
     deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
     tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
+    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
 
 
 def _private_file(path: Path) -> None:
@@ -118,9 +123,18 @@ class Journal:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
         self._next_entry: dict[str, int] = {}
+        # One writer thread for every table: commits wait on the disk there, not on the event loop.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        self._lock = threading.Lock()
 
     def close(self) -> None:
-        self._db.close()
+        self._writer.shutdown(wait=True)
+        with self._lock:
+            self._db.close()
+
+    async def write(self, table_id: str, entry: Entry) -> None:
+        """``append`` in the journal's thread; returns once the entry is durable."""
+        await asyncio.get_running_loop().run_in_executor(self._writer, self.append, table_id, entry)
 
     def create_table(self, table_id: str, config: bytes) -> None:
         with self._transaction():
@@ -130,8 +144,8 @@ class Journal:
 
     def append(self, table_id: str, entry: Entry) -> None:
         """Write one entry and everything that goes with it in one transaction."""
-        entry_no = self._next_entry.get(table_id) or self._last_entry(table_id) + 1
         with self._transaction():
+            entry_no = self._next_entry.get(table_id) or self._last_entry(table_id) + 1
             self._db.execute(
                 "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -170,6 +184,11 @@ class Journal:
                 "INSERT INTO tokens VALUES (?, ?, ?)",
                 [(d, table_id, seat) for d, seat in entry.tokens],
             )
+            if entry.forget_seat is not None:
+                self._db.execute(
+                    "DELETE FROM tokens WHERE table_id = ? AND seat = ?",
+                    (table_id, entry.forget_seat),
+                )
         self._next_entry[table_id] = entry_no + 1
 
     def _last_entry(self, table_id: str) -> int:
@@ -179,77 +198,71 @@ class Journal:
         return int(row[0] or 0)
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-    def forget_tokens(self, table_id: str, seat: int) -> None:
-        with self._transaction():
-            self._db.execute("DELETE FROM tokens WHERE table_id = ? AND seat = ?", (table_id, seat))
+        return _Transaction(self._db, self._lock)
 
     # --- Reading back ---------------------------------------------------------------------
 
+    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read, never in the middle of the writer thread's transaction."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
     def tables(self) -> list[tuple[str, bytes]]:
-        rows = self._db.execute("SELECT table_id, config FROM tables ORDER BY created_order")
+        rows = self._query("SELECT table_id, config FROM tables ORDER BY created_order")
         return [(str(r[0]), bytes(r[1])) for r in rows]
 
     def tokens(self) -> list[tuple[bytes, str, int | None]]:
-        rows = self._db.execute("SELECT digest, table_id, seat FROM tokens")
+        rows = self._query("SELECT digest, table_id, seat FROM tokens")
         return [(bytes(r[0]), str(r[1]), r[2]) for r in rows]
 
-    def entries(self, table_id: str) -> Iterator[tuple[str, int | None, str | None, bytes, bytes]]:
-        rows = self._db.execute(
+    def entries(self, table_id: str) -> list[tuple[str, int | None, str | None, bytes, bytes]]:
+        rows = self._query(
             "SELECT kind, seat, request_id, request, response FROM entries"
             " WHERE table_id = ? ORDER BY entry_no",
             (table_id,),
         )
-        for kind, seat, request_id, request, response in rows:
-            yield str(kind), seat, request_id, bytes(request), bytes(response)
+        return [(str(k), seat, rid, bytes(req), bytes(resp)) for k, seat, rid, req, resp in rows]
 
     def events(self, table_id: str, after_seq: int = 0) -> list[JournaledEvent]:
-        public = self._db.execute(
+        public = self._query(
             "SELECT seq, public FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
             (table_id, after_seq),
-        ).fetchall()
+        )
         private: dict[int, dict[int, bytes]] = {}
-        for seq, seat, data in self._db.execute(
+        for seq, seat, data in self._query(
             "SELECT seq, seat, event FROM private_events WHERE table_id = ? AND seq > ?",
             (table_id, after_seq),
         ):
             private.setdefault(int(seq), {})[int(seat)] = bytes(data)
         return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
 
-    def response_for(
-        self, table_id: str, seat: int | None, request_id: str
-    ) -> tuple[str, bytes] | None:
-        """The kind and answer of an entry already accepted with this request id, if any."""
-        row = self._db.execute(
-            "SELECT kind, response FROM entries"
-            " WHERE table_id = ? AND seat IS ? AND request_id = ?",
-            (table_id, seat, request_id),
-        ).fetchone()
-        return None if row is None else (str(row[0]), bytes(row[1]))
-
     def host_seed(self, table_id: str, deal_no: int) -> bytes | None:
-        row = self._db.execute(
+        rows = self._query(
             "SELECT seed FROM host_seeds WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        )
+        return bytes(rows[0][0]) if rows else None
 
     def deal_record(self, table_id: str, deal_no: int) -> bytes | None:
-        row = self._db.execute(
+        rows = self._query(
             "SELECT record FROM deal_records WHERE table_id = ? AND deal_no = ?",
             (table_id, deal_no),
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        )
+        return bytes(rows[0][0]) if rows else None
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` when the block raises."""
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` if the block raises), one thread at a time."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
         self._db = db
+        self._lock = lock
 
     def __enter__(self) -> None:
+        self._lock.acquire()
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+        try:
+            self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self._lock.release()

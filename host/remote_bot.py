@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 
 import grpc
@@ -34,6 +35,7 @@ class SeatLog:
     seeds: dict[int, tuple[bytes, int]] = field(default_factory=dict)  # deal_no -> (seed, cut)
     signed: list[table_pb2.DealSigned] = field(default_factory=list)
     views: list[bytes] = field(default_factory=list)  # every GetViewResponse, as received
+    received_at: list[float] = field(default_factory=list)  # perf_counter() at each message
     refusals: list[str] = field(default_factory=list)
 
 
@@ -48,16 +50,19 @@ class RemoteSeat:
         bot: Bot | None = None,
         *,
         fair: bool = True,
+        think: float = 0.0,
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.metadata = (("authorization", f"Bearer {token}"),)
         self.seat = seat
         self.bot = bot or SimpleBot()
         self.fair = fair  # False: a seat that never commits (to test the timeouts)
+        self.think = think  # seconds to wait before each draw, as a person would
         self.log = SeatLog()
         self.last_seq = 0
         self.exchanges: dict[int, SeatExchange] = {}
         self.match_over = asyncio.Event()
+        self.seats_in_play: list[int] = []
 
     async def run(self) -> None:
         """Play until the match is over."""
@@ -65,6 +70,7 @@ class RemoteSeat:
             table_pb2.SubscribeEventsRequest(after_seq=self.last_seq), metadata=self.metadata
         )
         async for message in stream:
+            self.log.received_at.append(time.perf_counter())
             self.log.messages.append(message.SerializeToString())
             event = message.event
             self.log.events.append(event)
@@ -97,6 +103,7 @@ class RemoteSeat:
         which = event.WhichOneof("event")
         deal_no = event.deal_no
         if which == "announced":
+            self.seats_in_play = sorted(event.announced.seats_in_play)
             if self.seat not in event.announced.seats_in_play:
                 return
             mine = self.exchanges[deal_no] = SeatExchange(self.seat)
@@ -126,11 +133,22 @@ class RemoteSeat:
             mine_or_none = self.exchanges.pop(deal_no, None)
             if mine_or_none is not None and mine_or_none.commitment is not None and not replaying:
                 mine_or_none.on_host_seed(event)
-        if which in TURN_EVENTS and not replaying:
-            # Another seat's draw never makes it this seat's move.
-            drawer = event.drawn.seat if which == "drawn" else event.discard_returned.seat
-            if which not in ("drawn", "discard_returned") or drawer == self.seat:
-                await self._maybe_move()
+        if which in TURN_EVENTS and not replaying and self._may_be_my_move(event):
+            await self._maybe_move()
+
+    def _may_be_my_move(self, event: deal_pb2.DealEvent) -> bool:
+        """Whether to ask for the view: another seat's draw, or a play not just before this
+        seat's turn (play passes clockwise, R2.4), never makes it this seat's move."""
+        which = event.WhichOneof("event")
+        if which == "drawn":
+            return event.drawn.seat == self.seat
+        if which == "discard_returned":
+            return event.discard_returned.seat == self.seat
+        if which == "played" and self.seat in self.seats_in_play:
+            order = self.seats_in_play
+            following = order[(order.index(event.played.seat) + 1) % len(order)]
+            return following == self.seat
+        return True
 
     def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
         seq = self.last_seq if last_seen_seq is None else last_seen_seq
@@ -151,6 +169,8 @@ class RemoteSeat:
         if view is None or view.turn != self.seat:
             return
         if view.phase.value == "draw":
+            if self.think:
+                await asyncio.sleep(self.think)
             source = self.bot.choose_draw(view)
             request = table_pb2.DrawRequest(
                 context=self._context(response.seq), source=wire.draw_source_to_pb(source)

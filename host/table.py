@@ -120,6 +120,9 @@ class Table:
             asyncio.Queue()
         )
         self._deadline: float | None = None
+        # Entries accepted by the running job, journaled and published when it ends.
+        self._outbox: list[tuple[Entry, list[Record]]] = []
+        self.seq = 0  # the last seq given to an event (published or about to be)
         self._task: asyncio.Task[None] | None = None
         self.bots: dict[int, asyncio.Task[None]] = {}
         self.on_bot_needed: Callable[[Table, int], asyncio.Task[None]] | None = None
@@ -161,6 +164,7 @@ class Table:
             except TimeoutError:
                 self._deadline = None
                 self._guard(self._deadline_passed)
+                await self._flush()
                 continue
             if item is None:
                 return
@@ -168,13 +172,17 @@ class Table:
             try:
                 result = job()
             except Refusal as refusal:
+                await self._flush()  # a refused move may still have been journaled (a bad reveal)
                 if not future.done():
                     future.set_exception(refusal)
             except Exception as error:  # a bug: answer INTERNAL, keep the table alive
                 log.exception("table %s: job failed", self.table_id)
+                await self._flush()
                 if not future.done():
                     future.set_exception(error)
             else:
+                # The answer goes out only once its events are durable and published.
+                await self._flush()
                 if not future.done():
                     future.set_result(result)
 
@@ -183,6 +191,18 @@ class Table:
             step()
         except Exception:
             log.exception("table %s: step failed", self.table_id)
+
+    async def _flush(self) -> None:
+        """Journal every entry the last job accepted, each in its own transaction, then publish.
+
+        The journal writes in its own thread, so a slow disk holds up this table
+        only, never the other tables or the streams.
+        """
+        while self._outbox:
+            entry, records = self._outbox.pop(0)
+            await self.journal.write(self.table_id, entry)
+            for record in records:
+                self.fanout.publish(record)
 
     def _set_deadline(self, seconds: float) -> None:
         self._deadline = asyncio.get_running_loop().time() + seconds
@@ -202,39 +222,46 @@ class Table:
         host_seed: tuple[int, bytes] | None = None,
         deal_record: tuple[int, bytes] | None = None,
         tokens: tuple[tuple[bytes, int | None], ...] = (),
+        forget_seat: int | None = None,
     ) -> list[int]:
-        """Journal one accepted action with its events, then publish them; returns their seqs."""
-        first = self.fanout.last_seq + 1
+        """Number one accepted action's events and queue it for the journal, then the streams.
+
+        The job that called this ends before anything is sent: ``_flush`` writes
+        the entry (one transaction) and only then publishes its events.
+        """
+        first = self.seq + 1
         records = []
         for offset, (public, private) in enumerate(events):
             public.seq = first + offset
             records.append(Record(public.seq, public, private))
+        self.seq += len(records)
         response_bytes = response.SerializeToString() if response is not None else b""
-        self.journal.append(
-            self.table_id,
-            Entry(
-                kind=kind,
-                seat=seat,
-                request_id=request_id or None,
-                request=request.SerializeToString() if request is not None else b"",
-                response=response_bytes,
-                events=[
-                    JournaledEvent(
-                        r.seq,
-                        r.public.SerializeToString(),
-                        {s: p.SerializeToString() for s, p in r.private.items()},
-                    )
-                    for r in records
-                ],
-                host_seed=host_seed,
-                deal_record=deal_record,
-                tokens=tokens,
-            ),
+        self._outbox.append(
+            (
+                Entry(
+                    kind=kind,
+                    seat=seat,
+                    request_id=request_id or None,
+                    request=request.SerializeToString() if request is not None else b"",
+                    response=response_bytes,
+                    events=[
+                        JournaledEvent(
+                            r.seq,
+                            r.public.SerializeToString(),
+                            {s: p.SerializeToString() for s, p in r.private.items()},
+                        )
+                        for r in records
+                    ],
+                    host_seed=host_seed,
+                    deal_record=deal_record,
+                    tokens=tokens,
+                    forget_seat=forget_seat,
+                ),
+                records,
+            )
         )
         if request_id:
             self._answers[(seat, request_id)] = (kind, response_bytes)
-        for record in records:
-            self.fanout.publish(record)
         if game and records:
             self.last_game_seq = records[-1].seq
         return [r.seq for r in records]
@@ -372,8 +399,9 @@ class Table:
             # During a match the seat keeps playing: a bot takes it over.
             self.seats[seat].bot_level = lobby_pb2.BOT_LEVEL_EASY
         self.tokens.remove_seat(self.table_id, seat)
-        self.journal.forget_tokens(self.table_id, seat)
-        self._commit("leave", seat, request, None, [self._seat_changed(seat)], game=False)
+        self._commit(
+            "leave", seat, request, None, [self._seat_changed(seat)], game=False, forget_seat=seat
+        )
         if self.phase == lobby_pb2.TABLE_PHASE_PLAYING:
             self._start_bot(seat)
         return lobby_pb2.LeaveTableResponse()
@@ -439,10 +467,9 @@ class Table:
         return found[1]
 
     def _check_fresh(self, context: table_pb2.MoveContext) -> None:
-        if context.last_seen_seq > self.fanout.last_seq:
+        if context.last_seen_seq > self.seq:
             raise malformed(
-                f"last_seen_seq {context.last_seen_seq} is after the table's last event "
-                f"{self.fanout.last_seq}"
+                f"last_seen_seq {context.last_seen_seq} is after the table's last event {self.seq}"
             )
         if context.last_seen_seq < self.last_game_seq:
             raise precondition(
@@ -565,7 +592,7 @@ class Table:
         out = [self._deal_event_from_engine(e) for e in engine_events if wire.is_deal_event(e)]
         # A move's response names the seq of the move's own event, the first one it caused.
         if response is not None and hasattr(response, "seq"):
-            response.seq = self.fanout.last_seq + 1  # type: ignore[attr-defined]
+            response.seq = self.seq + 1  # type: ignore[attr-defined]
         self._commit(kind, seat, request, response, out, request_id=request_id)
         assert self.match is not None
         if self.match.phase is match.MatchPhase.IN_DEAL and self.deal_state is not None:

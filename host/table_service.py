@@ -38,7 +38,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SubscribeEventsRequest, context: Context
     ) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
         table, seat = self._caller()
-        backlog, subscriber = table.subscribe(seat, request.after_seq)
+        backlog, subscriber = await table.call(lambda: table.subscribe(seat, request.after_seq))
         if seat is not None:
             table.call_soon(lambda: table.connection_changed(seat))
         try:
