@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS private_events (
 CREATE TABLE IF NOT EXISTS host_seeds (
     table_id TEXT NOT NULL,
     deal_no INTEGER NOT NULL,
-    seed BLOB NOT NULL,             -- s_host: secret until the deal ends
+    seed BLOB NOT NULL,             -- s_host: secret until its deal ends (then in the record)
     PRIMARY KEY (table_id, deal_no)
 );
 CREATE TABLE IF NOT EXISTS deal_records (
@@ -98,6 +98,19 @@ class Entry:
     deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
     tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
     forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry as read back from the journal."""
+
+    entry_no: int
+    kind: str
+    seat: int | None
+    request_id: str | None
+    request: bytes
+    response: bytes
+    events: list[JournaledEvent]
 
 
 def _private_file(path: Path) -> None:
@@ -176,10 +189,6 @@ class Journal:
                 self._db.execute(
                     "INSERT INTO deal_records VALUES (?, ?, ?)", (table_id, deal_no, record)
                 )
-                # Once the record (which carries s_host) is out, the seed is no longer a secret.
-                self._db.execute(
-                    "DELETE FROM host_seeds WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
-                )
             self._db.executemany(
                 "INSERT INTO tokens VALUES (?, ?, ?)",
                 [(d, table_id, seat) for d, seat in entry.tokens],
@@ -215,13 +224,29 @@ class Journal:
         rows = self._query("SELECT digest, table_id, seat FROM tokens")
         return [(bytes(r[0]), str(r[1]), r[2]) for r in rows]
 
-    def entries(self, table_id: str) -> list[tuple[str, int | None, str | None, bytes, bytes]]:
+    def entries(self, table_id: str) -> list[StoredEntry]:
+        """Every entry of a table in order, each with its events, to play the table back."""
+        events: dict[int, list[JournaledEvent]] = {}
+        by_seq = {e.seq: e for e in self.events(table_id)}
+        for entry_no, seq in self._query(
+            "SELECT entry_no, seq FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
+        ):
+            events.setdefault(int(entry_no), []).append(by_seq[int(seq)])
         rows = self._query(
-            "SELECT kind, seat, request_id, request, response FROM entries"
+            "SELECT entry_no, kind, seat, request_id, request, response FROM entries"
             " WHERE table_id = ? ORDER BY entry_no",
             (table_id,),
         )
-        return [(str(k), seat, rid, bytes(req), bytes(resp)) for k, seat, rid, req, resp in rows]
+        return [
+            StoredEntry(
+                int(no), str(kind), seat, rid, bytes(req), bytes(resp), events.get(int(no), [])
+            )
+            for no, kind, seat, rid, req, resp in rows
+        ]
+
+    def host_seeds(self, table_id: str) -> dict[int, bytes]:
+        rows = self._query("SELECT deal_no, seed FROM host_seeds WHERE table_id = ?", (table_id,))
+        return {int(deal_no): bytes(seed) for deal_no, seed in rows}
 
     def events(self, table_id: str, after_seq: int = 0) -> list[JournaledEvent]:
         public = self._query(

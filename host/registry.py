@@ -9,8 +9,10 @@ from host import auth
 from host.bots import run_bot_seat
 from host.errors import not_found
 from host.journal import Journal
+from host.recovery import ReplayError, play_back
 from host.table import Table, TableSettings
-from scala40_net import rules
+from scala40_net import rules, wire
+from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2
 
@@ -38,12 +40,39 @@ class Registry:
             stored.password = auth.token_digest(stored.password).hex()
         self.journal.create_table(table_id, stored.SerializeToString())
         table = Table(
-            table_id, config, ruleset, self.journal, self.identity, self.tokens, self.settings
+            table_id, stored, ruleset, self.journal, self.identity, self.tokens, self.settings
         )
+        self._open(table)
+        return table
+
+    def _open(self, table: Table) -> None:
         table.on_bot_needed = lambda t, seat: asyncio.create_task(run_bot_seat(t, seat))
         table.start()
-        self.tables[table_id] = table
-        return table
+        self.tables[table.table_id] = table
+
+    def restore(self) -> list[str]:
+        """Reopen every table of the journal, played back through the engine; returns problems."""
+        problems = []
+        for table_id, config_bytes in self.journal.tables():
+            config = lobby_pb2.CreateTableRequest.FromString(config_bytes)
+            try:
+                ruleset = wire.ruleset_from_pb(config.ruleset, config.seats)
+                table = Table(
+                    table_id,
+                    config,
+                    ruleset,
+                    self.journal,
+                    self.identity,
+                    self.tokens,
+                    self.settings,
+                )
+                play_back(table, self.journal)
+            except (ReplayError, InvalidRuleset, wire.WireError) as error:
+                problems.append(f"table {table_id} not reopened: {error}")
+                continue
+            self._open(table)
+            table.resume_after_restart()
+        return problems
 
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)

@@ -65,10 +65,13 @@ class RemoteSeat:
         self.seats_in_play: list[int] = []
 
     async def run(self) -> None:
-        """Play until the match is over."""
+        """Play until the match is over; run it again after a disconnect to resume."""
         stream = self.stub.SubscribeEvents(
             table_pb2.SubscribeEventsRequest(after_seq=self.last_seq), metadata=self.metadata
         )
+        if self.last_seq:
+            # Back after a disconnect: it may be this seat's move with no new event to say so.
+            await self._maybe_move()
         async for message in stream:
             self.log.received_at.append(time.perf_counter())
             self.log.messages.append(message.SerializeToString())

@@ -69,6 +69,8 @@ class Host:
         for digest, table_id, seat in self.journal.tokens():
             self.tokens.add(digest, Principal(table_id, seat))
         self.registry = Registry(self.journal, self.identity, self.tokens, self.settings)
+        for problem in self.registry.restore():
+            log.error("%s", problem)
         self.server = grpc.aio.server(
             interceptors=[AuthInterceptor(self.tokens, method_access())],
             options=wire.SERVER_OPTIONS,

@@ -15,7 +15,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -24,6 +24,9 @@ from host import auth
 from host.errors import Refusal, malformed, not_found, permission_denied, precondition, rule_broken
 from host.fanout import Fanout, Record, Subscriber
 from host.journal import Entry, Journal, JournaledEvent
+
+if TYPE_CHECKING:
+    from host.recovery import Replay
 from scala40_net import actions, deal, events, match, rules, views, wire
 from scala40_net.errors import RuleViolation
 from scala40_net.fairdeal import spec
@@ -37,6 +40,10 @@ T = TypeVar("T")
 
 MAX_NAME = 24
 MAX_CHAT = 500
+
+
+# Events a job made, each with every seat's private part, before they get their seqs.
+PendingEvents = list[tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]]
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,9 @@ class Table:
         self.seats = [SeatState(n) for n in range(config.seats)]
         self.phase = lobby_pb2.TABLE_PHASE_WAITING
         self.fanout = Fanout(settings.keep_events, settings.queue_size)
+        # The config is kept as the journal holds it: a password only as its digest (hex).
         self.password_digest = (
-            auth.token_digest(config.password) if config.HasField("password") else None
+            bytes.fromhex(config.password) if config.HasField("password") else None
         )
         # Match and deal: set while playing. The engine's MatchState holds the deal too.
         self.match: match.MatchState | None = None
@@ -121,11 +129,13 @@ class Table:
         )
         self._deadline: float | None = None
         # Entries accepted by the running job, journaled and published when it ends.
-        self._outbox: list[tuple[Entry, list[Record]]] = []
+        self._outbox: list[tuple[Entry | None, list[Record]]] = []
         self.seq = 0  # the last seq given to an event (published or about to be)
         self._task: asyncio.Task[None] | None = None
         self.bots: dict[int, asyncio.Task[None]] = {}
         self.on_bot_needed: Callable[[Table, int], asyncio.Task[None]] | None = None
+        # Set while the journal is played back after a restart (host.recovery).
+        self.replay: Replay | None = None
 
     # --- The task -------------------------------------------------------------------------
 
@@ -200,9 +210,47 @@ class Table:
         """
         while self._outbox:
             entry, records = self._outbox.pop(0)
-            await self.journal.write(self.table_id, entry)
+            if entry is not None:  # None: played back from the journal, already there
+                await self.journal.write(self.table_id, entry)
             for record in records:
                 self.fanout.publish(record)
+
+    def remember_answer(
+        self, seat: int | None, request_id: str, kind: str, response: bytes
+    ) -> None:
+        self._answers[(seat, request_id)] = (kind, response)
+
+    def outbox_replayed(self, records: list[Record]) -> None:
+        self._outbox.append((None, records))
+
+    def deadline_passed_now(self) -> None:
+        """The host's own step when a deadline passes (used to play the journal back)."""
+        self._deadline = None
+        self._deadline_passed()
+
+    def resume_after_restart(self) -> None:
+        """After playing the journal back: deadlines start afresh, bots take their seats again."""
+        if self.current is not None and self.current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+            timeout = (
+                self.settings.commit_timeout
+                if self.current.step == table_pb2.TURN_PHASE_COMMIT
+                else self.settings.reveal_timeout
+            )
+            self._set_deadline(timeout)
+        if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
+            self._set_deadline(self.settings.reveal_timeout)
+        if self.phase == lobby_pb2.TABLE_PHASE_PLAYING:
+            for seat in self.seats:
+                if seat.is_bot:
+                    self._start_bot(seat.number)
+
+    def publish_replayed(self) -> None:
+        """Publish what a played-back entry produced (it is in the journal already)."""
+        for entry, records in self._outbox:
+            assert entry is None
+            for record in records:
+                self.fanout.publish(record)
+        self._outbox.clear()
 
     def _set_deadline(self, seconds: float) -> None:
         self._deadline = asyncio.get_running_loop().time() + seconds
@@ -215,7 +263,7 @@ class Table:
         seat: int | None,
         request: Message | None,
         response: Message | None,
-        events: list[tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]],
+        events: PendingEvents,
         *,
         request_id: str | None = None,
         game: bool = True,
@@ -229,6 +277,8 @@ class Table:
         The job that called this ends before anything is sent: ``_flush`` writes
         the entry (one transaction) and only then publishes its events.
         """
+        if self.replay is not None:
+            return self.replay.commit(self, kind, seat, events, game=game)
         first = self.seq + 1
         records = []
         for offset, (public, private) in enumerate(events):
@@ -308,7 +358,7 @@ class Table:
         )
 
     def _check_password(self, password: str | None) -> None:
-        if self.password_digest is None:
+        if self.password_digest is None or self.replay is not None:
             return
         if password is None or not secrets.compare_digest(
             auth.token_digest(password), self.password_digest
@@ -352,10 +402,13 @@ class Table:
         self.seats[seat] = SeatState(seat, name, True, 0)
         response = lobby_pb2.JoinTableResponse(seat=seat, seat_token=token)
         stored = lobby_pb2.JoinTableResponse(seat=seat)  # the journal never holds the token itself
+        kept = lobby_pb2.JoinTableRequest()
+        kept.CopyFrom(request)
+        kept.ClearField("password")  # nor the table's password
         self._commit(
             "join",
             seat,
-            request,
+            kept,
             stored,
             [self._seat_changed(seat)],
             game=False,
@@ -437,7 +490,10 @@ class Table:
             ) from None
         self.phase = lobby_pb2.TABLE_PHASE_PLAYING
         # R2.1: the first dealer is drawn at random by the host, announced before any commitment.
-        first_dealer = secrets.choice(players)
+        if self.replay is not None:
+            first_dealer = self.replay.first_dealer()
+        else:
+            first_dealer = secrets.choice(players)
         self.match = match.start_match(self.ruleset, players, first_dealer)
         started = table_pb2.MatchStarted(first_dealer_seat=first_dealer, seats=players)
         self._commit(
@@ -623,7 +679,7 @@ class Table:
             deck_size=self.ruleset.deck_size,
             ruleset=wire.ruleset_to_pb(self.preset, self.ruleset),
         )
-        host_seed = new_seed()
+        host_seed = self.replay.host_seed(self.deal_no) if self.replay is not None else new_seed()
         self.current = DealInProgress(
             HostExchange(setup, host_seed), DealRecorder(self.table_id, self.deal_no)
         )

@@ -1,0 +1,144 @@
+"""Restart recovery: a table played back from its journal through the engine, as it was.
+
+Every accepted request is handed again to the same table method, in the
+journal's order; the host's own steps (a deadline that closed the commitments
+or the reveals) are taken again where the journal has them. Randomness comes
+back from the journal (the first dealer from the MatchStarted event, each
+deal's host seed from the seeds kept with it), so the engine reaches exactly
+the state it had. The events published are the journaled ones, and every deal
+event the engine produces again must be the same bytes, or the table is not
+reopened: its hash chains and signatures depend on them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from host.errors import Refusal
+from host.fanout import Record
+from host.journal import Journal, StoredEntry
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+if TYPE_CHECKING:
+    from host.table import PendingEvents, Table
+
+# Entries the host writes on its own; at the head of the journal they are a deadline's doing.
+HOST_STEPS = {"announce", "commitments", "deal", "rebuild", "deal_end", "rientro_timeout"}
+
+
+class ReplayError(Exception):
+    """The journal and the engine disagree: the table cannot be reopened as it was."""
+
+
+class Replay:
+    """The journal of one table, consumed entry by entry as the table produces them again."""
+
+    def __init__(self, entries: list[StoredEntry], host_seeds: dict[int, bytes]) -> None:
+        self.pending = deque(entries)
+        self._host_seeds = host_seeds
+
+    def commit(
+        self, table: Table, kind: str, seat: int | None, events: PendingEvents, *, game: bool
+    ) -> list[int]:
+        """Stand in for ``Table._commit``: match the next entry and publish its journaled events."""
+        if not self.pending:
+            raise ReplayError(f"the engine made a {kind!r} entry the journal does not have")
+        entry = self.pending.popleft()
+        if (entry.kind, entry.seat) != (kind, seat) or len(entry.events) != len(events):
+            raise ReplayError(
+                f"journal entry {entry.entry_no} is a {entry.kind!r} of seat {entry.seat} with "
+                f"{len(entry.events)} events; the engine made a {kind!r} of seat {seat} "
+                f"with {len(events)}"
+            )
+        records = []
+        for (made, _), stored in zip(events, entry.events, strict=True):
+            public = table_pb2.TableEvent.FromString(stored.public)
+            if made.HasField("deal") and made.deal.public_event != public.deal.public_event:
+                raise ReplayError(f"event {stored.seq} differs from the journal's")
+            private = {
+                s: deal_pb2.PrivateDealEvent.FromString(b) for s, b in stored.private.items()
+            }
+            records.append(Record(stored.seq, public, private))
+        if records:
+            table.seq = records[-1].seq
+            if game:
+                table.last_game_seq = records[-1].seq
+        if entry.request_id:
+            table.remember_answer(seat, entry.request_id, kind, entry.response)
+        table.outbox_replayed(records)
+        return [r.seq for r in records]
+
+    def first_dealer(self) -> int:
+        """The first dealer the host drew (R2.1), from the journaled MatchStarted."""
+        entry = self.pending[0]
+        started = table_pb2.TableEvent.FromString(entry.events[0].public)
+        if not started.HasField("match_started"):
+            raise ReplayError(f"journal entry {entry.entry_no} should start the match")
+        return started.match_started.first_dealer_seat
+
+    def host_seed(self, deal_no: int) -> bytes:
+        if deal_no not in self._host_seeds:
+            raise ReplayError(f"the host seed of deal {deal_no} is not in the journal")
+        return self._host_seeds[deal_no]
+
+
+def _replay_entry(table: Table, entry: StoredEntry) -> None:
+    """Hand one journaled entry to the table method that accepted it."""
+    seat, data = entry.seat, entry.request
+    kind = entry.kind
+    if kind in HOST_STEPS:
+        table.deadline_passed_now()
+    elif kind == "join":
+        table.join(lobby_pb2.JoinTableRequest.FromString(data))
+    elif kind == "spectate":
+        table.spectate(lobby_pb2.SpectateTableRequest())
+    elif kind == "connection" and seat is not None:
+        table.connection_changed(seat)
+    elif seat is None:
+        raise ReplayError(f"journal entry {entry.entry_no} ({kind}) names no seat")
+    elif kind == "add_bot":
+        table.add_bot(seat, lobby_pb2.AddBotRequest.FromString(data))
+    elif kind == "leave":
+        table.leave(seat, lobby_pb2.LeaveTableRequest.FromString(data))
+    elif kind == "chat":
+        table.chat(seat, table_pb2.SendChatRequest.FromString(data))
+    elif kind == "start":
+        table.start_match(seat, lobby_pb2.StartMatchRequest.FromString(data))
+    elif kind == "draw":
+        table.draw(seat, table_pb2.DrawRequest.FromString(data))
+    elif kind == "play":
+        table.play(seat, table_pb2.PlayRequest.FromString(data))
+    elif kind == "return_discard":
+        table.return_discard(seat, table_pb2.ReturnDiscardRequest.FromString(data))
+    elif kind == "commit":
+        table.commit_seed(seat, table_pb2.CommitSeedRequest.FromString(data))
+    elif kind == "reveal":
+        table.reveal_seed(seat, table_pb2.RevealSeedRequest.FromString(data))
+    elif kind == "rientro":
+        request = table_pb2.AnswerRientroRequest.FromString(data)
+        table.answer_rientro(seat, request.buy_back, request)
+    else:
+        raise ReplayError(f"journal entry {entry.entry_no} has an unknown kind {kind!r}")
+
+
+def play_back(table: Table, journal: Journal) -> None:
+    """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done."""
+    replay = Replay(journal.entries(table.table_id), journal.host_seeds(table.table_id))
+    table.replay = replay
+    try:
+        while replay.pending:
+            head = replay.pending[0]
+            try:
+                _replay_entry(table, head)
+            except Refusal as refusal:
+                # Only a bad reveal is journaled and still refused; anything else is a mismatch.
+                if refusal.reason != "BAD_REVEAL":
+                    raise ReplayError(
+                        f"journal entry {head.entry_no} ({head.kind}): {refusal}"
+                    ) from None
+            if replay.pending and replay.pending[0] is head:
+                raise ReplayError(f"journal entry {head.entry_no} ({head.kind}) changed nothing")
+            table.publish_replayed()
+    finally:
+        table.replay = None
