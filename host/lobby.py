@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 
@@ -20,7 +20,7 @@ FAIR_DEAL_VERSION = 1
 MAX_TABLE_NAME = 40
 MAX_TABLES = 1000
 
-Context = grpc.aio.ServicerContext[Any, Any]
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):

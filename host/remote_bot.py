@@ -124,10 +124,10 @@ class RemoteSeat:
                 return
             mine_or_none.on_commitments(event)  # raises RevealRefused when the host cheats
             reveal = mine_or_none.reveal()
-            request = table_pb2.RevealSeedRequest(
+            revealing = table_pb2.RevealSeedRequest(
                 context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
             )
-            await self._call(self.stub.RevealSeed, request)
+            await self._call(self.stub.RevealSeed, revealing)
         elif which == "reveals":
             mine_or_none = self.exchanges.get(deal_no)
             if mine_or_none is not None and mine_or_none.commitment is not None and not replaying:
@@ -159,7 +159,8 @@ class RemoteSeat:
 
     async def _call(self, method: object, request: object) -> object | None:
         try:
-            return await method(request, metadata=self.metadata)  # type: ignore[operator]
+            answer: object = await method(request, metadata=self.metadata)  # type: ignore[operator]
+            return answer
         except grpc.aio.AioRpcError as error:
             # A refused move is not fatal: the next event brings a fresh view.
             self.log.refusals.append(f"{error.code().name}: {error.details()}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 
@@ -11,7 +11,7 @@ from scala40_net import melds, wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.pb import rules_service_pb2, rules_service_pb2_grpc
 
-Context = grpc.aio.ServicerContext[Any, Any]
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 MAX_MELDS = 20
 MAX_MELD_CARDS = 14  # the longest sequence (R4.1)
 

@@ -28,7 +28,7 @@ from host.journal import Entry, Journal, JournaledEvent
 if TYPE_CHECKING:
     from host.recovery import Replay
 from scala40_net import actions, deal, events, match, rules, views, wire
-from scala40_net.errors import RuleViolation
+from scala40_net.errors import InvalidRuleset, RuleViolation
 from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange, new_seed
 from scala40_net.fairdeal.identity import HostIdentity
@@ -482,7 +482,7 @@ class Table:
         players = [s.number for s in self.seats if s.taken]
         try:
             self.ruleset.check_players(len(players))
-        except rules.InvalidRuleset as error:
+        except InvalidRuleset as error:
             raise precondition(
                 "NOT_ENOUGH_PLAYERS",
                 str(error).partition(": ")[2] or str(error),

@@ -8,7 +8,7 @@ queue, so a slow reader never holds up the table.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 
@@ -18,7 +18,7 @@ from host.registry import Registry
 from host.table import Table
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
-Context = grpc.aio.ServicerContext[Any, Any]
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
@@ -53,10 +53,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                         f"{subscriber.last_queued_seq}",
                         last_seq=str(subscriber.last_queued_seq),
                     )
-                event = await subscriber.queue.get()
-                if event is None:  # the host is shutting down
+                next_event = await subscriber.queue.get()
+                if next_event is None:  # the host is shutting down
                     return
-                yield table_pb2.SubscribeEventsResponse(event=event)
+                yield table_pb2.SubscribeEventsResponse(event=next_event)
         finally:
             table.fanout.unsubscribe(subscriber)
             if seat is not None:

@@ -296,3 +296,84 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
         "RULE_VIOLATION",
     )
     assert sentence.startswith("R4") and "operation 1" in sentence
+
+
+async def test_a_discard_taken_can_be_put_back_and_then_only_the_stock_is_left(
+    served: HostClient,
+) -> None:
+    dealt = await deal_two_seats(served)
+    me = bearer(dealt.tokens[dealt.mover])
+    seq = (await view(served, dealt.tokens[dealt.mover])).seq
+    taken = await served.table.Draw(
+        table_pb2.DrawRequest(context=context(seq), source=deal_pb2.DRAW_SOURCE_DISCARD),
+        metadata=me,
+    )
+    back = await served.table.ReturnDiscard(
+        table_pb2.ReturnDiscardRequest(context=context(taken.seq)), metadata=me
+    )
+    now = await view(served, dealt.tokens[dealt.mover])
+    assert now.seq == back.seq and now.view.discard_top == taken.card
+    assert now.view.phase == table_pb2.TURN_PHASE_DRAW and len(now.view.my_hand) == 13
+    again = table_pb2.DrawRequest(context=context(now.seq), source=deal_pb2.DRAW_SOURCE_DISCARD)
+    await refused(
+        served,
+        dealt,
+        lambda: served.table.Draw(again, metadata=me),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "RULE_VIOLATION",
+        "R3.2",
+    )
+    stock = table_pb2.DrawRequest(context=context(now.seq), source=deal_pb2.DRAW_SOURCE_STOCK)
+    assert (await served.table.Draw(stock, metadata=me)).seq == now.seq + 1
+
+
+async def test_a_reveal_that_does_not_match_its_commitment_leaves_the_seat_out(
+    served: HostClient,
+) -> None:
+    table_id = await served.new_table(seats=2)
+    tokens = {}
+    for name in ("ann", "bob"):
+        joined = await served.join(table_id, name)
+        tokens[joined.seat] = joined.seat_token
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(tokens[0])
+    )
+    exchanges = {}
+    for seat, token in tokens.items():
+        announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
+        exchanges[seat] = SeatExchange(seat)
+        exchanges[seat].on_announced(announced)
+        commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchanges[seat].commit())
+        await served.table.CommitSeed(commit, metadata=bearer(token))
+        with pytest.raises(grpc.aio.AioRpcError) as twice:
+            await served.table.CommitSeed(commit, metadata=bearer(token))
+        assert twice.value.code() in (
+            grpc.StatusCode.ALREADY_EXISTS,
+            grpc.StatusCode.FAILED_PRECONDITION,
+        )
+    honest = exchanges[1]
+    honest.on_commitments(
+        deal_pb2.DealEvent.FromString((await view(served, tokens[1])).view.deal_events[1])
+    )
+    reveal = honest.reveal()
+    await served.table.RevealSeed(
+        table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut),
+        metadata=bearer(tokens[1]),
+    )
+    wrong = table_pb2.RevealSeedRequest(deal_no=1, seed=bytes(32), cut=exchanges[0].cut)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await served.table.RevealSeed(wrong, metadata=bearer(tokens[0]))
+    info = error_info(caught.value)
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert info is not None and info.reason == "BAD_REVEAL"
+    state = (await view(served, tokens[0])).view
+    reveals = next(
+        e.reveals
+        for e in map(deal_pb2.DealEvent.FromString, state.deal_events)
+        if e.HasField("reveals")
+    )
+    assert [(x.seat, x.reason) for x in reveals.left_out] == [
+        (0, deal_pb2.LEFT_OUT_REASON_BAD_REVEAL)
+    ]
+    assert [r.seat for r in reveals.reveals] == [1]
+    assert state.phase == table_pb2.TURN_PHASE_DRAW and len(state.my_hand) == 13
