@@ -52,9 +52,6 @@ class TokenBook:
     def add(self, digest: bytes, principal: Principal) -> None:
         self._by_digest[digest] = principal
 
-    def remove(self, digest: bytes) -> None:
-        self._by_digest.pop(digest, None)
-
     def remove_seat(self, table_id: str, seat: int) -> None:
         stale = [d for d, p in self._by_digest.items() if p == Principal(table_id, seat)]
         for d in stale:
@@ -83,10 +80,6 @@ def current_principal() -> Principal:
     if principal is None:
         raise RuntimeError("current_principal() in a handler that needs no token")
     return principal
-
-
-def caller_if_any() -> Principal | None:
-    return _current.get()
 
 
 def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:

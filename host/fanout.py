@@ -109,6 +109,3 @@ class Fanout:
             except asyncio.QueueFull:
                 subscriber.dropped = True
         self._subscribers.clear()
-
-    def records_after(self, after_seq: int) -> list[Record]:
-        return [r for r in self._records if r.seq > after_seq]

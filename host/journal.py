@@ -261,12 +261,6 @@ class Journal:
             private.setdefault(int(seq), {})[int(seat)] = bytes(data)
         return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
 
-    def host_seed(self, table_id: str, deal_no: int) -> bytes | None:
-        rows = self._query(
-            "SELECT seed FROM host_seeds WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
-        )
-        return bytes(rows[0][0]) if rows else None
-
     def deal_record(self, table_id: str, deal_no: int) -> bytes | None:
         rows = self._query(
             "SELECT record FROM deal_records WHERE table_id = ? AND deal_no = ?",

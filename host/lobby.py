@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, TypeAlias
 
 import grpc
@@ -115,7 +114,3 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         seat = self._own_seat(request.table_id)
         table = self._registry.get(request.table_id)
         return await table.call(lambda: table.start_match(seat, request))
-
-
-def new_table_id() -> str:
-    return secrets.token_hex(6)
