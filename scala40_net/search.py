@@ -439,10 +439,32 @@ class _Search:
         return True
 
     def _opening_total(self, new: list[_Candidate]) -> int:
-        """R5.1 total reached before any swap: melds with a swapped joker come later."""
-        plain = sum(c.points for c in new if not c.jokers)
-        with_joker = sorted((c.points for c in new if c.jokers), reverse=True)
-        return plain + sum(with_joker[: self.own_jokers])
+        """R5.1 total reached before any swap, or -1 when the taken card cannot be in it."""
+        taken = self.taken_face if self.taken_must_open else None
+        first, _ = opening_first(new, self.own_jokers, taken)
+        if taken is not None and not any(_holds(c, taken) for c in first):
+            return -1
+        return sum(c.points for c in first)
+
+
+def _holds(cand: _Candidate, taken_face: int) -> bool:
+    return cand.jokers > 0 if taken_face < 0 else taken_face in cand.faces
+
+
+def opening_first(
+    new: list[_Candidate], own_jokers: int, taken_face: int | None
+) -> tuple[list[_Candidate], list[_Candidate]]:
+    """Split new melds into those laid before any swap and those after (S6, R7.3).
+
+    Before a swap only jokers already in hand exist, so at most ``own_jokers``
+    melds with a joker open; the one holding the taken discard goes first.
+    """
+    plain = [c for c in new if not c.jokers]
+    with_joker = sorted(
+        (c for c in new if c.jokers),
+        key=lambda c: (taken_face is None or not _holds(c, taken_face), -c.points),
+    )
+    return plain + with_joker[:own_jokers], with_joker[own_jokers:]
 
 
 def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, list[int]]]:
@@ -577,19 +599,16 @@ def _build(
 
     new = [c for c in chosen if c.is_new]
     attaches = [c for c in chosen if not c.is_new]
+    first: list[_Candidate]
+    later: list[_Candidate]
     if opened:
         first, later = [], new
-    else:
+    elif search.swaps:
         # Opening melds come first and may only use jokers already in hand (S6, R7.3).
-        plain = [c for c in new if not c.jokers]
-        with_joker = sorted((c for c in new if c.jokers), key=lambda c: -c.points)
-        if taken is not None:
-            tf = face_index(taken)
-            with_joker.sort(key=lambda c: (tf not in c.faces, -c.points))
-        first = plain + with_joker[: len(own_jokers)]
-        later = with_joker[len(own_jokers) :]
-        if not search.swaps:
-            first, later = first + later, []
+        taken_face = None if taken is None else face_index(taken)
+        first, later = opening_first(new, len(own_jokers), taken_face)
+    else:
+        first, later = new, []
 
     def cards_of(cand: _Candidate, jokers: list[int]) -> tuple[int, ...]:
         return tuple(jokers.pop(0) if x < 0 else pool[x].pop(0) for x in cand.layout)
@@ -680,6 +699,21 @@ def best_opening(
     if found is None or found.is_empty:
         return None
     return found
+
+
+def best_lay_down(
+    hand: Sequence[int],
+    table: Sequence[Meld],
+    ruleset: Ruleset,
+    *,
+    opened: bool,
+    taken: int | None = None,
+    first_turn: bool = False,
+) -> LayDown | None:
+    """``best_play`` for a hand and a table given apart from a deal (what-if questions)."""
+    return _search(
+        hand, table, ruleset, opened=opened, by_points=False, taken=taken, first_turn=first_turn
+    )
 
 
 def best_play(state: DealState, seat: int | None = None) -> LayDown | None:

@@ -403,3 +403,18 @@ def test_r4_6_max_run_cuts_or_forbids() -> None:
     assert best_opening(hand).opening_points == 45  # type: ignore[union-attr]
     # Runs of at most 3: 3-4-5-6 cannot be laid, 4-5-6 can.
     assert best_opening(hand, Ruleset(max_run=3)).opening_points == 42  # type: ignore[union-attr]
+
+
+def test_r7_3_a_taken_discard_cannot_wait_for_a_swapped_joker() -> None:
+    # 5H was taken to open: only 5H JK 7H would hold it, and that joker comes from a swap,
+    # which is allowed only once the opening (with 5H in it) is complete.
+    state = position(
+        hands={0: "QH QC QD QS 5H 7H JD 2C", 1: "3C"},
+        table=["JH JC JK=JD"],
+        phase=Phase.PLAY,
+        turn=0,
+    )
+    taken = state.hands[0][4]
+    state = play_state(state.hands[0], state.table, taken=taken)
+    assert best_play(state) is None
+    assert brute_best_relief(state) is None

@@ -1,0 +1,34 @@
+"""Bots of three strengths that play from a seat's view: ``make_bot(level, rng)``.
+
+``easy`` lays down what a greedy generator finds and discards at random;
+``medium`` plays the exact best lay-down (``scala40_net.search``), keeps cards
+near a meld and does not feed the next player; ``hard`` also remembers what
+was taken and thrown, counts live cards and weighs going out in one turn.
+Randomness comes only from the ``random.Random`` given to the bot.
+"""
+
+from __future__ import annotations
+
+import random
+
+from scala40_net.bots.base import Bot, TurnBot, playable_state
+from scala40_net.bots.easy import EasyBot
+from scala40_net.bots.hard import HardBot
+from scala40_net.bots.medium import MediumBot
+
+LEVELS = ("easy", "medium", "hard")
+_BY_LEVEL: dict[str, type[TurnBot]] = {"easy": EasyBot, "medium": MediumBot, "hard": HardBot}
+
+
+def make_bot(level: str, rng: random.Random | None = None) -> Bot:
+    """A bot of ``level`` (easy, medium or hard) whose choices draw on ``rng``."""
+    try:
+        kind = _BY_LEVEL[level]
+    except KeyError:
+        raise ValueError(
+            f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)}"
+        ) from None
+    return kind(rng or random.Random())
+
+
+__all__ = ["LEVELS", "Bot", "EasyBot", "HardBot", "MediumBot", "make_bot", "playable_state"]

@@ -1,0 +1,140 @@
+"""The hard bot: medium's play, plus card memory, live outs, and going out in one turn."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from scala40_net.bots.base import TurnBot
+from scala40_net.bots.hand import card_points, feeds, near_meld_strength
+from scala40_net.bots.medium import table_after
+from scala40_net.bots.memory import CardMemory, visible_faces
+from scala40_net.cards import JOKER, Face, ids_with_face, is_joker
+from scala40_net.deal import DealState
+from scala40_net.events import Event
+from scala40_net.rules import UnopenedPenalty
+from scala40_net.search import LayDown, best_opening, best_play
+
+# Holding back an opening to go out in one turn (R9.3) only while the deal is young.
+HOLD_MIN_STOCK = 20
+HOLD_MIN_OPPONENT_CARDS = 7
+HOLD_DOUBLED_CARDS = 9
+# Before opening, the few best discards by the rules of thumb are weighed by the search.
+LOOKAHEAD = 3
+
+
+class HardBot(TurnBot):
+    """Counts live cards, avoids what the next player collects, weighs a chiusura in mano."""
+
+    level = "hard"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.memory = CardMemory()
+
+    def observe(self, event: Event) -> None:
+        self.memory.observe(event)
+
+    def buys_back(self, fee: int) -> bool:
+        return True
+
+    def takes_discard(self, before: DealState, after: DealState) -> bool:
+        with_it = best_play(after)
+        if with_it is None or with_it.is_empty:
+            return False
+        if before.has_opened(before.turn) or len(with_it.leftover) <= 1:
+            return True
+        # Taking the discard forces the opening now; while holding for a one-turn
+        # close, only take it when it does not spoil that.
+        return not self._holds_for_mano(after, with_it)
+
+    def lay_down(self, state: DealState) -> LayDown | None:
+        lay = best_play(state)
+        seat = state.turn
+        if lay is None or lay.is_empty or state.has_opened(seat) or state.taken_discard is not None:
+            return lay
+        if self._holds_for_mano(state, lay):
+            return LayDown((), state.hand(seat), 0, 0)
+        return lay
+
+    def _holds_for_mano(self, state: DealState, lay: LayDown) -> bool:
+        """Keep the opening back when one card short of going out in one turn, and it pays.
+
+        It pays only against an opened opponent with many cards (their hand counts
+        double, R9.3; an unopened one pays 100 either way, R9.5), and only while
+        nobody is close to going out.
+        """
+        if len(lay.leftover) != 2 or state.ruleset.unopened_penalty is not UnopenedPenalty.FLAT100:
+            return False
+        if len(state.stock) < HOLD_MIN_STOCK:
+            return False
+        seat = state.turn
+        others = [s for s in state.seats if s != seat]
+        counts = {s: len(state.hand(s)) for s in others}
+        if min(counts.values()) < HOLD_MIN_OPPONENT_CARDS:
+            return False
+        return any(state.has_opened(s) and counts[s] >= HOLD_DOUBLED_CARDS for s in others)
+
+    def pick_discard(self, state: DealState, lay: LayDown, legal: list[int]) -> int:
+        seat = state.turn
+        table = table_after(state, lay, legal[0])
+        next_seat = state.next_seat(seat)
+        next_opened = state.has_opened(next_seat)
+        live = self._live(state)
+        near = near_meld_strength(lay.leftover, live)
+        # Until it opens, a player pays 100 whatever the hand (R9.5): high cards are
+        # worth more for reaching the opening than for their penalty.
+        opened = state.has_opened(seat) or bool(lay.operations)
+        flat = state.ruleset.unopened_penalty is UnopenedPenalty.FLAT100
+        sign = 1 if (not opened and flat) else -1
+        memory = self.memory
+
+        def order(card: int) -> tuple[bool, bool, int, bool, int]:
+            return (
+                is_joker(card),
+                feeds(card, table, next_opened) or memory.wanted_by(next_seat, card),
+                near.get(card, 0),
+                not memory.passed_on(next_seat, card),
+                sign * card_points(card),
+            )
+
+        ranked = sorted(legal, key=order)
+        if opened:
+            return ranked[0]
+        safe = [c for c in ranked if not order(c)[1]]
+        shortlist = (safe or ranked)[:LOOKAHEAD]
+        if len(shortlist) < 2:
+            return ranked[0]
+        prospects = Prospects(state, lay.leftover)
+        # Ties keep the heuristic order: the first of the shortlist wins them.
+        return max(shortlist, key=lambda d: (prospects.after_discarding(d), -shortlist.index(d)))
+
+    def _live(self, state: DealState) -> Callable[[Face], int]:
+        seen = visible_faces(state, state.hand(state.turn))
+        decks = state.ruleset.decks
+        return lambda f: max(0, (2 * decks if f.is_joker else decks) - seen[f])
+
+
+class Prospects:
+    """How close the hand kept after a discard is to an opening (R5.1).
+
+    Draws are random, so what counts is how far the hand is from the opening
+    total: the exact search is asked what the hand reaches with one, then two
+    ideal cards (a joker stands for each).
+    """
+
+    def __init__(self, state: DealState, hand: Sequence[int]) -> None:
+        self.ruleset = state.ruleset
+        self.hand = tuple(hand)
+
+    def after_discarding(self, discard: int) -> tuple[int, int]:
+        kept = [c for c in self.hand if c != discard]
+        needed = self.ruleset.opening_points
+        free = replace(self.ruleset, opening_points=0)
+        spare = [j for j in ids_with_face(JOKER, self.ruleset.decks) if j not in kept]
+        reach: list[int] = []
+        for wild in (1, 2):
+            found = best_opening([*kept, *spare[:wild]], free, keep_discard=False)
+            reach.append(min(found.opening_points, needed) if found is not None else 0)
+        return reach[0], reach[1]

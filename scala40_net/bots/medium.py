@@ -1,0 +1,44 @@
+"""The medium bot: the best lay-down, keeps cards near a meld, does not feed the next player."""
+
+from __future__ import annotations
+
+from scala40_net.actions import Play
+from scala40_net.bots.base import TurnBot
+from scala40_net.bots.hand import card_points, feeds, near_meld_strength
+from scala40_net.cards import is_joker
+from scala40_net.deal import DealState, apply
+from scala40_net.melds import Meld
+from scala40_net.search import LayDown, best_play
+
+
+class MediumBot(TurnBot):
+    """Lays the exact best lay-down; discards the costliest loose card that does not feed."""
+
+    level = "medium"
+
+    def takes_discard(self, before: DealState, after: DealState) -> bool:
+        # Taken only to use at once: to open with it, or, once opened, to lay it.
+        with_it = best_play(after)
+        return with_it is not None and not with_it.is_empty
+
+    def pick_discard(self, state: DealState, lay: LayDown, legal: list[int]) -> int:
+        table = table_after(state, lay, legal[0])
+        next_seat = state.next_seat(state.turn)
+        next_opened = state.has_opened(next_seat)
+        near = near_meld_strength(lay.leftover)
+
+        def order(card: int) -> tuple[bool, bool, bool, int]:
+            return (
+                is_joker(card),
+                feeds(card, table, next_opened),
+                near.get(card, 0) > 0,
+                -card_points(card),
+            )
+
+        return min(legal, key=order)
+
+
+def table_after(state: DealState, lay: LayDown, discard: int) -> tuple[Meld, ...]:
+    """The table once the lay-down is played (the discard does not change it)."""
+    after, _ = apply(state, state.turn, Play(lay.operations, discard))
+    return after.table
