@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,7 @@ class TableScreen:
         self.data_dir = data_dir
         self.on_exit = on_exit
         self.start_match = start_match
+        self._start_pending = False
         self.fair_deal = FairDealDriver(self, data_dir)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._preview_key: tuple[int, int, int] | None = None
@@ -191,7 +193,15 @@ class TableScreen:
     def on_link(self, connected: bool, attempt: int) -> None:
         self.session.link = LinkState.CONNECTED if connected else LinkState.RECONNECTING
         self.session.reconnect_attempt = attempt
+        if connected and self._start_pending and self.start_match is not None:
+            # The match starts only once this seat listens, so no fair-deal step is missed.
+            self._start_pending = False
+            start = self.start_match
+            self._send(lambda link: start())
         self.invalidate()
+
+    def start_when_connected(self) -> None:
+        self._start_pending = True
 
     def invalidate(self) -> None:
         self.app.invalidate()
@@ -201,7 +211,7 @@ class TableScreen:
     def _accept(self, buffer: Any) -> bool:
         line = buffer.text
         self.session.clear_notice()
-        if self.session.cut_prompt:
+        if self.session.cut_prompt and (not line.strip() or line.strip().isdigit()):
             self.fair_deal.answer_cut(line)
             return False
         if not line.strip():
@@ -224,9 +234,22 @@ class TableScreen:
         self.invalidate()
 
     def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coroutine)
+        task = asyncio.get_running_loop().create_task(self._reported(coroutine))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _reported(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        # A failure of one background step is shown on the status line; the screen goes on.
+        try:
+            await coroutine
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            logging.getLogger(__name__).exception("background step failed")
+            self.session.say(
+                NoticeKind.ERROR, "status_error", reason=f"{type(error).__name__}: {error}"
+            )
+            self.invalidate()
 
     def run(self, command: c.Command) -> None:
         """Carry out one command (typed or from a key)."""
@@ -375,7 +398,9 @@ class TableScreen:
             self.session.link = LinkState.CONNECTING
             follower = asyncio.get_running_loop().create_task(follow())
         try:
-            await self.app.run_async()
+            # Exceptions of tasks that are not the screen's (the in-process host's, say) are
+            # logged rather than stopping the screen with prompt_toolkit's "press ENTER".
+            await self.app.run_async(set_exception_handler=False)
         finally:
             if self.link is not None:
                 self.link.close()

@@ -28,18 +28,10 @@ from scala40_net.pb import (
     table_pb2,
     table_pb2_grpc,
 )
+from scala40_net.wire import CHANNEL_OPTIONS, DEFAULT_PORT
 
 T = TypeVar("T")
 
-DEFAULT_PORT = 40400
-# Keepalive matched to the host's (grpc doc/keepalive.md): pings every 20 s even on an idle
-# stream, so a LAN router dropping idle connections or a peer gone silent is noticed.
-KEEPALIVE_OPTIONS: list[tuple[str, int]] = [
-    ("grpc.keepalive_time_ms", 20_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-]
 BACKOFF_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 5.0)
 CALL_TIMEOUT = 10.0
 RETRIES = 3
@@ -104,7 +96,8 @@ def target(host: str, port: int) -> str:
 
 
 def open_channel(host: str, port: int) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target(host, port), options=KEEPALIVE_OPTIONS)
+    # Keepalive matched to the host's (wire.CHANNEL_OPTIONS): long idle streams survive the LAN.
+    return grpc.aio.insecure_channel(target(host, port), options=CHANNEL_OPTIONS)
 
 
 def _bearer(token: str) -> tuple[tuple[str, str], ...]:

@@ -52,7 +52,7 @@ def face_from_pb(pb: cards_pb2.Face) -> Face:
 def face_to_pb(f: Face) -> cards_pb2.Face:
     if f.suit is None:
         return cards_pb2.Face(rank=0, suit=cards_pb2.SUIT_UNSPECIFIED)
-    return cards_pb2.Face(rank=f.rank, suit=cards_pb2.Suit.Value(f"SUIT_{f.suit.name}"))
+    return cards_pb2.Face(rank=f.rank, suit=cards_pb2.Suit.Name(int(f.suit) + 1))
 
 
 @dataclass
@@ -316,6 +316,7 @@ class TableModel:
             state.opened = sv.opened
             state.in_deal = sv.in_deal
             self._set_score(state, sv.score)
+        turns_played = {sv.info.seat: sv.turns_played for sv in view.seats if sv.in_deal}
         # Replaying the deal's public events rebuilds what a view does not carry
         # (the fair-deal exchange, the discard pile under its top); the view's
         # own fields then win wherever both say something.
@@ -332,7 +333,9 @@ class TableModel:
         self.hand = list(view.my_hand)
         self.melds = {m.meld_id: self._meld_from_pb(m) for m in view.melds}
         top = view.discard_top if view.HasField("discard_top") else None
-        if top is None:
+        if view.discard_pile:
+            self.discard_pile = list(view.discard_pile)
+        elif top is None:
             self.discard_pile = []
         elif self.discard_top != top or len(self.discard_pile) != view.discard_count:
             self.discard_pile = [top]
@@ -351,6 +354,8 @@ class TableModel:
             self.phase = Phase.MATCH_OVER
             self.match_over = True
         self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
+        if turns_played:
+            self.turns_played = turns_played
         self.last_seq = seq
         self._log("log_snapshot")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
-from scala40_net import deal, melds, movegen, wire
+from scala40_net import deal, melds, movegen, search, wire
 from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
 from scala40_net.cards import Face, Suit, card_text, face, is_joker
 from scala40_net.errors import InvalidRuleset, RuleViolation
@@ -364,23 +364,33 @@ class Hint:
 
 
 def hint(model: TableModel) -> Hint | None:
-    """A legal play from the engine's move generator when this seat plays, else melds in hand."""
+    """What the engine's search proposes: the best play when this seat plays now, else the
+    best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal."""
     state = local_state(model)
     me = model.my_seat
+    ruleset = table_ruleset(model)
+    found: search.LayDown | None = None
+    playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
-        play = movegen.first_legal_play(state, me)
-        if play is not None and play.operations:
-            made = tuple(
-                melds.make_meld(op.cards, op.joker_as)
-                for op in play.operations
-                if isinstance(op, NewMeld)
-            )
-            return Hint(play.operations, made, sum(m.points for m in made), True)
-    found = movegen.greedy_melds(model.hand, model.taken_discard)
-    if not found:
+        found = search.best_play(state, me)
+        playable = found is not None and not found.is_empty
+    elif ruleset is not None and state is not None:
+        if model.i_have_opened():
+            found = search.best_lay_down(model.hand, state.table, ruleset, opened=True)
+        else:
+            found = search.best_opening(model.hand, ruleset, keep_discard=False)
+    if found is not None and not found.is_empty:
+        made = tuple(
+            melds.make_meld(op.cards, op.joker_as)
+            for op in found.operations
+            if isinstance(op, NewMeld)
+        )
+        return Hint(found.operations, made, found.opening_points, playable)
+    seen = movegen.greedy_melds(model.hand, model.taken_discard)
+    if not seen:
         return None
-    made = tuple(melds.make_meld(m.cards, m.joker_as) for m in found)
-    return Hint(tuple(found), made, sum(m.points for m in made), False)
+    made = tuple(melds.make_meld(m.cards, m.joker_as) for m in seen)
+    return Hint(tuple(seen), made, sum(m.points for m in made), False)
 
 
 def describe_cards(cards: Sequence[int]) -> str:

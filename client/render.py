@@ -16,7 +16,7 @@ from client.i18n import Text
 from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
-from scala40_net.actions import Attach, NewMeld
+from scala40_net.actions import Attach, NewMeld, SwapJoker
 from scala40_net.cards import RANK_TEXT, Face, face
 from scala40_net.melds import MeldKind
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
@@ -323,6 +323,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
 
 
 def hint_text(found: Hint) -> str:
+    """A proposal in one line: new melds with their points, then attaches and swaps."""
     parts = []
     for meld in found.made:
         labels = []
@@ -331,9 +332,15 @@ def hint_text(found: Hint) -> str:
                 ("*" + face_label(stands)) if face(card).is_joker else face_label(face(card))
             )
         parts.append(" ".join(labels) + f" ({meld.points})")
-    if not parts:
-        parts = [f"{len(found.operations)}"]
-    return " · ".join(parts) + f" = {found.points}"
+    for op in found.operations:
+        if isinstance(op, Attach):
+            parts.append(
+                "+" + " ".join(face_label(face(c)) for c in op.cards) + f" → {op.meld + 1}"
+            )
+        elif isinstance(op, SwapJoker):
+            parts.append(f"{face_label(face(op.card))} ⇄ JK {op.meld + 1}")
+    total = f" = {found.points}" if found.made else ""
+    return " · ".join(parts) + total
 
 
 # --- log and chat -----------------------------------------------------------------------

@@ -1,0 +1,337 @@
+"""The lobby screen: a host's tables to join or watch, and a short form to create one.
+
+The form asks one question at a time on the bottom line (name, rules, seats,
+bots, password), so it works the same with the keyboard alone and in tests.
+The screen ends with the seat taken (and whether the match should start as
+soon as this client listens), or with nothing when the player leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.widgets import TextArea
+
+from client.connection import HostRefusal, LobbyClient, Seat
+from client.i18n import Text
+from client.layout import PanelControl
+from client.render import fingerprint_fragment, join_lines
+from client.session import SessionState
+from client.theme import STYLE
+from scala40_net.pb import lobby_pb2, ruleset_pb2
+
+PRESETS = {
+    "classic": ruleset_pb2.PRESET_CLASSIC,
+    "classica": ruleset_pb2.PRESET_CLASSIC,
+    "tradizionale": ruleset_pb2.PRESET_TRADIZIONALE,
+    "semplice": ruleset_pb2.PRESET_SEMPLICE,
+}
+_PRESET_KEY = {
+    ruleset_pb2.PRESET_UNSPECIFIED: "preset_classic",
+    ruleset_pb2.PRESET_CLASSIC: "preset_classic",
+    ruleset_pb2.PRESET_TRADIZIONALE: "preset_tradizionale",
+    ruleset_pb2.PRESET_SEMPLICE: "preset_semplice",
+}
+_PHASE_KEY = {
+    lobby_pb2.TABLE_PHASE_WAITING: "lobby_phase_waiting",
+    lobby_pb2.TABLE_PHASE_PLAYING: "lobby_phase_playing",
+    lobby_pb2.TABLE_PHASE_FINISHED: "lobby_phase_finished",
+}
+REFRESH_SECONDS = 2.0
+
+Choice = tuple[Seat, bool]
+
+
+@dataclass
+class Question:
+    """One question of a form: its label, a default, and what to do with the answer."""
+
+    label: str
+    default: str
+    answer: Callable[[str], None]
+
+
+@dataclass
+class NewTable:
+    name: str = ""
+    preset: int = ruleset_pb2.PRESET_CLASSIC
+    seats: int = 4
+    bots: int = 3
+    password: str = ""
+    questions: list[Question] = field(default_factory=list)
+
+
+def table_row(table: lobby_pb2.TableSummary, t: Text) -> str:
+    taken = sum(1 for s in table.seats if s.taken)
+    seats = f"{taken}/{len(table.seats)}"
+    phase = t(_PHASE_KEY.get(table.phase, "lobby_phase_waiting"))
+    if table.has_password:
+        phase += f" · {t('lobby_locked')}"
+    preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
+    return t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
+
+
+class LobbyScreen:
+    """The tables of one host; ``run_async`` returns the seat taken, or None."""
+
+    def __init__(
+        self,
+        text: Text,
+        lobby: LobbyClient,
+        session: SessionState,
+        player_name: str,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self.text = text
+        self.lobby = lobby
+        self.session = session
+        self.player_name = player_name
+        self.tables: list[lobby_pb2.TableSummary] = []
+        self.cursor = 0
+        self.error = ""
+        self.questions: list[Question] = []
+        self.field = TextArea(height=1, multiline=False, accept_handler=self._answer)
+        self.list_window = Window(
+            PanelControl(self._draw_tables, focusable=True, key_bindings=self._list_keys())
+        )
+        self.app: Application[Choice | None] = Application(
+            layout=self._layout(),
+            key_bindings=self._app_keys(),
+            style=STYLE,
+            full_screen=True,
+            input=input,
+            output=output,
+        )
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def _draw_tables(self, width: int, height: int) -> StyleAndTextTuples:
+        t = self.text
+        if not self.tables:
+            return [("class:dim", t("lobby_none"))]
+        lines: list[StyleAndTextTuples] = []
+        for i, table in enumerate(self.tables):
+            style = "class:lobby.selected" if i == self.cursor else ""
+            lines.append([(style, f" {table_row(table, t)[: width - 2]} ")])
+        return join_lines(lines)
+
+    def _draw_title(self, width: int, height: int) -> StyleAndTextTuples:
+        title: StyleAndTextTuples = [
+            ("class:title", f" {self.text('lobby_title', host=self.session.host)} ")
+        ]
+        return [*title, ("", "  "), *fingerprint_fragment(self.session, self.text)]
+
+    def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
+        if self.error:
+            return [("class:refusal", self.text("lobby_error", reason=self.error))]
+        if self.questions:
+            q = self.questions[0]
+            return [("class:prompt", f"{q.label} [{q.default}]")]
+        return [("class:dim", self.text("lobby_keys"))]
+
+    def _layout(self) -> Layout:
+        return Layout(
+            HSplit(
+                [
+                    Window(PanelControl(self._draw_title), height=1),
+                    Window(height=1, char="─", style="class:separator"),
+                    self.list_window,
+                    Window(height=1, char="─", style="class:separator"),
+                    Window(PanelControl(self._draw_footer), height=1),
+                    ConditionalContainer(
+                        self.field, filter=Condition(lambda: bool(self.questions))
+                    ),
+                ]
+            ),
+            focused_element=self.list_window,
+        )
+
+    # --- keys -------------------------------------------------------------------------
+
+    def _app_keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("c-c")
+        @kb.add("c-q")
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit(result=None)
+
+        @kb.add("escape", filter=Condition(lambda: bool(self.questions)), eager=True)
+        def _cancel(event: KeyPressEvent) -> None:
+            self.questions.clear()
+            event.app.layout.focus(self.list_window)
+
+        return kb
+
+    def _list_keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("up")
+        def _up(event: KeyPressEvent) -> None:
+            self.cursor = max(self.cursor - 1, 0)
+
+        @kb.add("down")
+        def _down(event: KeyPressEvent) -> None:
+            self.cursor = min(self.cursor + 1, max(len(self.tables) - 1, 0))
+
+        @kb.add("enter")
+        def _join(event: KeyPressEvent) -> None:
+            self._enter_table(spectate=False)
+
+        @kb.add("s")
+        def _spectate(event: KeyPressEvent) -> None:
+            self._enter_table(spectate=True)
+
+        @kb.add("n")
+        def _new(event: KeyPressEvent) -> None:
+            self._new_table_form()
+
+        @kb.add("r")
+        def _refresh(event: KeyPressEvent) -> None:
+            self._spawn(self.refresh())
+
+        @kb.add("q")
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit(result=None)
+
+        return kb
+
+    # --- questions --------------------------------------------------------------------
+
+    def _ask(self, questions: list[Question]) -> None:
+        self.error = ""
+        self.questions = questions
+        self.field.text = questions[0].default if questions else ""
+        if questions:
+            self.app.layout.focus(self.field)
+
+    def _answer(self, buffer: object) -> bool:
+        if not self.questions:
+            return False
+        question = self.questions.pop(0)
+        value = self.field.text.strip() or question.default
+        try:
+            question.answer(value)
+        except ValueError as error:
+            self.questions.insert(0, question)
+            self.error = str(error)
+            return True
+        if self.questions:
+            self.field.text = self.questions[0].default
+            self.field.buffer.cursor_position = len(self.field.text)
+            return True
+        self.app.layout.focus(self.list_window)
+        return False
+
+    def _new_table_form(self) -> None:
+        t = self.text
+        form = NewTable(name=t("local_table_name", name=self.player_name)[:40])
+
+        def name(value: str) -> None:
+            form.name = value[:40]
+
+        def preset(value: str) -> None:
+            if value.lower() not in PRESETS:
+                raise ValueError("classic | tradizionale | semplice")
+            form.preset = PRESETS[value.lower()]
+
+        def seats(value: str) -> None:
+            if not value.isdigit() or not 2 <= int(value) <= 6:
+                raise ValueError("2-6")
+            form.seats = int(value)
+            form.bots = min(form.bots, form.seats - 1)
+
+        def bots(value: str) -> None:
+            if not value.isdigit() or not 0 <= int(value) <= form.seats - 1:
+                raise ValueError(f"0-{form.seats - 1}")
+            form.bots = int(value)
+
+        def password(value: str) -> None:
+            form.password = "" if value == "-" else value
+            self._spawn(self._create(form))
+
+        self._ask(
+            [
+                Question(t("lobby_field_name"), form.name, name),
+                Question(t("lobby_field_preset"), "classic", preset),
+                Question(t("lobby_field_seats"), "4", seats),
+                Question(t("lobby_field_bots"), "3", bots),
+                Question(t("lobby_field_password"), "-", password),
+            ]
+        )
+
+    def _enter_table(self, spectate: bool) -> None:
+        if not self.tables:
+            return
+        table = self.tables[self.cursor]
+
+        def go(password: str) -> None:
+            self._spawn(self._take(table.table_id, spectate, password or None))
+
+        if table.has_password:
+            self._ask([Question(self.text("lobby_password_prompt"), "", go)])
+        else:
+            go("")
+
+    # --- host calls -------------------------------------------------------------------
+
+    def _spawn(self, coroutine: object) -> None:
+        asyncio.get_running_loop().create_task(coroutine)  # type: ignore[arg-type]
+
+    async def refresh(self) -> None:
+        try:
+            self.tables = await self.lobby.tables()
+        except HostRefusal as refusal:
+            self.error = refusal.message
+        self.cursor = min(self.cursor, max(len(self.tables) - 1, 0))
+        self.app.invalidate()
+
+    async def _take(self, table_id: str, spectate: bool, password: str | None) -> None:
+        try:
+            if spectate:
+                seat = await self.lobby.spectate(table_id, password)
+            else:
+                seat = await self.lobby.join(table_id, self.player_name, password)
+        except HostRefusal as refusal:
+            self.error = refusal.message
+            self.app.invalidate()
+            return
+        self.app.exit(result=(seat, False))
+
+    async def _create(self, form: NewTable) -> None:
+        try:
+            table_id = await self.lobby.create_table(
+                form.name, form.preset, form.seats, form.password or None
+            )
+            seat = await self.lobby.join(table_id, self.player_name, form.password or None)
+            for _ in range(form.bots):
+                await self.lobby.add_bot(seat)
+        except HostRefusal as refusal:
+            self.error = refusal.message
+            self.app.invalidate()
+            return
+        # A table the bots fill starts at once; otherwise it waits for people and "start".
+        self.app.exit(result=(seat, form.bots + 1 == form.seats))
+
+    async def run_async(self) -> Choice | None:
+        async def keep_fresh() -> None:
+            while True:
+                await self.refresh()
+                await asyncio.sleep(REFRESH_SECONDS)
+
+        refresher = asyncio.get_running_loop().create_task(keep_fresh())
+        try:
+            return await self.app.run_async()
+        finally:
+            refresher.cancel()

@@ -1,0 +1,205 @@
+"""Entry points: ``scala40 HOST[:PORT]`` joins a LAN host; ``scala40-play`` plays 3 bots locally.
+
+``scala40-play`` (what ``make play`` runs) starts a host inside this process
+on 127.0.0.1 and a free port, creates a ``classic`` table with this player
+and the bots, and opens the table screen; leaving the screen stops that host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from client.app import TableScreen
+from client.connection import HostRefusal, LobbyClient, Seat, TableLink, open_channel, parse_address
+from client.i18n import Text, detect_lang
+from client.session import SessionState
+from client.trust import check_fingerprint, data_dir
+from scala40_net.pb import ruleset_pb2
+
+LOCAL_HOST_DIR = "local-host"
+LOCAL_BOTS = 3
+
+
+@dataclass
+class Options:
+    name: str
+    lang: str | None
+    bots: int = LOCAL_BOTS
+
+
+def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument("--lang", choices=("it", "en"), help="interface language (default: locale)")
+    return parser
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser()[:24] or "player"
+    except (KeyError, OSError):
+        return "player"
+
+
+async def trust_host(lobby: LobbyClient, key: str, session: SessionState, directory: Path) -> None:
+    """Show the host's fingerprint and compare it with the one remembered for ``key``."""
+    info = await lobby.host_info()
+    session.fingerprint = info.host_fingerprint
+    session.trust, session.previous_fingerprint = check_fingerprint(
+        directory, key, info.host_fingerprint
+    )
+
+
+async def open_table(
+    channel: grpc.aio.Channel,
+    seat: Seat,
+    text: Text,
+    session: SessionState,
+    directory: Path,
+    *,
+    start: bool = False,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> TableScreen:
+    """The table screen for ``seat``; with ``start``, the match starts once the stream is up."""
+    lobby = LobbyClient(channel)
+    screen_box: list[TableScreen] = []
+    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq)
+
+    async def start_match() -> None:
+        await lobby.start_match(seat)
+
+    screen = TableScreen(
+        text,
+        link,
+        session=session,
+        data_dir=directory,
+        input=input,
+        output=output,
+        start_match=start_match,
+    )
+    screen_box.append(screen)
+    if start:
+        screen.start_when_connected()
+    return screen
+
+
+async def play_local(
+    options: Options,
+    directory: Path,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    bot_delay: float = 0.6,
+    ready: asyncio.Future[TableScreen] | None = None,
+) -> None:
+    """A game against bots on a host inside this process; the host stops with the screen."""
+    from host.server import Host  # the host is needed only for a local game
+    from host.table import TableSettings
+
+    text = Text(detect_lang(options.lang))
+    host_dir = directory / LOCAL_HOST_DIR
+    host_dir.mkdir(parents=True, exist_ok=True)
+    # Each local game starts fresh: the journal of the last one would reopen its old table.
+    for stale in host_dir.glob("journal.sqlite3*"):
+        stale.unlink()
+    _log_to(host_dir / "host.log")
+    host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=bot_delay))
+    port = await host.start()
+    channel = open_channel("127.0.0.1", port)
+    try:
+        lobby = LobbyClient(channel)
+        session = SessionState(host=f"127.0.0.1:{port}")
+        await trust_host(lobby, "local", session, directory)
+        name = options.name
+        table_id = await lobby.create_table(
+            text("local_table_name", name=name), ruleset_pb2.PRESET_CLASSIC, options.bots + 1
+        )
+        seat = await lobby.join(table_id, name)
+        for _ in range(options.bots):
+            await lobby.add_bot(seat)
+        screen = await open_table(
+            channel, seat, text, session, directory, start=True, input=input, output=output
+        )
+        if ready is not None:
+            ready.set_result(screen)
+        await screen.run_async()
+    finally:
+        await channel.close()
+        await host.stop(grace=0.5)
+
+
+def _log_to(path: Path) -> None:
+    # The screen owns the terminal: the in-process host logs to a file instead.
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
+async def join_host(address: str, options: Options, directory: Path) -> int:
+    """Connect to a LAN host, choose a table in the lobby, play it."""
+    from client.lobby import LobbyScreen
+
+    text = Text(detect_lang(options.lang))
+    host, port = parse_address(address)
+    channel = open_channel(host, port)
+    try:
+        lobby = LobbyClient(channel)
+        session = SessionState(host=f"{host}:{port}")
+        try:
+            await trust_host(lobby, f"{host}:{port}", session, directory)
+        except HostRefusal as refusal:
+            print(text("connect_failed", host=address, reason=refusal.message), file=sys.stderr)
+            return 1
+        chosen = await LobbyScreen(text, lobby, session, options.name).run_async()
+        if chosen is None:
+            return 0
+        seat, start = chosen
+        screen = await open_table(channel, seat, text, session, directory, start=start)
+        await screen.run_async()
+        return 0
+    finally:
+        await channel.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``scala40 HOST[:PORT] [--name NAME] [--lang it|en]``."""
+    parser = _common(
+        argparse.ArgumentParser(prog="scala40", description="Play Scala 40 on a host of your LAN.")
+    )
+    parser.add_argument("address", metavar="HOST[:PORT]", help="the host to join")
+    args = parser.parse_args(argv)
+    options = Options(args.name or default_name(), args.lang)
+    return asyncio.run(join_host(args.address, options, data_dir()))
+
+
+def play_main(argv: Sequence[str] | None = None) -> int:
+    """``scala40-play [--name NAME] [--lang it|en] [--bots N]``: what ``make play`` runs."""
+    parser = _common(
+        argparse.ArgumentParser(
+            prog="scala40-play", description="Play Scala 40 against bots on this machine."
+        )
+    )
+    parser.add_argument("--bots", type=int, default=LOCAL_BOTS, choices=range(1, 6))
+    args = parser.parse_args(argv)
+    options = Options(args.name or default_name(), args.lang, args.bots)
+    asyncio.run(play_local(options, data_dir()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
