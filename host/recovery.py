@@ -21,7 +21,8 @@ from host.journal import Journal, StoredEntry
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 if TYPE_CHECKING:
-    from host.table import PendingEvents, Table
+    from host.table import Table
+    from host.table_task import PendingEvents, TableTask
 
 # Entries the host writes on its own; at the head of the journal they are a deadline's doing.
 HOST_STEPS = {"announce", "commitments", "deal", "rebuild", "deal_end", "rientro_timeout"}
@@ -39,7 +40,7 @@ class Replay:
         self._host_seeds = host_seeds
 
     def commit(
-        self, table: Table, kind: str, seat: int | None, events: PendingEvents, *, game: bool
+        self, table: TableTask, kind: str, seat: int | None, events: PendingEvents, *, game: bool
     ) -> list[int]:
         """Stand in for ``Table._commit``: match the next entry and publish its journaled events."""
         if not self.pending:

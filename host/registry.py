@@ -46,7 +46,7 @@ class Registry:
         return table
 
     def _open(self, table: Table) -> None:
-        table.on_bot_needed = lambda t, seat: asyncio.create_task(run_bot_seat(t, seat))
+        table.on_bot_needed = lambda _, seat: asyncio.create_task(run_bot_seat(table, seat))
         table.start()
         self.tables[table.table_id] = table
 

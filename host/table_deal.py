@@ -1,0 +1,305 @@
+"""The deals of a table: the fair-deal exchange before each one, the engine's moves, the end.
+
+FAIR_DEAL.md steps 1-6 run through the fair-deal module's ``HostExchange``
+and ``DealRecorder`` (the hash chain); the table only times them and
+journals every message. A deal's end reveals the host seed, signs the chain,
+scores the match and announces the next deal.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf.message import Message
+
+from host.errors import Refusal, malformed, not_found, precondition
+from host.table_task import DealInProgress, TableTask
+from scala40_net import actions, deal, events, match, rules, wire
+from scala40_net.fairdeal import spec
+from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange, new_seed
+from scala40_net.fairdeal.record import DealRecorder
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+
+class DealingTable(TableTask):
+    """A table's deals: the exchange, the moves' consequences, the records."""
+
+    def _publish_engine_events(
+        self,
+        kind: str,
+        seat: int | None,
+        request: Message | None,
+        response: Message | None,
+        request_id: str | None,
+        engine_events: list[events.Event],
+    ) -> None:
+        """Journal and publish an accepted move, then take the table's own steps after it."""
+        out = [self._deal_event_from_engine(e) for e in engine_events if wire.is_deal_event(e)]
+        # A move's response names the seq of the move's own event, the first one it caused.
+        if response is not None and hasattr(response, "seq"):
+            response.seq = self.seq + 1  # type: ignore[attr-defined]
+        self._commit(kind, seat, request, response, out, request_id=request_id)
+        assert self.match is not None
+        if self.match.phase is match.MatchPhase.IN_DEAL and self.deal_state is not None:
+            if self.deal_state.phase is deal.Phase.REBUILD:
+                self._rebuild_stock()
+            return
+        self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
+
+    def _rebuild_stock(self) -> None:
+        """R10.1: the table makes the new stock from the fair deal's stream (FAIR_DEAL.md)."""
+        state = self.deal_state
+        assert state is not None and self.current is not None
+        order = self.current.exchange.rebuilt_stock(state.discard_pile)
+        engine_events = self._apply(None, actions.RebuildStock(tuple(order)))
+        self._publish_engine_events("rebuild", None, None, None, None, engine_events)
+
+    def _announce_deal(self) -> None:
+        """Step 1: a new deal attempt and the host's commitment; its seed is journaled, secret."""
+        assert self.match is not None
+        self.deal_no += 1
+        setup = DealSetup(
+            table_id=self.table_id,
+            deal_no=self.deal_no,
+            dealer=self.match.dealer,
+            seats_in_play=self.match.seats_in_play,
+            deck_size=self.ruleset.deck_size,
+            ruleset=wire.ruleset_to_pb(self.preset, self.ruleset),
+        )
+        host_seed = self.replay.host_seed(self.deal_no) if self.replay is not None else new_seed()
+        self.current = DealInProgress(
+            HostExchange(setup, host_seed), DealRecorder(self.table_id, self.deal_no)
+        )
+        announced = self.current.exchange.announce()
+        self._commit(
+            "announce",
+            None,
+            None,
+            None,
+            [self._deal_event(announced)],
+            host_seed=(self.deal_no, host_seed),
+        )
+        self._set_deadline(self.settings.commit_timeout)
+
+    def _exchange_for(self, seat: int, deal_no: int, step: int) -> DealInProgress:
+        current = self.current
+        if current is None or current.deal_no != deal_no:
+            now = f"deal {current.deal_no} is" if current is not None else "no deal is"
+            raise precondition(
+                "WRONG_DEAL", f"deal {deal_no} is not in its fair-deal exchange ({now})"
+            )
+        if seat not in current.exchange.setup.seats_in_play:
+            raise precondition("NOT_IN_DEAL", f"seat {seat} does not play deal {deal_no}")
+        if current.step != step:
+            wanted = "commitments" if step == table_pb2.TURN_PHASE_COMMIT else "reveals"
+            raise precondition("WRONG_STEP", f"deal {deal_no} is not taking {wanted} now")
+        return current
+
+    def commit_seed(
+        self, seat: int, request: table_pb2.CommitSeedRequest
+    ) -> table_pb2.CommitSeedResponse:
+        if len(request.commitment) != spec.DIGEST_BYTES:
+            raise malformed(
+                f"a commitment is {spec.DIGEST_BYTES} bytes, not {len(request.commitment)}"
+            )
+        repeated = self._repeat(seat, "commit", request.context)
+        if repeated is not None:
+            return table_pb2.CommitSeedResponse()
+        current = self._exchange_for(seat, request.deal_no, table_pb2.TURN_PHASE_COMMIT)
+        if seat not in current.exchange.awaiting_commitments:
+            raise Refusal(
+                grpc.StatusCode.ALREADY_EXISTS,
+                "ALREADY_COMMITTED",
+                f"seat {seat} has already committed for deal {current.deal_no}",
+            )
+        try:
+            current.exchange.receive_commitment(seat, request.commitment)
+        except ExchangeError as error:
+            raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
+        response = table_pb2.CommitSeedResponse()
+        self._commit(
+            "commit", seat, request, response, [], request_id=request.context.request_id, game=False
+        )
+        if not current.exchange.awaiting_commitments:
+            self._publish_commitments()
+        return response
+
+    def _publish_commitments(self) -> None:
+        """Step 3: every commitment received; the seats without one are left out."""
+        current = self.current
+        assert current is not None
+        published = current.exchange.publish_commitments()
+        current.step = table_pb2.TURN_PHASE_REVEAL
+        self._commit("commitments", None, None, None, [self._deal_event(published)])
+        if current.exchange.awaiting_reveals:
+            self._set_deadline(self.settings.reveal_timeout)
+        else:
+            self._publish_reveals()
+
+    def reveal_seed(
+        self, seat: int, request: table_pb2.RevealSeedRequest
+    ) -> table_pb2.RevealSeedResponse:
+        if len(request.seed) != spec.SEED_BYTES:
+            raise malformed(f"a seed is {spec.SEED_BYTES} bytes, not {len(request.seed)}")
+        repeated = self._repeat(seat, "reveal", request.context)
+        if repeated is not None:
+            return table_pb2.RevealSeedResponse()
+        current = self._exchange_for(seat, request.deal_no, table_pb2.TURN_PHASE_REVEAL)
+        if current.exchange.left_out.get(seat) == deal_pb2.LEFT_OUT_REASON_NO_COMMITMENT:
+            raise precondition(
+                "NOT_COMMITTED",
+                f"seat {seat} sent no commitment for deal {current.deal_no} in time",
+            )
+        if seat not in current.exchange.awaiting_reveals:
+            raise Refusal(
+                grpc.StatusCode.ALREADY_EXISTS,
+                "ALREADY_REVEALED",
+                f"seat {seat} has already revealed for deal {current.deal_no}",
+            )
+        try:
+            bad = current.exchange.receive_reveal(seat, request.seed, request.cut)
+        except ExchangeError as error:
+            raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
+        response = table_pb2.RevealSeedResponse()
+        # A wrong reveal is still a fair-deal message the record shows: journal it either way.
+        self._commit(
+            "reveal", seat, request, response, [], request_id=request.context.request_id, game=False
+        )
+        if not current.exchange.awaiting_reveals:
+            self._publish_reveals()
+        if bad is not None:
+            raise precondition(
+                "BAD_REVEAL",
+                f"the seed and cut do not match the commitment (or the cut is out of range): "
+                f"seat {seat} is left out of deal {current.deal_no}'s mix",
+            )
+        return response
+
+    def _publish_reveals(self) -> None:
+        """Step 4 then 5: every reveal and the seats left out; then the deal itself."""
+        current = self.current
+        assert current is not None
+        self._deadline = None
+        revealed = current.exchange.publish_reveals()
+        out = [self._deal_event(revealed)]
+        engine_events = self._apply(None, match.StartDeal(tuple(current.exchange.derivation.deck)))
+        current.step = table_pb2.TURN_PHASE_UNSPECIFIED
+        out += [self._deal_event_from_engine(e) for e in engine_events]
+        self._commit("deal", None, None, None, out)
+
+    def _deadline_passed(self) -> None:
+        if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
+            self._rientro_unanswered()
+            return
+        current = self.current
+        if current is None:
+            return
+        if current.step == table_pb2.TURN_PHASE_COMMIT:
+            self._publish_commitments()
+        elif current.step == table_pb2.TURN_PHASE_REVEAL:
+            self._publish_reveals()
+
+    def _end_deal(self, match_events: list[events.Event]) -> None:
+        """Step 6 and the record: the host's seed, the signature, the scores; then the next deal."""
+        current, m = self.current, self.match
+        assert current is not None and m is not None
+        out = [self._deal_event(current.exchange.reveal_host_seed())]
+        record = current.recorder.finish(self.identity)
+        signed = table_pb2.DealSigned(
+            deal_no=current.deal_no, chain_head=current.recorder.head, signature=record.signature
+        )
+        out.append((table_pb2.TableEvent(deal_signed=signed), {}))
+        out.append((table_pb2.TableEvent(match_update=self.match_update()), {}))
+        self.recorders[current.deal_no] = current.recorder
+        self._commit(
+            "deal_end",
+            None,
+            None,
+            None,
+            out,
+            deal_record=(current.deal_no, record.to_json().encode("utf-8")),
+        )
+        self.current = None
+        if m.phase is match.MatchPhase.OVER:
+            self.phase = lobby_pb2.TABLE_PHASE_FINISHED
+        elif m.phase is match.MatchPhase.DEAL_DUE:
+            self._announce_deal()
+        elif m.phase is match.MatchPhase.RIENTRO:
+            self._set_deadline(self.settings.reveal_timeout)
+
+    def answer_rientro(
+        self, seat: int, buy_back: bool, request: table_pb2.AnswerRientroRequest | None = None
+    ) -> table_pb2.AnswerRientroResponse:
+        """R11.3: a busted seat buys back in or retires."""
+        if self.match is None or self.match.phase is not match.MatchPhase.RIENTRO:
+            raise precondition("NO_RIENTRO", "no buy-back is on offer now", "R11.3")
+        self._apply(seat, match.BuyBack() if buy_back else match.Retire())
+        response = table_pb2.AnswerRientroResponse()
+        request_id = request.context.request_id if request is not None else None
+        self._commit(
+            "rientro",
+            seat,
+            request,
+            response,
+            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+            request_id=request_id,
+        )
+        self._after_rientro()
+        return response
+
+    def _after_rientro(self) -> None:
+        assert self.match is not None
+        if self.match.phase is match.MatchPhase.OVER:
+            self.phase = lobby_pb2.TABLE_PHASE_FINISHED
+        elif self.match.phase is match.MatchPhase.DEAL_DUE:
+            self._deadline = None
+            self._announce_deal()
+
+    def _rientro_unanswered(self) -> None:
+        """R11.3: a busted seat that did not answer the buy-back offer in time retires."""
+        assert self.match is not None
+        for seat in self.match.pending_rientro:
+            self._apply(seat, match.Retire())
+        self._commit(
+            "rientro_timeout",
+            None,
+            None,
+            None,
+            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+        )
+        self._after_rientro()
+
+    def match_update(self) -> table_pb2.MatchUpdate:
+        m = self.match
+        assert m is not None
+        by_deals = m.ruleset.match_mode is rules.MatchMode.DEALS
+        scores = [
+            table_pb2.SeatScore(
+                seat=seat,
+                total=m.deals_won[i] if by_deals else m.totals[i],
+                out=m.out[i],
+                rientri=m.rientri[i],
+                chips=m.chips[i],
+            )
+            for i, seat in enumerate(m.seats)
+        ]
+        offers = [
+            table_pb2.RientroOffer(seat=seat, fee=m.rientro_fee(seat)) for seat in m.pending_rientro
+        ]
+        return table_pb2.MatchUpdate(
+            scores=scores,
+            match_over=m.phase is match.MatchPhase.OVER,
+            winners=m.winners,
+            rientro_offers=offers,
+        )
+
+    def deal_record(self, seat: int | None, deal_no: int) -> bytes:
+        """The signed record of an ended deal, with the caller's own private events if it played."""
+        recorder = self.recorders.get(deal_no)
+        if recorder is not None:
+            return recorder.record_for(seat).to_json().encode("utf-8")
+        record = self.journal.deal_record(self.table_id, deal_no)
+        if record is None:
+            raise not_found(
+                "NO_SUCH_RECORD", f"deal {deal_no} of this table has not ended (or never was)"
+            )
+        return record
