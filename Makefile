@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint bench proto clean
+.PHONY: test lint bench proto clean play host
 
 # The venv is (re)installed whenever the project's own dependency list changes.
 $(STAMP): pyproject.toml
@@ -30,3 +30,14 @@ proto: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# A game against 3 bots: a host inside the client process on 127.0.0.1 and a free port;
+# leaving the game stops it. ARGS passes options on, e.g. make play ARGS="--lang en".
+play: $(STAMP)
+	$(VENV)/bin/scala40-play $(ARGS)
+
+# A host for the LAN on every interface; it prints the address others join with.
+HOST_PORT ?= 4040
+host: $(STAMP)
+	@$(PY) -c 'from client.main import print_join_hint; print_join_hint($(HOST_PORT))'
+	$(VENV)/bin/scala40-host --listen 0.0.0.0:$(HOST_PORT) $(ARGS)

@@ -418,6 +418,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "preset_semplice": ("semplice", "semplice (simple)"),
     # --- play / host launchers --------------------------------------------------------
     "local_table_name": ("Partita di {name}", "{name}'s game"),
+    "host_join_hint": (
+        "Gli altri giocatori della rete locale si uniscono con:  {command}",
+        "Players on the LAN join with:  {command}",
+    ),
     "host_started": ("Host avviato su {addr}.", "Host started on {addr}."),
     "starting_local": ("Avvio di un host locale…", "Starting a local host…"),
     "connect_failed": ("Impossibile raggiungere {host}: {reason}", "Cannot reach {host}: {reason}"),

@@ -36,7 +36,7 @@ from client.model import Phase
 if TYPE_CHECKING:
     from client.app import TableScreen
 
-WIDE = 100  # from this many columns the log and chat get a side column
+WIDE = 112  # from this many columns the log and chat get a side column (the table keeps 73)
 SIDE_WIDTH = 38
 
 

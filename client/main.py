@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import getpass
 import logging
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -174,6 +175,26 @@ async def join_host(address: str, options: Options, directory: Path) -> int:
         return 0
     finally:
         await channel.close()
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN: the interface a route to the outside would use.
+
+    A UDP "connect" only chooses the route; no packet is sent.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, nothing is sent
+            return str(probe.getsockname()[0])
+        except OSError:
+            return socket.gethostname()
+
+
+def print_join_hint(port: int) -> None:
+    """What ``make host`` prints before the host starts: how the others join."""
+    text = Text(detect_lang(None))
+    address = f"{lan_address()}:{port}"
+    print(text("host_join_hint", command=f"scala40 {address}"), flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,121 @@
+"""``make play`` in a real terminal (tmux): a hand of 13 cards, a move, the bots answer, quit.
+
+Skipped only when tmux is not installed. Everything runs on this machine:
+the game's host listens on 127.0.0.1 and a free port inside the client.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.timeout(150)
+
+
+class Tmux:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", *args], capture_output=True, text=True, timeout=10, check=False
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.name, *keys)
+
+    def alive(self) -> bool:
+        return (
+            subprocess.run(
+                ["tmux", "has-session", "-t", self.name], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
+
+    def wait(self, condition: Callable[[str], bool], seconds: float, what: str) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if condition(text):
+                return text
+            if "You cut the deck" in text:
+                self.keys("Enter")  # a random cut
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    session = Tmux(f"scala40-e2e-{uuid.uuid4().hex[:8]}")
+    env = {"SCALA40_DATA_DIR": str(tmp_path / "data"), "LANG": "en_US.UTF-8", "TERM": "xterm"}
+    command = " ".join(
+        [f"{k}={v}" for k, v in env.items()]
+        + ["make", "--no-print-directory", "-C", str(ROOT), "play", 'ARGS="--name Ada --lang en"']
+    )
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-x", "100", "-y", "30", "-s", session.name, command],
+        check=True,
+        timeout=10,
+        env={**os.environ, **env},
+    )
+    try:
+        yield session
+    finally:
+        if session.alive():
+            session.run("kill-session", "-t", session.name)
+
+
+def hand_size(screen: str) -> int | None:
+    found = re.search(r"Your hand \((\d+), by (suit|rank)\)", screen)
+    return int(found.group(1)) if found else None
+
+
+def test_make_play_deals_13_cards_a_move_is_made_and_the_bots_answer(tmux: Tmux) -> None:
+    screen = tmux.wait(lambda s: hand_size(s) in (13, 14), 90, "the deal")
+    assert "Stock (tallone):" in screen and "Discard pile (pozzo):" in screen
+    tmux.wait(lambda s: "Your turn: draw" in s, 60, "this player's turn")
+    assert hand_size(tmux.screen()) == 13
+    tmux.keys("draw", "Enter")
+    tmux.wait(lambda s: hand_size(s) == 14, 20, "the drawn card")
+
+    # Discard from the hand panel: Tab to the hand, 'd' on a card; if the host refuses that
+    # card (R8.2 …), the refusal is on the status line and the next card is tried.
+    tmux.keys("Tab")
+    for _ in range(14):
+        tmux.keys("d")
+        screen = tmux.wait(
+            lambda s: hand_size(s) == 13 or "Refused" in s, 20, "the discard's answer"
+        )
+        if hand_size(screen) == 13:
+            break
+        tmux.keys("Right")
+    assert hand_size(tmux.screen()) == 13
+    # The bots answer: they draw and discard until it is this player's turn again.
+    screen = tmux.wait(
+        lambda s: "Your turn: draw" in s and ("draws from the stock" in s or "takes" in s),
+        60,
+        "the bots' moves",
+    )
+    assert re.search(r"Bot \d+ (draws from the stock|takes)", screen)
+
+    tmux.keys("C-q")
+    deadline = time.monotonic() + 20
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tmux.alive(), "quitting the client ends make play and its host"
