@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from host.errors import Refusal
-from scala40_net import actions, deal, match, movegen, views, wire
+from scala40_net import actions, bots, deal, match, movegen, views, wire
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
-from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 if TYPE_CHECKING:
     from host.table import Table
@@ -229,9 +230,15 @@ class InHostSeat:
         self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}
 
 
+def level_bot(level: int) -> Bot:
+    """The library's bot for a seat's ``BotLevel`` (unset: medium); its choices seeded by the OS."""
+    names: dict[int, str] = {lobby_pb2.BOT_LEVEL_EASY: "easy", lobby_pb2.BOT_LEVEL_HARD: "hard"}
+    return bots.make_bot(names.get(level, "medium"), random.Random())
+
+
 async def run_bot_seat(table: Table, seat: int, bot: Bot | None = None) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to."""
-    driver = InHostSeat(table, seat, bot or SimpleBot())
+    driver = InHostSeat(table, seat, bot or level_bot(table.seats[seat].bot_level))
     subscriber = None
     try:
         while table.match is None or table.match.phase is not match.MatchPhase.OVER:
