@@ -206,3 +206,57 @@ async def test_a_planned_opening_below_40_is_refused_by_the_host_and_kept(game: 
         assert screen.planner.steps == steps  # nothing lost from the plan
     else:
         assert model.turns_played.get(me, 0) > turns
+
+
+async def test_a_lost_connection_comes_back_and_resumes_after_the_last_event(
+    tmp_path: Path,
+) -> None:
+    from client.connection import LobbyClient, open_channel
+    from client.i18n import Text
+    from client.main import open_table
+    from client.session import SessionState
+    from host.server import Host
+    from host.table import TableSettings
+    from scala40_net.pb import ruleset_pb2
+
+    settings = TableSettings(bot_delay=0.0)
+    host = Host("127.0.0.1:0", tmp_path / "host", settings)
+    port = await host.start()
+    channel = open_channel("127.0.0.1", port)
+    lobby = LobbyClient(channel)
+    table_id = await lobby.create_table("resume", ruleset_pb2.PRESET_CLASSIC, 2)
+    seat = await lobby.join(table_id, "Ada")
+    await lobby.add_bot(seat)
+    with create_pipe_input() as pipe:
+        session = SessionState(host=f"127.0.0.1:{port}")
+        screen = await open_table(
+            channel,
+            seat,
+            Text("en"),
+            session,
+            tmp_path,
+            start=True,
+            input=pipe,
+            output=DummyOutput(),
+        )
+        running = asyncio.create_task(screen.run_async())
+        game = Game(screen, pipe, running)
+        model = screen.model
+        await dealt(game)
+        await until(lambda: model.my_turn and model.phase is Phase.DRAW, 30)
+        hand, seen = list(model.hand), model.last_seq
+
+        await host.stop(grace=0.2)  # the stream breaks
+        await until(lambda: session.link is LinkState.RECONNECTING)
+        restarted = Host(f"127.0.0.1:{port}", tmp_path / "host", settings)
+        await restarted.start()  # the same data: the journal brings the table back
+        try:
+            await until(lambda: session.link is LinkState.CONNECTED, 30)
+            assert model.last_seq >= seen and sorted(model.hand) == sorted(hand)
+            game.type("draw")  # the seat token still works: the game goes on
+            await until(lambda: len(model.hand) == len(hand) + 1, 20)
+        finally:
+            screen.quit()
+            await asyncio.wait_for(running, 20)
+            await channel.close()
+            await restarted.stop(grace=0.2)
