@@ -26,10 +26,11 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from host.bots import SimpleBot  # noqa: E402
 from host.remote_bot import RemoteSeat  # noqa: E402
 from host.server import Host  # noqa: E402
 from host.table import TableSettings  # noqa: E402
-from scala40_net import wire  # noqa: E402
+from scala40_net import actions, views, wire  # noqa: E402
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc  # noqa: E402
 
 ECHO = "/bench.Echo/Echo"
@@ -91,6 +92,13 @@ async def echo_round_trips(port: int) -> list[float]:
         return samples
 
 
+class StockBot(SimpleBot):
+    """Always draws from the stock: the bots' thinking runs in this process, so it is kept short."""
+
+    def choose_draw(self, view: views.DealView) -> actions.DrawSource:
+        return actions.DrawSource.STOCK
+
+
 class TimedTable:
     """2-seat matches played one after another by bot clients, with a spectator; Plays are timed."""
 
@@ -127,7 +135,7 @@ class TimedTable:
             join = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
             joined = await self.lobby.JoinTable(join)
             think = self.think * random.uniform(0.5, 1.5)
-            seat = RemoteSeat(self.channel, joined.seat_token, joined.seat, think=think)
+            seat = RemoteSeat(self.channel, joined.seat_token, joined.seat, StockBot(), think=think)
             seat.stub.Play = timed(seat.stub.Play)  # type: ignore[method-assign]
             seats.append(seat)
         watch = await self.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))

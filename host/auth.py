@@ -99,6 +99,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, tokens: TokenBook, access: dict[str, Access]) -> None:
         self._tokens = tokens
         self._access = access
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     def _authenticate(self, method: str, metadata: Any) -> Principal | None:
         need = self._access.get(method, Access.ANYONE)
@@ -125,17 +126,23 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
         method: str = handler_call_details.method  # type: ignore[attr-defined]
-        metadata = handler_call_details.invocation_metadata  # type: ignore[attr-defined]
+        wrapped = self._wrapped.get(method)
+        if wrapped is None:
+            handler = await continuation(handler_call_details)
+            if handler is None:
+                return handler
+            wrapped = self._wrapped[method] = self._wrap(method, handler)
+        return wrapped
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """The method's handler, checking the token first; built once per method."""
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 try:
-                    _current.set(self._authenticate(method, metadata))
+                    _current.set(self._authenticate(method, context.invocation_metadata()))
                     return await inner_unary(request, context)
                 except Refusal as refusal:
                     await context.abort_with_status(refusal.to_status())
@@ -152,7 +159,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 request: Any, context: grpc.aio.ServicerContext[Any, Any]
             ) -> AsyncIterator[Any]:
                 try:
-                    _current.set(self._authenticate(method, metadata))
+                    _current.set(self._authenticate(method, context.invocation_metadata()))
                     async for response in inner_stream(request, context):
                         yield response
                 except Refusal as refusal:

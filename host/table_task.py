@@ -158,10 +158,12 @@ class TableTask:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            timeout = None if self._deadline is None else max(0.0, self._deadline - loop.time())
             try:
-                async with asyncio.timeout(timeout):
+                if self._inbox.qsize() or self._deadline is None:
                     item = await self._inbox.get()
+                else:
+                    async with asyncio.timeout(max(0.0, self._deadline - loop.time())):
+                        item = await self._inbox.get()
             except TimeoutError:
                 self._deadline = None
                 self._guard(self._deadline_passed)
