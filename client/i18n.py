@@ -21,13 +21,9 @@ LANGS: tuple[Lang, ...] = ("it", "en")
 MESSAGES: dict[str, tuple[str, str]] = {
     # --- titles and panels ------------------------------------------------------------
     "app_title": ("Scala 40", "Scala 40"),
-    "panel_players": ("Giocatori", "Players"),
-    "panel_table": ("Tavolo", "Table"),
     "panel_hand": ("La tua mano", "Your hand"),
     "panel_log": ("Cronaca", "Log"),
     "panel_chat": ("Chat", "Chat"),
-    "panel_scores": ("Punteggi della partita", "Match scores"),
-    "panel_plan": ("Giocata in preparazione", "Planned play"),
     "panel_help": ("Aiuto", "Help"),
     "panel_deal_end": ("Fine della smazzata {deal}", "End of deal {deal} (smazzata)"),
     "table_title": (
@@ -49,15 +45,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "busted": ("sballato", "bust (sballato)"),
     "connected": ("connesso", "connected"),
     "disconnected": ("disconnesso", "disconnected"),
-    "to_move": ("di turno", "to move"),
-    "dealer_mark": ("mazziere", "dealer"),
     "not_in_deal": ("fuori smazzata", "sits out"),
     # --- table ------------------------------------------------------------------------
     "no_melds": ("Nessuna combinazione sul tavolo.", "No melds on the table yet."),
-    "meld_sequence": ("scala", "sequence (scala)"),
-    "meld_group": ("combinazione", "group (combinazione)"),
-    "meld_laid_by": ("di {name}", "by {name}"),
-    "joker_stands_for": ("jolly = {face}", "joker = {face}"),
     "discard_pile": ("Pozzo: {top} ({n})", "Discard pile (pozzo): {top} ({n})"),
     "discard_pile_empty": ("Pozzo: vuoto", "Discard pile (pozzo): empty"),
     "stock": ("Tallone: {n}", "Stock (tallone): {n}"),
@@ -67,7 +57,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "hand_spectator": ("Guardi la partita: nessuna mano.", "Spectating: no hand."),
     "sorted_by_suit": ("per seme", "by suit"),
     "sorted_by_rank": ("per valore", "by rank"),
-    "hand_value": ("valore in mano {n}", "hand value {n}"),
     # --- status line ------------------------------------------------------------------
     "status_your_draw": (
         "Tocca a te: pesca (draw/pesca) o prendi dal pozzo (take/prendi).",
@@ -92,19 +81,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Waiting for players (start to begin).",
     ),
     "status_match_over": ("Partita finita.", "The match is over."),
-    "status_spectating": ("Guardi la partita.", "Spectating."),
     "status_reconnecting": (
         "Connessione persa: mi riconnetto… (tentativo {n})",
         "Connection lost: reconnecting… (attempt {n})",
     ),
-    "status_connected": ("Connesso a {host}.", "Connected to {host}."),
     "status_cut_prompt": (
         "Tagli tu il mazzo: scrivi un numero da 1 a {max} e Invio, o Invio per tagliare a caso.",
         "You cut the deck: type 1 to {max} and Enter, or just Enter to cut at random.",
     ),
     "status_refused": ("Rifiutata — {reason}", "Refused — {reason}"),
     "status_error": ("Errore: {reason}", "Error: {reason}"),
-    "status_sent": ("Inviato.", "Sent."),
     "fingerprint": ("host {fp}", "host {fp}"),
     "fingerprint_new": (
         "host {fp} (nuovo: ricordato)",
@@ -239,7 +225,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "log_snapshot": ("Vista del tavolo ricevuta.", "Table view received."),
     "log_hint": ("Suggerimento: {text}", "Hint: {text}"),
     # --- end of deal ------------------------------------------------------------------
-    "end_hand": ("{name}: {cards} → {penalty}", "{name}: {cards} → {penalty}"),
     "end_went_out": ("{name}: chiude → {penalty}", "{name}: went out → {penalty}"),
     "end_total": ("totale {total}", "total {total}"),
     "end_continue": ("La prossima smazzata comincia da sola.", "The next deal starts by itself."),
@@ -273,7 +258,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Nessuna combinazione da calare con questa mano.",
         "No meld to lay down from this hand.",
     ),
-    "hint_unavailable": ("Suggerimenti non disponibili.", "Hints are not available."),
     # --- command errors ---------------------------------------------------------------
     "err_unknown_command": (
         "comando sconosciuto «{word}»: scrivi aiuto",
@@ -335,15 +319,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{card} è già usata nella giocata in preparazione",
         "{card} is already used in the planned play",
     ),
-    "err_not_your_turn": ("non è il tuo turno", "it is not your turn"),
-    "err_draw_first": (
-        "prima pesca: il turno comincia pescando",
-        "draw first: a turn starts with a draw",
-    ),
-    "err_already_drawn": (
-        "hai già pescato: gioca e scarta",
-        "you have already drawn: play and discard",
-    ),
     "err_spectator": ("guardi soltanto: non puoi giocare", "you are spectating: you cannot play"),
     "err_nothing_to_undo": ("niente da annullare", "nothing to undo"),
     "err_no_selection": (
@@ -351,7 +326,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "no card selected: move with ←/→ and pick with Space",
     ),
     "err_not_connected": ("non connesso all'host", "not connected to the host"),
-    "undone": ("annullato: {what}", "undone: {what}"),
     "cleared": ("giocata in preparazione azzerata", "planned play cleared"),
     # --- help -------------------------------------------------------------------------
     "help_text": (
@@ -403,15 +377,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "↑/↓ scegli · Invio siediti · s guarda · n nuovo tavolo · r aggiorna · q esci",
         "↑/↓ choose · Enter join · s spectate · n new table · r refresh · q quit",
     ),
-    "lobby_create": ("Nuovo tavolo", "New table"),
     "lobby_field_name": ("Nome", "Name"),
     "lobby_field_preset": ("Regole", "Rules"),
     "lobby_field_seats": ("Posti", "Seats"),
     "lobby_field_bots": ("Bot", "Bots"),
     "lobby_field_password": ("Password (facoltativa)", "Password (optional)"),
     "lobby_password_prompt": ("Password del tavolo", "Table password"),
-    "lobby_ok": ("Crea", "Create"),
-    "lobby_cancel": ("Annulla", "Cancel"),
     "lobby_error": ("Errore: {reason}", "Error: {reason}"),
     "preset_classic": ("classica", "classic"),
     "preset_tradizionale": ("tradizionale", "tradizionale (traditional)"),
@@ -422,10 +393,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Gli altri giocatori della rete locale si uniscono con:  {command}",
         "Players on the LAN join with:  {command}",
     ),
-    "host_started": ("Host avviato su {addr}.", "Host started on {addr}."),
-    "starting_local": ("Avvio di un host locale…", "Starting a local host…"),
     "connect_failed": ("Impossibile raggiungere {host}: {reason}", "Cannot reach {host}: {reason}"),
-    "default_name": ("Giocatore", "Player"),
 }
 
 

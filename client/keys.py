@@ -22,7 +22,6 @@ from client.commands import (
     TakeCmd,
     UndoCmd,
 )
-from client.render import face_label
 from scala40_net.cards import face
 
 if TYPE_CHECKING:
@@ -176,7 +175,3 @@ def table_bindings(screen: TableScreen) -> KeyBindingsBase:
     return merge_key_bindings(
         [application_bindings(screen), log_bindings(screen), focus_bindings(screen)]
     )
-
-
-def selection_text(cards: list[int]) -> str:
-    return " ".join(face_label(face(c)) for c in cards)

@@ -215,7 +215,9 @@ def play_main(argv: Sequence[str] | None = None) -> int:
             prog="scala40-play", description="Play Scala 40 against bots on this machine."
         )
     )
-    parser.add_argument("--bots", type=int, default=LOCAL_BOTS, choices=range(1, 6))
+    parser.add_argument(
+        "--bots", type=int, default=LOCAL_BOTS, choices=range(1, 6), help="bots at the table (3)"
+    )
     args = parser.parse_args(argv)
     options = Options(args.name or default_name(), args.lang, args.bots)
     asyncio.run(play_local(options, data_dir()))

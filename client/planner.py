@@ -17,7 +17,7 @@ from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
 from scala40_net import deal, melds, movegen, search, wire
 from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
-from scala40_net.cards import Face, Suit, card_text, face, is_joker
+from scala40_net.cards import Face, Suit, face, is_joker
 from scala40_net.errors import InvalidRuleset, RuleViolation
 from scala40_net.melds import ACE_HIGH, ACE_LOW, Meld
 from scala40_net.pb import ruleset_pb2
@@ -391,7 +391,3 @@ def hint(model: TableModel) -> Hint | None:
         return None
     made = tuple(melds.make_meld(m.cards, m.joker_as) for m in seen)
     return Hint(tuple(seen), made, sum(m.points for m in made), False)
-
-
-def describe_cards(cards: Sequence[int]) -> str:
-    return " ".join(card_text(c) for c in cards)

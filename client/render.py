@@ -18,7 +18,6 @@ from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net.actions import Attach, NewMeld, SwapJoker
 from scala40_net.cards import RANK_TEXT, Face, face
-from scala40_net.melds import MeldKind
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 
 Lines = list[StyleAndTextTuples]
@@ -532,11 +531,3 @@ def deal_end_lines(model: TableModel, t: Text, width: int) -> Lines:
     else:
         lines.append([("class:dim", t("end_continue"))])
     return lines
-
-
-def meld_kind_label(kind: MeldKind | None, t: Text) -> str:
-    if kind is MeldKind.SEQUENCE:
-        return t("meld_sequence")
-    if kind is MeldKind.GROUP:
-        return t("meld_group")
-    return ""
