@@ -230,6 +230,8 @@ class DealingTable(TableTask):
         self, seat: int, buy_back: bool, request: table_pb2.AnswerRientroRequest | None = None
     ) -> table_pb2.AnswerRientroResponse:
         """R11.3: a busted seat buys back in or retires."""
+        if request is not None and self._repeat(seat, "rientro", request.context) is not None:
+            return table_pb2.AnswerRientroResponse()
         if self.match is None or self.match.phase is not match.MatchPhase.RIENTRO:
             raise precondition("NO_RIENTRO", "no buy-back is on offer now", "R11.3")
         self._apply(seat, match.BuyBack() if buy_back else match.Retire())

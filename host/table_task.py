@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+MAX_REQUEST_ID = 128
+
 # Events a job made, each with every seat's private part, before they get their seqs.
 PendingEvents = list[tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]]
 
@@ -359,6 +361,8 @@ class TableTask:
 
     def _repeat(self, seat: int, kind: str, context: table_pb2.MoveContext) -> bytes | None:
         """The answer already given to this request id, when this is a retry."""
+        if len(context.request_id) > MAX_REQUEST_ID:
+            raise malformed(f"a request id has at most {MAX_REQUEST_ID} characters")
         if not context.request_id:
             return None
         found = self._answers.get((seat, context.request_id))
