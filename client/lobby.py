@@ -133,12 +133,15 @@ class LobbyScreen:
         return [*title, ("", "  "), *fingerprint_fragment(self.session, self.text)]
 
     def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
+        line: StyleAndTextTuples = []
         if self.error:
-            return [("class:refusal", self.text("lobby_error", reason=self.error))]
+            line.append(("class:refusal", self.text("lobby_error", reason=self.error) + "  "))
         if self.questions:
             q = self.questions[0]
-            return [("class:prompt", f"{q.label} [{q.default}]")]
-        return [("class:dim", self.text("lobby_keys"))]
+            line.append(("class:prompt", f"{q.label} [{q.default}]"))
+        elif not self.error:
+            line.append(("class:dim", self.text("lobby_keys")))
+        return line
 
     def _layout(self) -> Layout:
         return Layout(
@@ -212,11 +215,12 @@ class LobbyScreen:
     def _ask(self, questions: list[Question]) -> None:
         self.error = ""
         self.questions = questions
-        self.field.text = questions[0].default if questions else ""
+        self.field.text = ""  # the default is shown beside the question; Enter takes it
         if questions:
             self.app.layout.focus(self.field)
 
     def _answer(self, buffer: object) -> bool:
+        """One answer; the line is cleared after each, a wrong one is named and asked again."""
         if not self.questions:
             return False
         question = self.questions.pop(0)
@@ -226,12 +230,10 @@ class LobbyScreen:
         except ValueError as error:
             self.questions.insert(0, question)
             self.error = str(error)
-            return True
-        if self.questions:
-            self.field.text = self.questions[0].default
-            self.field.buffer.cursor_position = len(self.field.text)
-            return True
-        self.app.layout.focus(self.list_window)
+            return False
+        self.error = ""
+        if not self.questions:
+            self.app.layout.focus(self.list_window)
         return False
 
     def _new_table_form(self) -> None:
