@@ -20,6 +20,7 @@ from client.model import Verification
 from client.session import NoticeKind
 from scala40_net.fairdeal.exchange import ExchangeError, HostMisbehaved, RevealRefused, SeatExchange
 from scala40_net.fairdeal.record import DealRecord, RecordFormatError
+from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, table_pb2
 
@@ -203,6 +204,7 @@ class FairDealDriver:
                 my_seed=exchange.seed if exchange is not None else None,
                 my_cut=exchange.cut if exchange is not None else None,
                 host_fingerprint=session.fingerprint or None,
+                replayer=replay_deal,  # check 4: the deal replayed through the rules engine
             )
         except VerificationFailed as failure:
             fd.verification = Verification(False, failure.line(), str(path or ""))
