@@ -127,6 +127,9 @@ def check_privacy(seat: int | None, messages: list[bytes], views: list[bytes]) -
             )
             leaked = (set(response.view.my_hand) & others) - public_then
             assert not leaked, f"seat {seat} was shown {sorted(leaked)} of another hand"
+            for private in response.view.my_private_events:
+                if private.HasField("hand_dealt"):
+                    assert list(private.hand_dealt.cards) == hands[seat]
         checked += 1
     return checked
 
@@ -164,6 +167,16 @@ async def test_a_whole_match_is_played_over_the_network_and_every_deal_verifies(
             assert verified.replay.startswith("ok")
         assert check_privacy(player.seat, player.log.messages, player.log.views) == len(signed)
     assert check_privacy(None, spectator, []) == len(signed)
+    # A spectator may fetch every record too: the public part, no seat's private events.
+    watch = await served.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
+    for deal in signed:
+        response = await served.table.GetDealRecord(
+            table_pb2.GetDealRecordRequest(deal_no=deal.deal_no),
+            metadata=bearer(watch.spectator_token),
+        )
+        record = DealRecord.from_json(response.record)
+        assert record.private_seat is None and not record.private_events
+        assert verify_record(record, host_fingerprint=fingerprint, replayer=replay_deal)
     final = table_pb2.SubscribeEventsResponse.FromString(spectator[-1]).event.match_update
     assert final.match_over and final.winners
     listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
