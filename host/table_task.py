@@ -55,6 +55,8 @@ class TableSettings:
 
 @dataclass
 class SeatState:
+    """Who sits on a seat: a person (bot_level 0) or a bot of a BotLevel."""
+
     number: int
     name: str = ""
     taken: bool = False
