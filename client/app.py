@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from client.i18n import Text
 from client.layout import build_layout
 from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
-from client.session import LinkState, NoticeKind, SessionState
+from client.session import RIENTRO_ANSWER_SECONDS, LinkState, NoticeKind, SessionState
 from client.theme import STYLE
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
@@ -188,7 +189,25 @@ class TableScreen:
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
         self.fair_deal.on_event(event)
+        self._follow_rientro()
         self.invalidate()
+
+    def _follow_rientro(self) -> None:
+        """Start the answer's countdown when a buy-back is offered to this seat (R11.3)."""
+        offered = self.model.my_rientro_fee is not None
+        if not offered:
+            self.session.rientro_deadline = None
+        elif self.session.rientro_deadline is None:
+            self.session.rientro_deadline = time.monotonic() + RIENTRO_ANSWER_SECONDS
+            self.spawn(self._count_down())
+
+    async def _count_down(self) -> None:
+        # Redraw each second so the seconds left stay true until the offer is answered.
+        while self.session.rientro_deadline is not None:
+            self.invalidate()
+            if self.session.rientro_seconds_left() == 0:
+                return
+            await asyncio.sleep(1.0)
 
     def on_link(self, connected: bool, attempt: int) -> None:
         self.session.link = LinkState.CONNECTED if connected else LinkState.RECONNECTING
@@ -374,6 +393,20 @@ class TableScreen:
         if self._seated() and self.start_match is not None:
             start = self.start_match
             self._send(lambda link: start())
+
+    def _do_RientroCmd(self, cmd: c.RientroCmd) -> None:
+        if not self._seated():
+            return
+        if self.model.my_rientro_fee is None:
+            raise c.CommandError("err_no_rientro")
+        buy_back = cmd.buy_back
+
+        async def answer(link: TableLink) -> None:
+            await link.answer_rientro(buy_back)
+            self.session.say(NoticeKind.OK, "rientro_sent_yes" if buy_back else "rientro_sent_no")
+            self.invalidate()
+
+        self._send(answer)
 
     # --- running ----------------------------------------------------------------------
 

@@ -32,8 +32,23 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "quit": ("quit", "esci"),
     "cut": ("cut", "taglia"),
     "start": ("start", "inizia"),
+    "rientro": ("rientro", "rientro"),
+    "buyback": ("buyback", "rientra"),
+    "retire": ("retire", "ritirati"),
 }
-ALIASES = {"?": "help", "say": "chat", "di": "chat", "exit": "quit", "lay": "meld", "hints": "hint"}
+ALIASES = {
+    "?": "help",
+    "say": "chat",
+    "di": "chat",
+    "exit": "quit",
+    "lay": "meld",
+    "hints": "hint",
+    "buy-back": "buyback",
+    "ritiro": "retire",
+}
+# The answers ``rientro`` takes (R11.3), in both languages.
+_YES = {"yes", "y", "sì", "si", "s", "ok"}
+_NO = {"no", "n"}
 
 # Suit symbols a player may paste instead of letters.
 _SYMBOLS = {"♥": "H", "♦": "D", "♣": "C", "♠": "S", "♡": "H", "♢": "D", "♧": "C", "♤": "S"}
@@ -144,6 +159,13 @@ class StartCmd:
     """Start the match at a waiting table."""
 
 
+@dataclass(frozen=True)
+class RientroCmd:
+    """The answer to a buy-back offer after busting (R11.3): buy back in, or retire."""
+
+    buy_back: bool
+
+
 Command = (
     DrawCmd
     | TakeCmd
@@ -161,6 +183,7 @@ Command = (
     | QuitCmd
     | CutCmd
     | StartCmd
+    | RientroCmd
 )
 
 _BY_WORD: dict[str, str] = {
@@ -272,6 +295,11 @@ def parse_command(text: str) -> Command:
         if len(words) != 1 or not words[0].isdigit():
             raise CommandError("err_cut_not_number", word=rest)
         return CutCmd(int(words[0]))
+    if name == "rientro":
+        answer = words[0].lower() if len(words) == 1 else ""
+        if answer not in _YES | _NO:
+            raise CommandError("err_rientro_usage")
+        return RientroCmd(answer in _YES)
     simple: dict[str, Command] = {
         "undo": UndoCmd(),
         "clear": ClearCmd(),
@@ -280,6 +308,8 @@ def parse_command(text: str) -> Command:
         "help": HelpCmd(),
         "quit": QuitCmd(),
         "start": StartCmd(),
+        "buyback": RientroCmd(True),
+        "retire": RientroCmd(False),
     }
     return no_arguments(simple[name])
 

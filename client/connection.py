@@ -25,6 +25,7 @@ from scala40_net.pb import (
     deal_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
+    ruleset_pb2,
     table_pb2,
     table_pb2_grpc,
 )
@@ -144,10 +145,18 @@ class LobbyClient:
         return list(answer.tables)
 
     async def create_table(
-        self, name: str, preset: int, seats: int, password: str | None = None
+        self,
+        name: str,
+        preset: int,
+        seats: int,
+        password: str | None = None,
+        options: ruleset_pb2.RulesetOptions | None = None,
     ) -> str:
+        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …)."""
         request = lobby_pb2.CreateTableRequest(name=name, seats=seats)
         request.ruleset.preset = preset  # type: ignore[assignment]
+        if options is not None:
+            request.ruleset.options.CopyFrom(options)
         if password:
             request.password = password
         answer = await _call(lambda: self.stub.CreateTable(request, timeout=CALL_TIMEOUT))
@@ -295,6 +304,13 @@ class TableLink:
         )
         await _call(
             lambda: self.stub.RevealSeed(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+        )
+
+    async def answer_rientro(self, buy_back: bool) -> None:
+        """R11.3: buy back in after busting, or retire from the match."""
+        request = table_pb2.AnswerRientroRequest(context=self._context(), buy_back=buy_back)
+        await _call(
+            lambda: self.stub.AnswerRientro(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
         )
 
     async def chat(self, text: str) -> None:

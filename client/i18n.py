@@ -89,6 +89,27 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Tagli tu il mazzo: scrivi un numero da 1 a {max} e Invio, o Invio per tagliare a caso.",
         "You cut the deck: type 1 to {max} and Enter, or just Enter to cut at random.",
     ),
+    "status_rientro_offer": (
+        "SBALLATO! Rientro per {fee} fiches → totale {total} · {secs} s · rientro sì | no",
+        "BUST! Buy back in (rientro) for {fee} chips → total {total} · {secs} s · rientro yes | no",
+    ),
+    "rientro_offer_mine": (
+        "Sei sballato. Puoi rientrare per {fee} fiches (ne hai {chips}): il tuo totale diventa "
+        "{total}, quello del peggiore ancora in gioco. Rispondi entro {secs} s con «rientro sì» "
+        "(o «rientra») oppure «rientro no» (o «ritirati»); senza risposta ti ritiri.",
+        "You are bust. You may buy back in (rientro) for {fee} chips (you have {chips}): your "
+        "total becomes {total}, that of the worst-placed player still in. Answer within {secs} s "
+        "with 'rientro yes' (or 'buyback') or 'rientro no' (or 'retire'); no answer retires you.",
+    ),
+    "rientro_offer_other": (
+        "{name} può rientrare per {fee} fiches: si attende la risposta.",
+        "{name} may buy back in for {fee} chips: waiting for the answer.",
+    ),
+    "rientro_sent_yes": (
+        "Rientro chiesto: attendi la conferma dell'host.",
+        "Buy-back sent: waiting for the host.",
+    ),
+    "rientro_sent_no": ("Ti ritiri dalla partita.", "You retire from the match."),
     "status_refused": ("Rifiutata — {reason}", "Refused — {reason}"),
     "status_error": ("Errore: {reason}", "Error: {reason}"),
     "fingerprint": ("host {fp}", "host {fp}"),
@@ -217,6 +238,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "log_deal_signed": ("Registro della smazzata {deal} firmato.", "Deal {deal} record signed."),
     "log_match_update": ("Punteggi aggiornati.", "Scores updated."),
     "log_busted": ("{name} sballa.", "{name} busts (sballa)."),
+    "log_rientro_offered": (
+        "{name} può rientrare per {fee} fiches (rientro).",
+        "{name} may buy back in for {fee} chips (rientro).",
+    ),
+    "log_bought_back": (
+        "{name} rientra in partita con {total} punti.",
+        "{name} buys back in (rientro) with {total} points.",
+    ),
+    "log_retired": ("{name} si ritira dalla partita.", "{name} retires from the match."),
     "log_match_over": ("Partita finita: vince {names}!", "Match over: {names} wins!"),
     "log_seat_taken": ("{name} si siede al posto {seat}.", "{name} takes seat {seat}."),
     "log_seat_left": ("Il posto {seat} è libero.", "Seat {seat} is free."),
@@ -313,6 +343,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the cut is a number from 1 to {max}",
     ),
     "err_cut_not_number": ("«{word}»: il taglio è un numero", "'{word}': the cut is a number"),
+    "err_rientro_usage": (
+        "rientro sì oppure rientro no (anche: rientra, ritirati)",
+        "rientro yes or rientro no (also: buyback, retire)",
+    ),
+    "err_no_rientro": (
+        "nessun rientro ti è offerto ora",
+        "no buy-back is on offer to you now",
+    ),
     "err_too_many": ("troppe parole dopo «{word}»", "too many words after '{word}'"),
     "err_not_in_hand": ("{card} non è nella tua mano", "{card} is not in your hand"),
     "err_already_planned": (
@@ -341,6 +379,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "  ordina             mano per seme o per valore (sort)\n"
         "  suggerisci         proponi combinazioni dalla tua mano (hint)\n"
         "  chat testo         scrivi al tavolo\n"
+        "  rientro sì | no    da sballato: rientra pagando le fiches, o ritirati\n"
         "  aiuto / esci       questo aiuto / esci (help / quit)\n"
         "Tasti: Tab passa alla mano e torna; nella mano ←/→ scegli, Spazio seleziona,\n"
         "  Invio o c cala le selezionate, a attacca, d scarta la carta sotto il cursore,\n"
@@ -358,6 +397,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "  sort               hand by suit or by rank\n"
         "  hint               propose melds from your hand\n"
         "  chat text          write to the table\n"
+        "  rientro yes | no   when bust: buy back in for chips, or retire\n"
         "  help / quit        this help / leave\n"
         "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
         "  Enter or c lays the selected cards as a meld, a attaches, d discards the card\n"

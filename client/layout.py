@@ -118,7 +118,9 @@ def table_panel(screen: TableScreen) -> Window:
     def draw(width: int, height: int) -> StyleAndTextTuples:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
-            return render.join_lines(render.deal_end_lines(model, screen.text, width))
+            return render.join_lines(
+                render.deal_end_lines(model, screen.text, width, screen.session)
+            )
         return render.join_lines(render.meld_lines(model, screen.text, width, height))
 
     return _panel(draw, height=Dimension(min=1, weight=1))

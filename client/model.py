@@ -209,6 +209,8 @@ class TableModel:
         self.result: DealResult | None = None
         self.match_over = False
         self.winners: tuple[int, ...] = ()
+        # R11.3: busted seats the host offers a buy-back to, and its fee in chips.
+        self.rientro_offers: dict[int, int] = {}
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
         self._quiet = False
@@ -265,6 +267,16 @@ class TableModel:
 
     def i_have_opened(self) -> bool:
         return self.my_seat is not None and self.seat(self.my_seat).opened
+
+    @property
+    def my_rientro_fee(self) -> int | None:
+        """What buying back in costs this seat, while the host waits for its answer (R11.3)."""
+        return self.rientro_offers.get(self.my_seat) if self.my_seat is not None else None
+
+    def rientro_total(self) -> int:
+        """The total a seat buying back in gets: the worst-placed player still in (R11.3)."""
+        still_in = [s.total for s in self.seats.values() if s.taken and not s.out]
+        return max(still_in, default=0)
 
     # --- events -----------------------------------------------------------------------
 
@@ -397,12 +409,22 @@ class TableModel:
             self._log(key, name=info.name)
 
     def _match_update(self, update: table_pb2.MatchUpdate) -> None:
+        offered_before = self.rientro_offers
+        self.rientro_offers = {o.seat: o.fee for o in update.rientro_offers}
         for score in update.scores:
             state = self.seat(score.seat)
+            name = self.name_of(score.seat)
             if score.out and not state.out:
-                self._log("log_busted", name=self.name_of(score.seat))
+                self._log("log_busted", name=name)
+            if score.rientri > state.rientri:
+                self._log("log_bought_back", name=name, total=score.total)
+            elif score.seat in offered_before and score.seat not in self.rientro_offers:
+                self._log("log_retired", name=name)
             self._set_score(state, score)
         self._log("log_match_update")
+        for seat, fee in self.rientro_offers.items():
+            if seat not in offered_before:
+                self._log("log_rientro_offered", name=self.name_of(seat), fee=fee)
         if update.match_over:
             self.match_over = True
             self.winners = tuple(update.winners)
@@ -468,6 +490,7 @@ class TableModel:
         )
         self.deal_no = event.deal_no
         self.dealer = a.dealer_seat
+        self.rientro_offers = {}
         self.phase = Phase.COMMIT
         self.turn = None
         self.hand = []

@@ -363,7 +363,13 @@ def log_lines(
     return lines[-height:] if height > 0 else []
 
 
-_LOUD_LOG = {"log_deal_abandoned", "log_seat_disconnected", "log_busted"}
+_LOUD_LOG = {
+    "log_deal_abandoned",
+    "log_seat_disconnected",
+    "log_busted",
+    "log_rientro_offered",
+    "log_retired",
+}
 
 
 def chat_lines(model: TableModel, width: int, height: int) -> Lines:
@@ -444,6 +450,11 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     """Whose turn it is and what this player may do now."""
     if session.link is LinkState.RECONNECTING:
         return ("class:warning", t("status_reconnecting", n=session.reconnect_attempt))
+    fee = model.my_rientro_fee
+    if fee is not None:
+        total = model.rientro_total()
+        left = session.rientro_seconds_left()
+        return ("class:alarm", t("status_rientro_offer", fee=fee, total=total, secs=left))
     if session.cut_prompt and model.fair_deal is not None:
         return ("class:prompt", t("status_cut_prompt", max=model.fair_deal.deck_size - 1))
     phase = model.phase
@@ -494,12 +505,35 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
 # --- end of deal ------------------------------------------------------------------------
 
 
-def deal_end_lines(model: TableModel, t: Text, width: int) -> Lines:
+def rientro_lines(model: TableModel, session: SessionState, t: Text, width: int) -> Lines:
+    """The buy-back offers (R11.3): this seat's in full and loud, the others' in a line each."""
+    lines: Lines = []
+    for seat, fee in sorted(model.rientro_offers.items()):
+        if seat == model.my_seat:
+            text = t(
+                "rientro_offer_mine",
+                fee=fee,
+                chips=model.seat(seat).chips,
+                total=model.rientro_total(),
+                secs=session.rientro_seconds_left(),
+            )
+            lines += [[("class:alarm", piece)] for piece in textwrap.wrap(text, max(width, 8))]
+        else:
+            text = t("rientro_offer_other", name=model.name_of(seat), fee=fee)
+            lines.append([("class:warning", text[:width])])
+    return lines
+
+
+def deal_end_lines(
+    model: TableModel, t: Text, width: int, session: SessionState | None = None
+) -> Lines:
     """Every hand shown with its penalty, the match totals, and the deal's verification."""
     result = model.result
     if result is None:
         return []
+    session = session or SessionState()
     lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
+    lines += rientro_lines(model, session, t, width)  # first: it waits for an answer
     if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
         lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
     elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:

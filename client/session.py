@@ -8,10 +8,16 @@ stays a pure function of the events.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from client.model import HandOrder
+
+# How long the host waits for a buy-back answer (its reveal timeout, 30 s unless the host
+# was started with another): the offer does not carry its deadline, so the client counts
+# from the moment the offer arrived.
+RIENTRO_ANSWER_SECONDS = 30.0
 
 
 class NoticeKind(StrEnum):
@@ -64,6 +70,12 @@ class SessionState:
     log_scroll: int = 0
     cut_prompt: bool = False  # this seat cuts: the command line waits for the cut
     hints: list[str] = field(default_factory=list)
+    rientro_deadline: float | None = None  # time.monotonic() by which to answer a buy-back
+
+    def rientro_seconds_left(self) -> int:
+        if self.rientro_deadline is None:
+            return 0
+        return max(0, round(self.rientro_deadline - time.monotonic()))
 
     def say(self, kind: NoticeKind, key: str, **fields: str | int) -> None:
         self.notice = Notice(kind, key, tuple(fields.items()))
