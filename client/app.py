@@ -69,6 +69,8 @@ class CommandCompleter(Completer):
                     cards = render.plain(render.cards_fragments(meld.cards))
                     yield Completion(number + " ", start_position=-len(current), display_meta=cards)
             return
+        if "/" in text:
+            return  # after the slash come the run lengths (R4.6), not cards
         if name in ("meld", "attach", "swap", "discard"):
             typed = [w.upper() for w in done[1:]]
             offered: set[str] = set()
@@ -318,13 +320,13 @@ class TableScreen:
     def _do_MeldCmd(self, cmd: c.MeldCmd) -> None:
         if self._seated():
             self.planner.follow(self.model)
-            self.planner.add_meld(self.model, cmd.cards)
+            self.planner.add_meld(self.model, cmd.cards, cmd.split)
             self.session.selected.clear()
 
     def _do_AttachCmd(self, cmd: c.AttachCmd) -> None:
         if self._seated():
             self.planner.follow(self.model)
-            self.planner.add_attach(self.model, cmd.meld, cmd.cards)
+            self.planner.add_attach(self.model, cmd.meld, cmd.cards, cmd.split)
             self.session.selected.clear()
 
     def _do_SwapCmd(self, cmd: c.SwapCmd) -> None:

@@ -92,13 +92,19 @@ class ReturnCmd:
 
 @dataclass(frozen=True)
 class MeldCmd:
+    """A new meld; ``split`` cuts a long sequence into runs (R4.6), () for the automatic cut."""
+
     cards: tuple[CardSpec, ...]
+    split: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class AttachCmd:
+    """Cards added to a meld; ``split`` cuts the grown sequence into runs (R4.6)."""
+
     meld: int
     cards: tuple[CardSpec, ...]
+    split: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,17 @@ def _card_words(rest: str) -> list[str]:
     return glued.split()
 
 
+def _split_off(rest: str) -> tuple[str, tuple[int, ...]]:
+    """``7H 8H … / 4 3``: the cards, and the lengths of the runs the player cuts them into."""
+    cards, slash, lengths = rest.partition("/")
+    if not slash:
+        return rest, ()
+    words = lengths.replace("+", " ").split()
+    if not words or not all(w.isdigit() and int(w) > 0 for w in words):
+        raise CommandError("err_split_usage", word=lengths.strip())
+    return cards, tuple(int(w) for w in words)
+
+
 def _meld_number(word: str) -> int:
     if not word.isdigit() or int(word) < 1:
         raise CommandError("err_meld_number", word=word)
@@ -268,15 +285,18 @@ def parse_command(text: str) -> Command:
     if name == "return":
         return no_arguments(ReturnCmd())
     if name == "meld":
-        specs = tuple(parse_card_spec(w) for w in _card_words(rest))
+        typed, split = _split_off(rest)
+        specs = tuple(parse_card_spec(w) for w in _card_words(typed))
         if not specs:
             raise CommandError("err_meld_usage")
-        return MeldCmd(specs)
+        return MeldCmd(specs, split)
     if name == "attach":
-        cards = _card_words(rest)
+        typed, split = _split_off(rest)
+        cards = _card_words(typed)
         if len(cards) < 2:
             raise CommandError("err_attach_usage")
-        return AttachCmd(_meld_number(cards[0]), tuple(parse_card_spec(w) for w in cards[1:]))
+        specs = tuple(parse_card_spec(w) for w in cards[1:])
+        return AttachCmd(_meld_number(cards[0]), specs, split)
     if name == "swap":
         if len(words) != 2:
             raise CommandError("err_swap_usage")

@@ -272,6 +272,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{n}. scambia il jolly della combinazione {meld} con {card}",
         "{n}. swap meld {meld}'s joker for {card}",
     ),
+    "plan_runs": ("in scale da {runs}", "in runs of {runs}"),
     "plan_opening_total": ("apertura {total}/{needed}", "opening {total}/{needed}"),
     "plan_ok": ("giocata valida: ora scarta", "play is legal: now discard"),
     "plan_problem": ("non ancora valida: {reason}", "not legal yet: {reason}"),
@@ -337,6 +338,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "non c'è la combinazione {n} sul tavolo",
         "there is no meld {n} on the table",
     ),
+    "err_split_usage": (
+        "«{word}»: dopo / le lunghezze delle scale, es.: cala 3H 4H 5H 6H 7H 8H 9H / 4 3",
+        "'{word}': after / come the run lengths, e.g. meld 3H 4H 5H 6H 7H 8H 9H / 4 3",
+    ),
     "err_chat_usage": ("chat cosa? es.: chat ciao a tutti", "chat what? e.g. chat hello all"),
     "err_cut_number": (
         "il taglio è un numero da 1 a {max}",
@@ -372,6 +377,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "  prendi             prendi la carta in cima al pozzo (take)\n"
         "  rimetti            rimetti nel pozzo la carta presa e pesca (return)\n"
         "  cala 7H 8H 9H      cala una combinazione; JK(8H) = jolly per 8H (meld)\n"
+        "  cala 3H … 9H / 4 3 taglia una scala lunga in scale da 4 e 3 (R4.6)\n"
         "  attacca 3 10H      attacca carte alla combinazione 3 (attach)\n"
         "  scambia 2 7H       metti 7H al posto del jolly della combinazione 2 (swap)\n"
         "  scarta KS          scarta e invia tutta la giocata (discard)\n"
@@ -390,6 +396,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "  take               take the top of the discard pile (pozzo)\n"
         "  return             put the taken discard back and draw instead\n"
         "  meld 7H 8H 9H      lay down a meld; JK(8H) = a joker standing for 8H\n"
+        "  meld 3H … 9H / 4 3 cut a long sequence into runs of 4 and 3 (R4.6)\n"
         "  attach 3 10H       attach cards to meld 3 (attaccare)\n"
         "  swap 2 7H          put 7H in place of the joker of meld 2\n"
         "  discard KS         discard and send the whole play\n"

@@ -182,6 +182,15 @@ def arrange_attach(
     return fits[0][0], fits[0][1], tuple(f for _, f in fits[1:])
 
 
+def _runs(meld: Meld, max_run: int | None, split: Sequence[int]) -> tuple[int, ...]:
+    """The runs a sequence is laid in (R4.6): the player's cut, checked by the engine, else
+    the move generator's even cut."""
+    if not split:
+        return movegen.run_lengths(len(meld.cards), max_run) or ()
+    melds.split_run(meld, max_run, split)  # the engine's refusal (R4.6) before planning it
+    return tuple(split)
+
+
 class TurnPlanner:
     """The play this seat is building: engine operations in order, table positions from 0."""
 
@@ -281,21 +290,32 @@ class TurnPlanner:
 
     # --- adding steps -----------------------------------------------------------------
 
-    def add_meld(self, model: TableModel, specs: Sequence[CardSpec]) -> StepView:
-        """Plan a new meld; raises ``CommandError`` (cards) or the engine's ``RuleViolation``."""
+    def add_meld(
+        self, model: TableModel, specs: Sequence[CardSpec], split: Sequence[int] = ()
+    ) -> StepView:
+        """Plan a new meld; raises ``CommandError`` (cards) or the engine's ``RuleViolation``.
+
+        ``split`` is the player's cut of a long sequence into runs (R4.6); without
+        one, the move generator's even cut is used.
+        """
         cards = self._pick(model, specs)
         declared = next((s.declared for s in specs if s.declared is not None), None)
         meld, other = arrange_meld(cards, declared)
-        lengths = movegen.run_lengths(len(meld.cards), model.max_run) or ()
-        op = NewMeld(meld.cards, meld.joker_as, lengths)
+        op = NewMeld(meld.cards, meld.joker_as, _runs(meld, model.max_run, split))
         return self._push(model, op, other)
 
-    def add_attach(self, model: TableModel, meld_no: int, specs: Sequence[CardSpec]) -> StepView:
+    def add_attach(
+        self,
+        model: TableModel,
+        meld_no: int,
+        specs: Sequence[CardSpec],
+        split: Sequence[int] = (),
+    ) -> StepView:
         index, target = self._target(model, meld_no)
         cards = self._pick(model, specs)
         declared = next((s.declared for s in specs if s.declared is not None), None)
         grown, joker_as, other = arrange_attach(target, cards, declared)
-        lengths = movegen.run_lengths(len(grown.cards), model.max_run) or ()
+        lengths = _runs(grown, model.max_run, split)
         return self._push(model, Attach(index, tuple(cards), joker_as, lengths), other)
 
     def add_swap(self, model: TableModel, meld_no: int, card: Face) -> StepView:

@@ -299,6 +299,9 @@ def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
             line.append(("class:dim", "→ "))
             line += cards_fragments(step.result.cards, step.result.stands_for)
             line.append(("class:dim", f" ({step.result.points})"))
+        if isinstance(op, NewMeld | Attach) and op.split:
+            runs = "+".join(str(k) for k in op.split)
+            line.append(("class:dim", " " + t("plan_runs", runs=runs)))
         line.append(("class:joker.note", _declaration(step.joker_as, step.joker_other, t)))
         lines.append(_cut(line, width))
     summary: StyleAndTextTuples = []
