@@ -1,14 +1,16 @@
-"""The SQLite journal: every accepted action and fair-deal message, one transaction each.
+"""The SQLite journals: a file per table; each accepted action or fair-deal message one transaction.
 
-Nothing reaches a subscriber before its entry is committed here. The file is
-opened in WAL mode with ``synchronous=FULL`` and created readable only by the
-host's user, because it also holds host secrets: unrevealed deal seeds (until
-the deal ends) and the digests of seat tokens.
+Nothing reaches a subscriber before its entry is committed. Each file is in
+WAL mode with ``synchronous=FULL`` and readable only by the host's user,
+because it also holds host secrets: each deal's host seed (secret until the
+deal ends) and the digests of seat tokens. One file per table lets the tables
+wait on the disk side by side: a slow ``fsync`` of one never holds up the
+events of another.
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
-their public form and each seat's private part), so streams resume from the
-journal and a restart can rebuild the table.
+their public form and each seat's private part), so streams resume from it
+and a restart rebuilds the table (``host.recovery``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,55 +27,47 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    table_id TEXT PRIMARY KEY,
-    created_order INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS table_config (
+    created_ns INTEGER NOT NULL,    -- when the table was created, to list tables oldest first
     config BLOB NOT NULL            -- the CreateTableRequest as the host accepted it
 );
 CREATE TABLE IF NOT EXISTS tokens (
     digest BLOB PRIMARY KEY,        -- SHA-256 of the token; the token itself is never stored
-    table_id TEXT NOT NULL,
     seat INTEGER                    -- NULL for a spectator
 );
 CREATE TABLE IF NOT EXISTS entries (
-    table_id TEXT NOT NULL,
-    entry_no INTEGER NOT NULL,
+    entry_no INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,             -- what was accepted: join, draw, play, commit, reveal ...
     seat INTEGER,                   -- who asked, NULL for the host itself
     request_id TEXT,                -- the client's id, for idempotent retries
     request BLOB NOT NULL,          -- the request's bytes, to replay it
-    response BLOB NOT NULL,         -- the answer given, to repeat it on a retry
-    PRIMARY KEY (table_id, entry_no)
+    response BLOB NOT NULL          -- the answer given, to repeat it on a retry
 );
-CREATE UNIQUE INDEX IF NOT EXISTS entries_by_request
-    ON entries (table_id, seat, request_id) WHERE request_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
+    seq INTEGER PRIMARY KEY,
     entry_no INTEGER NOT NULL,
-    public BLOB NOT NULL,           -- the TableEvent every seat sees
-    PRIMARY KEY (table_id, seq)
+    public BLOB NOT NULL            -- the TableEvent every seat sees
 );
 CREATE TABLE IF NOT EXISTS private_events (
-    table_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     seat INTEGER NOT NULL,
     event BLOB NOT NULL,            -- the PrivateDealEvent only this seat sees
-    PRIMARY KEY (table_id, seq, seat)
+    PRIMARY KEY (seq, seat)
 );
 CREATE TABLE IF NOT EXISTS host_seeds (
-    table_id TEXT NOT NULL,
-    deal_no INTEGER NOT NULL,
-    seed BLOB NOT NULL,             -- s_host: secret until its deal ends (then in the record)
-    PRIMARY KEY (table_id, deal_no)
+    deal_no INTEGER PRIMARY KEY,
+    seed BLOB NOT NULL              -- s_host: secret until its deal ends (then in the record)
 );
 CREATE TABLE IF NOT EXISTS deal_records (
-    table_id TEXT NOT NULL,
-    deal_no INTEGER NOT NULL,
-    record BLOB NOT NULL,           -- the signed record file, UTF-8 JSON
-    PRIMARY KEY (table_id, deal_no)
+    deal_no INTEGER PRIMARY KEY,
+    record BLOB NOT NULL            -- the signed record file, UTF-8 JSON
 );
 """
+
+TABLES_FOLDER = "tables"
+SUFFIX = ".sqlite3"
+# Enough threads for the disk waits of many tables at once; each table writes in order.
+WRITER_THREADS = 8
 
 
 @dataclass(frozen=True)
@@ -115,7 +110,7 @@ class StoredEntry:
 
 def _private_file(path: Path) -> None:
     """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
     for suffix in ("", "-wal", "-shm"):
         companion = Path(f"{path}{suffix}")
@@ -124,10 +119,10 @@ def _private_file(path: Path) -> None:
         os.chmod(companion, 0o600)
 
 
-class Journal:
-    """The host's journal file; every write returns once it is durable."""
+class TableJournal:
+    """The journal file of one table; every write returns once it is durable."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
         _private_file(path)
         # Autocommit mode: transactions are opened explicitly, one per entry.
@@ -135,75 +130,50 @@ class Journal:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
-        self._next_entry: dict[str, int] = {}
-        # One writer thread for every table: commits wait on the disk there, not on the event loop.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        self._writers = writers
+        # The table's task writes one entry at a time; reads may come from the event loop.
         self._lock = threading.Lock()
+        self._next_entry = self._last_entry() + 1
 
     def close(self) -> None:
-        self._writer.shutdown(wait=True)
         with self._lock:
             self._db.close()
 
-    async def write(self, table_id: str, entry: Entry) -> None:
-        """``append`` in the journal's thread; returns once the entry is durable."""
-        await asyncio.get_running_loop().run_in_executor(self._writer, self.append, table_id, entry)
-
-    def create_table(self, table_id: str, config: bytes) -> None:
+    def create(self, config: bytes) -> None:
         with self._transaction():
-            order = self._db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
-            self._db.execute("INSERT INTO tables VALUES (?, ?, ?)", (table_id, order, config))
-        self._next_entry[table_id] = 1
+            self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
 
-    def append(self, table_id: str, entry: Entry) -> None:
+    async def write(self, entry: Entry) -> None:
+        """``append`` in a writer thread, so the event loop never waits on the disk."""
+        await asyncio.get_running_loop().run_in_executor(self._writers, self.append, entry)
+
+    def append(self, entry: Entry) -> None:
         """Write one entry and everything that goes with it in one transaction."""
         with self._transaction():
-            entry_no = self._next_entry.get(table_id) or self._last_entry(table_id) + 1
+            entry_no = self._next_entry
             self._db.execute(
-                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    table_id,
-                    entry_no,
-                    entry.kind,
-                    entry.seat,
-                    entry.request_id,
-                    entry.request,
-                    entry.response,
-                ),
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
+                (entry_no, entry.kind, entry.seat, entry.request_id, entry.request, entry.response),
             )
-            for event in entry.events:
-                self._db.execute(
-                    "INSERT INTO events VALUES (?, ?, ?, ?)",
-                    (table_id, event.seq, entry_no, event.public),
-                )
-                self._db.executemany(
-                    "INSERT INTO private_events VALUES (?, ?, ?, ?)",
-                    [(table_id, event.seq, seat, data) for seat, data in event.private.items()],
-                )
-            if entry.host_seed is not None:
-                self._db.execute(
-                    "INSERT INTO host_seeds VALUES (?, ?, ?)", (table_id, *entry.host_seed)
-                )
-            if entry.deal_record is not None:
-                deal_no, record = entry.deal_record
-                self._db.execute(
-                    "INSERT INTO deal_records VALUES (?, ?, ?)", (table_id, deal_no, record)
-                )
             self._db.executemany(
-                "INSERT INTO tokens VALUES (?, ?, ?)",
-                [(d, table_id, seat) for d, seat in entry.tokens],
+                "INSERT INTO events VALUES (?, ?, ?)",
+                [(event.seq, entry_no, event.public) for event in entry.events],
             )
+            self._db.executemany(
+                "INSERT INTO private_events VALUES (?, ?, ?)",
+                [(e.seq, seat, data) for e in entry.events for seat, data in e.private.items()],
+            )
+            if entry.host_seed is not None:
+                self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
+            if entry.deal_record is not None:
+                self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
+            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
             if entry.forget_seat is not None:
-                self._db.execute(
-                    "DELETE FROM tokens WHERE table_id = ? AND seat = ?",
-                    (table_id, entry.forget_seat),
-                )
-        self._next_entry[table_id] = entry_no + 1
+                self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
+        self._next_entry = entry_no + 1
 
-    def _last_entry(self, table_id: str) -> int:
-        row = self._db.execute(
-            "SELECT MAX(entry_no) FROM entries WHERE table_id = ?", (table_id,)
-        ).fetchone()
+    def _last_entry(self) -> int:
+        row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
         return int(row[0] or 0)
 
     def _transaction(self) -> _Transaction:
@@ -212,30 +182,38 @@ class Journal:
     # --- Reading back ---------------------------------------------------------------------
 
     def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        """Rows of a read, never in the middle of the writer thread's transaction."""
+        """Rows of a read, never in the middle of a writer thread's transaction."""
         with self._lock:
             return self._db.execute(sql, args).fetchall()
 
-    def tables(self) -> list[tuple[str, bytes]]:
-        rows = self._query("SELECT table_id, config FROM tables ORDER BY created_order")
-        return [(str(r[0]), bytes(r[1])) for r in rows]
+    def config(self) -> tuple[int, bytes] | None:
+        """When the table was created and its CreateTableRequest (None: an empty file)."""
+        rows = self._query("SELECT created_ns, config FROM table_config")
+        return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
-    def tokens(self) -> list[tuple[bytes, str, int | None]]:
-        rows = self._query("SELECT digest, table_id, seat FROM tokens")
-        return [(bytes(r[0]), str(r[1]), r[2]) for r in rows]
+    def tokens(self) -> list[tuple[bytes, int | None]]:
+        return [(bytes(d), seat) for d, seat in self._query("SELECT digest, seat FROM tokens")]
 
-    def entries(self, table_id: str) -> list[StoredEntry]:
-        """Every entry of a table in order, each with its events, to play the table back."""
-        events: dict[int, list[JournaledEvent]] = {}
-        by_seq = {e.seq: e for e in self.events(table_id)}
-        for entry_no, seq in self._query(
-            "SELECT entry_no, seq FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
+    def events(self, after_seq: int = 0) -> list[JournaledEvent]:
+        public = self._query(
+            "SELECT seq, public FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
+        )
+        private: dict[int, dict[int, bytes]] = {}
+        for seq, seat, data in self._query(
+            "SELECT seq, seat, event FROM private_events WHERE seq > ?", (after_seq,)
         ):
+            private.setdefault(int(seq), {})[int(seat)] = bytes(data)
+        return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry in order, each with its events, to play the table back."""
+        by_seq = {e.seq: e for e in self.events()}
+        events: dict[int, list[JournaledEvent]] = {}
+        for entry_no, seq in self._query("SELECT entry_no, seq FROM events ORDER BY seq"):
             events.setdefault(int(entry_no), []).append(by_seq[int(seq)])
         rows = self._query(
-            "SELECT entry_no, kind, seat, request_id, request, response FROM entries"
-            " WHERE table_id = ? ORDER BY entry_no",
-            (table_id,),
+            "SELECT entry_no, kind, seat, request_id, request, response"
+            " FROM entries ORDER BY entry_no"
         )
         return [
             StoredEntry(
@@ -244,29 +222,53 @@ class Journal:
             for no, kind, seat, rid, req, resp in rows
         ]
 
-    def host_seeds(self, table_id: str) -> dict[int, bytes]:
-        rows = self._query("SELECT deal_no, seed FROM host_seeds WHERE table_id = ?", (table_id,))
-        return {int(deal_no): bytes(seed) for deal_no, seed in rows}
+    def host_seeds(self) -> dict[int, bytes]:
+        return {int(n): bytes(s) for n, s in self._query("SELECT deal_no, seed FROM host_seeds")}
 
-    def events(self, table_id: str, after_seq: int = 0) -> list[JournaledEvent]:
-        public = self._query(
-            "SELECT seq, public FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
-            (table_id, after_seq),
-        )
-        private: dict[int, dict[int, bytes]] = {}
-        for seq, seat, data in self._query(
-            "SELECT seq, seat, event FROM private_events WHERE table_id = ? AND seq > ?",
-            (table_id, after_seq),
-        ):
-            private.setdefault(int(seq), {})[int(seat)] = bytes(data)
-        return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
-
-    def deal_record(self, table_id: str, deal_no: int) -> bytes | None:
-        rows = self._query(
-            "SELECT record FROM deal_records WHERE table_id = ? AND deal_no = ?",
-            (table_id, deal_no),
-        )
+    def deal_record(self, deal_no: int) -> bytes | None:
+        rows = self._query("SELECT record FROM deal_records WHERE deal_no = ?", (deal_no,))
         return bytes(rows[0][0]) if rows else None
+
+
+class JournalStore:
+    """The folder of table journals and the writer threads they share."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.folder = data_dir / TABLES_FOLDER
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.folder, 0o700)
+        self._writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="journal")
+        self._open: list[TableJournal] = []
+
+    def path(self, table_id: str) -> Path:
+        return self.folder / f"{table_id}{SUFFIX}"
+
+    def create(self, table_id: str, config: bytes) -> TableJournal:
+        journal = self._opened(self.path(table_id))
+        journal.create(config)
+        return journal
+
+    def existing(self) -> list[tuple[str, TableJournal, bytes]]:
+        """Every table journal in the folder, oldest table first: (table id, journal, config)."""
+        found = []
+        for path in sorted(self.folder.glob(f"*{SUFFIX}")):
+            journal = self._opened(path)
+            config = journal.config()
+            if config is None:  # created but never written: nothing to reopen
+                continue
+            found.append((config[0], path.name.removesuffix(SUFFIX), journal, config[1]))
+        found.sort(key=lambda item: item[0])
+        return [(table_id, journal, config) for _, table_id, journal, config in found]
+
+    def _opened(self, path: Path) -> TableJournal:
+        journal = TableJournal(path, self._writers)
+        self._open.append(journal)
+        return journal
+
+    def close(self) -> None:
+        self._writers.shutdown(wait=True)
+        for journal in self._open:
+            journal.close()
 
 
 class _Transaction:

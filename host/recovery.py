@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from host.errors import Refusal
 from host.fanout import Record
-from host.journal import Journal, StoredEntry
+from host.journal import StoredEntry, TableJournal
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 if TYPE_CHECKING:
@@ -123,9 +123,9 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
         raise ReplayError(f"journal entry {entry.entry_no} has an unknown kind {kind!r}")
 
 
-def play_back(table: Table, journal: Journal) -> None:
+def play_back(table: Table, journal: TableJournal) -> None:
     """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done."""
-    replay = Replay(journal.entries(table.table_id), journal.host_seeds(table.table_id))
+    replay = Replay(journal.entries(), journal.host_seeds())
     table.replay = replay
     try:
         while replay.pending:

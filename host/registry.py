@@ -1,4 +1,4 @@
-"""The host's tables by id, created through the journal, each with its running task."""
+"""The host's tables by id, each with its journal file and its running task."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import secrets
 from host import auth
 from host.bots import run_bot_seat
 from host.errors import not_found
-from host.journal import Journal
+from host.journal import JournalStore
 from host.recovery import ReplayError, play_back
 from host.table import Table, TableSettings
 from scala40_net import rules, wire
@@ -20,12 +20,12 @@ from scala40_net.pb import lobby_pb2
 class Registry:
     def __init__(
         self,
-        journal: Journal,
+        journals: JournalStore,
         identity: HostIdentity,
         tokens: auth.TokenBook,
         settings: TableSettings,
     ) -> None:
-        self.journal = journal
+        self.journals = journals
         self.identity = identity
         self.tokens = tokens
         self.settings = settings
@@ -38,10 +38,8 @@ class Registry:
         # The journal keeps the password's digest only: no secret it does not need.
         if stored.HasField("password"):
             stored.password = auth.token_digest(stored.password).hex()
-        self.journal.create_table(table_id, stored.SerializeToString())
-        table = Table(
-            table_id, stored, ruleset, self.journal, self.identity, self.tokens, self.settings
-        )
+        journal = self.journals.create(table_id, stored.SerializeToString())
+        table = Table(table_id, stored, ruleset, journal, self.identity, self.tokens, self.settings)
         self._open(table)
         return table
 
@@ -53,7 +51,9 @@ class Registry:
     def restore(self) -> list[str]:
         """Reopen every table of the journal, played back through the engine; returns problems."""
         problems = []
-        for table_id, config_bytes in self.journal.tables():
+        for table_id, journal, config_bytes in self.journals.existing():
+            for digest, seat in journal.tokens():
+                self.tokens.add(digest, auth.Principal(table_id, seat))
             config = lobby_pb2.CreateTableRequest.FromString(config_bytes)
             try:
                 ruleset = wire.ruleset_from_pb(config.ruleset, config.seats)
@@ -61,12 +61,12 @@ class Registry:
                     table_id,
                     config,
                     ruleset,
-                    self.journal,
+                    journal,
                     self.identity,
                     self.tokens,
                     self.settings,
                 )
-                play_back(table, self.journal)
+                play_back(table, journal)
             except (ReplayError, InvalidRuleset, wire.WireError) as error:
                 problems.append(f"table {table_id} not reopened: {error}")
                 continue

@@ -12,8 +12,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from host.auth import Access, AuthInterceptor, Principal, TokenBook
-from host.journal import Journal
+from host.auth import Access, AuthInterceptor, TokenBook
+from host.journal import JournalStore
 from host.lobby import LobbyService
 from host.registry import Registry
 from host.rules_service import RulesService
@@ -32,7 +32,6 @@ from scala40_net.pb import (
 
 log = logging.getLogger(__name__)
 
-JOURNAL_FILE = "journal.sqlite3"
 SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
     table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
@@ -64,11 +63,9 @@ class Host:
     async def start(self) -> int:
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.identity = HostIdentity.load_or_create(self.data_dir)
-        self.journal = Journal(self.data_dir / JOURNAL_FILE)
+        self.journals = JournalStore(self.data_dir)
         self.tokens = TokenBook()
-        for digest, table_id, seat in self.journal.tokens():
-            self.tokens.add(digest, Principal(table_id, seat))
-        self.registry = Registry(self.journal, self.identity, self.tokens, self.settings)
+        self.registry = Registry(self.journals, self.identity, self.tokens, self.settings)
         for problem in self.registry.restore():
             log.error("%s", problem)
         self.server = grpc.aio.server(
@@ -102,13 +99,13 @@ class Host:
         return self.port
 
     async def stop(self, grace: float = 5.0) -> None:
-        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journal."""
+        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journals."""
         await self.health.enter_graceful_shutdown()
         for table in self.registry.tables.values():
             table.fanout.close()
         await self.server.stop(grace)
         await self.registry.close()
-        self.journal.close()
+        self.journals.close()
 
 
 async def serve(host: Host) -> None:

@@ -299,7 +299,7 @@ class DealingTable(TableTask):
         recorder = self.recorders.get(deal_no)
         if recorder is not None:
             return recorder.record_for(seat).to_json().encode("utf-8")
-        record = self.journal.deal_record(self.table_id, deal_no)
+        record = self.journal.deal_record(deal_no)
         if record is None:
             raise not_found(
                 "NO_SUCH_RECORD", f"deal {deal_no} of this table has not ended (or never was)"

@@ -4,7 +4,7 @@ RPC handlers and bots hand it a function through ``call`` and wait for the
 answer. A function checks, asks the engine and records what was accepted
 (``_commit``) without awaiting anything, so nothing can interleave with it;
 when it returns, the task journals each accepted entry (one transaction, in
-the journal's thread) and only then publishes its events and answers. Fair-deal
+a writer thread) and only then publishes its events and answers. Fair-deal
 deadlines wake the task even when nobody calls.
 """
 
@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 from host import auth
 from host.errors import Refusal, malformed, rule_broken
 from host.fanout import Fanout, Record
-from host.journal import Entry, Journal, JournaledEvent
+from host.journal import Entry, JournaledEvent, TableJournal
 from scala40_net import deal, events, match, rules, views, wire
 from scala40_net.errors import RuleViolation
 from scala40_net.fairdeal.exchange import HostExchange
@@ -93,7 +93,7 @@ class TableTask:
         table_id: str,
         config: lobby_pb2.CreateTableRequest,
         ruleset: rules.Ruleset,
-        journal: Journal,
+        journal: TableJournal,
         identity: HostIdentity,
         tokens: auth.TokenBook,
         settings: TableSettings,
@@ -202,13 +202,13 @@ class TableTask:
     async def _flush(self) -> None:
         """Journal every entry the last job accepted, each in its own transaction, then publish.
 
-        The journal writes in its own thread, so a slow disk holds up this table
-        only, never the other tables or the streams.
+        The table's own journal file is written in a writer thread, so a slow disk
+        holds up this table only, never the other tables or the streams.
         """
         while self._outbox:
             entry, records = self._outbox.pop(0)
             if entry is not None:  # None: played back from the journal, already there
-                await self.journal.write(self.table_id, entry)
+                await self.journal.write(entry)
             for record in records:
                 self.fanout.publish(record)
 

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from test_host_bad_input import deal_two_seats
 
-from host.server import JOURNAL_FILE
+from host.journal import TABLES_FOLDER
 from scala40_net.fairdeal.identity import KEY_FILE_NAME
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2
 
@@ -68,13 +68,17 @@ async def test_stopping_ends_event_streams_cleanly_and_says_not_serving(tmp_path
     await served.channel.close()
 
 
-async def test_the_journal_is_wal_durable_private_and_holds_no_token(
-    served: HostClient, tmp_path: Path
+async def test_each_table_journal_is_wal_durable_private_and_holds_no_token(
+    served: HostClient,
 ) -> None:
     dealt = await deal_two_seats(served)
+    other = await served.new_table(seats=2)
     data_dir = served.host.data_dir
-    journal = data_dir / JOURNAL_FILE
-    assert stat.S_IMODE(os.stat(data_dir).st_mode) == 0o700
+    journal = served.host.journals.path(dealt.table_id)
+    assert journal.parent == data_dir / TABLES_FOLDER
+    assert served.host.journals.path(other).exists()
+    for folder in (data_dir, journal.parent):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     for path in (journal, data_dir / KEY_FILE_NAME):
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     db = sqlite3.connect(journal)
@@ -94,7 +98,7 @@ async def test_the_journal_is_wal_durable_private_and_holds_no_token(
     ]
     # The deal in play keeps its host seed secret in the journal; no token is ever written.
     assert db.execute("SELECT deal_no FROM host_seeds").fetchall() == [(1,)]
-    raw = b"".join(p.read_bytes() for p in data_dir.iterdir() if p.name.startswith(JOURNAL_FILE))
+    raw = b"".join(p.read_bytes() for p in journal.parent.iterdir())
     for token in dealt.tokens.values():
         assert token.encode() not in raw
     events = db.execute("SELECT COUNT(*), MAX(seq) FROM events").fetchone()
