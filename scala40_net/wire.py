@@ -451,6 +451,116 @@ def private_event_to_pb(
     return None
 
 
+class DealEventReader:
+    """Turns one table's DealEvents back into engine events, as one seat sees them.
+
+    The inverse of ``deal_event_to_pb`` (with ``private_event_to_pb`` for the
+    seat's own hand and stock draws): what a seat needs to follow a deal from
+    the event stream alone, e.g. a bot's memory (``Bot.observe``). The wire
+    names melds by number and a swap by its card only, so the reader keeps the
+    table, and the seats and dealer from the deal's announcement.
+    """
+
+    def __init__(self, seat: int | None = None) -> None:
+        self.seat = seat  # None: a spectator, whom no private event is meant for
+        self.seats: tuple[int, ...] = ()
+        self.dealer = 0
+        self.table: list[melds.Meld] = []
+
+    def read(
+        self, message: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None = None
+    ) -> events.Event | None:
+        """The engine event of ``message``; None for the fair-deal exchange steps."""
+        kind = message.WhichOneof("event")
+        mine = private.WhichOneof("event") if private is not None else None
+        if kind == "announced":
+            self.seats = tuple(message.announced.seats_in_play)
+            self.dealer = message.announced.dealer_seat
+            return None
+        if kind == "started":
+            self.table = []
+            n = len(self.seats)
+            own = None
+            if private is not None and mine == "hand_dealt":
+                own = tuple(private.hand_dealt.cards)
+            hands = tuple(own if s == self.seat else None for s in self.seats)
+            start = message.started
+            return events.DealStarted(
+                message.deal_no,
+                self.dealer,
+                self.seats,
+                start.first_discard,
+                hands,
+                (rules.HAND_SIZE,) * n,
+                start.stock_count,
+            )
+        if kind == "drawn":
+            drawn = message.drawn
+            card: int | None = drawn.card if drawn.HasField("card") else None
+            if private is not None and mine == "stock_card_drawn":
+                card = private.stock_card_drawn.card
+            return events.CardDrawn(drawn.seat, draw_source_from_pb(drawn.source), card)
+        if kind == "discard_returned":
+            back = message.discard_returned
+            return events.DiscardReturned(back.seat, back.card)
+        if kind == "played":
+            played = message.played
+            ops = tuple(self._applied(op) for op in played.operations)
+            discard = played.discard if played.HasField("discard") else None
+            return events.Played(played.seat, ops, discard, played.opened, played.went_out)
+        if kind == "stock_rebuilt":
+            rebuilt = message.stock_rebuilt
+            return events.StockRebuilt(rebuilt.rebuild_no, rebuilt.stock_count)
+        if kind == "ended":
+            ended = message.ended
+            outcome = (
+                events.DealOutcome.CLOSED
+                if ended.outcome == deal_pb2.DEAL_OUTCOME_WENT_OUT
+                else events.DealOutcome.VOID
+            )
+            return events.DealEnded(
+                outcome,
+                ended.closer_seat if ended.HasField("closer_seat") else None,
+                tuple(h.seat for h in ended.hands),
+                tuple(tuple(h.cards) for h in ended.hands),
+                tuple(h.penalty for h in ended.hands),
+                ended.closed_in_one_turn,
+                ended.void_reason or None,
+            )
+        return None
+
+    def _place(self, index: int | None, pieces: Sequence[melds.Meld]) -> events.Placed:
+        """As the engine places melds: the first at ``index`` (None: a new one), the rest last."""
+        placed: list[tuple[int, melds.Meld]] = []
+        for k, meld in enumerate(pieces):
+            if k == 0 and index is not None:
+                self.table[index] = meld
+                placed.append((index, meld))
+            else:
+                self.table.append(meld)
+                placed.append((len(self.table) - 1, meld))
+        return tuple(placed)
+
+    def _applied(self, message: cards_pb2.Operation) -> events.AppliedOperation:
+        op = operation_from_pb(message)
+        if isinstance(op, actions.SwapJoker):
+            before = self.table[op.meld]
+            assert before.joker_as is not None
+            after, joker = melds.swap_joker(before, op.card)
+            self.table[op.meld] = after
+            placed = ((op.meld, after),)
+            return events.JokerSwapped(op.meld, op.card, joker, before.joker_as, placed)
+        if isinstance(op, actions.NewMeld):
+            grown = melds.make_meld(op.cards, op.joker_as)
+        else:
+            grown = melds.attach(self.table[op.meld], op.cards, op.joker_as)
+        # The wire gives the run lengths only when the meld was cut (R4.6).
+        pieces = melds.split_run(grown, max(op.split), op.split) if op.split else (grown,)
+        if isinstance(op, actions.NewMeld):
+            return events.MeldLaid(op.cards, op.joker_as, self._place(None, pieces))
+        return events.CardsAttached(op.meld, op.cards, op.joker_as, self._place(op.meld, pieces))
+
+
 # --- Connection ---------------------------------------------------------------------------
 
 DEFAULT_PORT = 4040

@@ -1,13 +1,21 @@
-"""The network bot: joins a real host's table over gRPC, does the fair deal, plays a match out."""
+"""The network bot: joins a real host's table, plays a match out; deal events read off the wire."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 
-from scala40_net.bots import make_bot
+from scala40_net import wire
+from scala40_net.actions import DrawSource, Play
+from scala40_net.bots import LEVELS, make_bot
+from scala40_net.bots.arena import play_deal
+from scala40_net.bots.base import Bot
+from scala40_net.bots.hard import HardBot
 from scala40_net.bots.netbot import NetworkSeat, parse_address
-from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.events import CardsAttached, Event, MeldLaid, Played
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
+from scala40_net.rules import preset
+from scala40_net.views import DealView, view_event
 from tests.conftest import HostClient
 
 
@@ -32,3 +40,66 @@ async def test_network_bot_plays_a_match_against_a_host_bot(served: HostClient) 
     )
     winners = await asyncio.wait_for(seat.play_match(), timeout=120)
     assert winners and set(winners) <= {me, 1 - me}
+
+
+class Seen:
+    """A bot seat that keeps every event as its seat sees it."""
+
+    def __init__(self, bot: Bot, seat: int, log: dict[int, list[Event]]) -> None:
+        self.bot, self.level = bot, bot.level
+        self.events = log.setdefault(seat, [])
+
+    def choose_draw(self, view: DealView) -> DrawSource:
+        return self.bot.choose_draw(view)
+
+    def choose_play(self, view: DealView) -> Play | None:
+        return self.bot.choose_play(view)
+
+    def observe(self, event: Event) -> None:
+        self.events.append(event)
+        self.bot.observe(event)
+
+    def buys_back(self, fee: int) -> bool:
+        return False
+
+
+def test_deal_events_read_off_the_wire_are_the_engine_events_each_seat_saw() -> None:
+    """What the host sends (public event, plus the seat's private part) reads back exactly."""
+    seen_ops: set[str] = set()
+    for k in range(12):
+        name = ("classic", "tradizionale")[k % 2]  # tradizionale cuts long runs (R4.6)
+        players = 2 + k % 3
+        log: dict[int, list[Event]] = {}
+        bots = {
+            s: Seen(make_bot(LEVELS[(k + s) % 3], random.Random(k + s)), s, log)
+            for s in range(players)
+        }
+        rules = preset(name, players)
+        play_deal(bots, rules, dealer=k % players, label=f"wire-{name}-{k}")
+        for seat, events in log.items():
+            reader = wire.DealEventReader(seat)
+            dealer = k % players
+            announced = deal_pb2.DealAnnounced(dealer_seat=dealer, seats_in_play=range(players))
+            assert reader.read(deal_pb2.DealEvent(deal_no=1, announced=announced)) is None
+            for event in events:
+                public = wire.deal_event_to_pb(view_event(event, None), "t", 1)
+                private = wire.private_event_to_pb(event, seat, "t", 1)
+                assert reader.read(public, private) == event
+                if isinstance(event, Played):
+                    for op in event.operations:
+                        cut = isinstance(op, MeldLaid | CardsAttached) and len(op.placed) > 1
+                        seen_ops.add("cut" if cut else type(op).__name__)
+    assert {"MeldLaid", "CardsAttached", "JokerSwapped", "cut"} <= seen_ops, seen_ops
+
+
+def test_the_network_bot_tells_its_bot_what_others_took() -> None:
+    """The stream's events reach ``observe``: hard's memory learns a card taken from the pile."""
+    bot = HardBot(random.Random(0))
+    seat = NetworkSeat.__new__(NetworkSeat)
+    seat.bot, seat.reader = bot, wire.DealEventReader(0)
+    announced = deal_pb2.DealAnnounced(dealer_seat=1, seats_in_play=[0, 1])
+    seat._observe(deal_pb2.DealEvent(deal_no=1, announced=announced), None)
+    drawn = deal_pb2.CardDrawn(seat=1, source=deal_pb2.DRAW_SOURCE_DISCARD, card=20)
+    seat._observe(deal_pb2.DealEvent(deal_no=1, drawn=drawn), None)
+    assert bot.memory.held_by_others(0) == {20}
+    assert bot.memory.wanted_by(1, 20)

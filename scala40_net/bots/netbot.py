@@ -2,7 +2,8 @@
 
 It joins a table like a person (LobbyService.JoinTable), follows the table's
 event stream, takes part in every fair deal with its own seed through the
-library's ``SeatExchange`` (FAIR_DEAL.md), and after each event reads its
+library's ``SeatExchange`` (FAIR_DEAL.md), tells its bot every deal event as
+its seat sees it (``wire.DealEventReader``), and after each event reads its
 view (TableService.GetView, turned into the engine's view by ``wire``) and
 moves when it is its turn, until the match ends.
 """
@@ -55,6 +56,7 @@ class NetworkSeat:
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
         self.exchanges: dict[int, SeatExchange] = {}
+        self.reader = wire.DealEventReader()
 
     def _context(self) -> table_pb2.MoveContext:
         return table_pb2.MoveContext(request_id=uuid.uuid4().hex, last_seen_seq=self.last_seq)
@@ -65,6 +67,7 @@ class NetworkSeat:
             request.password = password
         answer = await self.lobby.JoinTable(request, timeout=CALL_TIMEOUT)
         self.seat = answer.seat
+        self.reader = wire.DealEventReader(self.seat)
         self.metadata = (("authorization", f"Bearer {answer.seat_token}"),)
         return self.seat
 
@@ -77,10 +80,17 @@ class NetworkSeat:
             self.last_seq = max(self.last_seq, event.seq)
             kind = event.WhichOneof("event")
             if kind == "deal":
-                await self._fair_deal(deal_pb2.DealEvent.FromString(event.deal.public_event))
+                public = deal_pb2.DealEvent.FromString(event.deal.public_event)
+                private = event.deal.private_event if event.deal.HasField("private_event") else None
+                self._observe(public, private)
+                await self._fair_deal(public)
             elif kind == "snapshot":
+                # The deal so far, from its start: the bot's memory is rebuilt from it.
+                self.reader = wire.DealEventReader(self.seat)
                 for raw in event.snapshot.deal_events:
-                    await self._fair_deal(deal_pb2.DealEvent.FromString(raw))
+                    public = deal_pb2.DealEvent.FromString(raw)
+                    self._observe(public, None)
+                    await self._fair_deal(public)
             elif kind == "match_update":
                 update = event.match_update
                 if update.match_over:
@@ -96,6 +106,14 @@ class NetworkSeat:
                     )
             await self._move()
         return ()
+
+    def _observe(
+        self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
+    ) -> None:
+        """Tell the bot what happened, as the engine event its seat sees (hard's memory)."""
+        happened = self.reader.read(public, private)
+        if happened is not None:
+            self.bot.observe(happened)
 
     async def _fair_deal(self, event: deal_pb2.DealEvent) -> None:
         kind = event.WhichOneof("event")
