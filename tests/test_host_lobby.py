@@ -167,7 +167,7 @@ async def test_a_person_plays_alone_against_bots_and_leaving_hands_the_seat_to_a
     await served.lobby.LeaveTable(
         lobby_pb2.LeaveTableRequest(table_id=table_id), metadata=bearer(ann.seat_token)
     )
-    for _ in range(300):
+    for _ in range(600):
         listed = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
         if listed[0].phase == lobby_pb2.TABLE_PHASE_FINISHED:
             break

@@ -71,7 +71,7 @@ async def test_a_client_that_reconnects_mid_deal_gets_exactly_the_missed_events(
 
 async def test_a_subscriber_too_far_behind_gets_a_snapshot_then_the_events(tmp_path: Path) -> None:
     served = await start_host(
-        tmp_path, TableSettings(commit_timeout=2, reveal_timeout=2, keep_events=20)
+        tmp_path, TableSettings(commit_timeout=10, reveal_timeout=10, keep_events=20)
     )
     try:
         ann, bob = await two_bots_playing(served)

@@ -163,7 +163,7 @@ async def test_a_seat_that_never_commits_is_left_out_and_the_deal_goes_on(
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(ann.seat_token)
         )
-        for _ in range(100):
+        for _ in range(300):
             view = (
                 await served.table.GetView(
                     table_pb2.GetViewRequest(), metadata=bearer(ann.seat_token)
