@@ -107,6 +107,7 @@ class Sight:
     step: int
     in_deal: bool
     deal_events: tuple[bytes, ...]
+    private_events: tuple[deal_pb2.PrivateDealEvent, ...]  # this seat's, in order
     awaiting_reveal: bool
     match_phase: match.MatchPhase | None
     rientro_fee: int | None
@@ -121,6 +122,33 @@ class InHostSeat:
         self.seat = seat
         self.bot = bot
         self.exchanges: dict[int, SeatExchange] = {}
+        self.reader = wire.DealEventReader(seat)
+        self.told: tuple[int | None, int, int] = (None, 0, 0)  # deal, public and private told
+
+    def _tell(self, sight: Sight) -> None:
+        """Give the bot each new deal event once, as its seat sees it (``views.view_event``)."""
+        observe = getattr(self.bot, "observe", None)
+        deal_no, done, done_private = self.told
+        if observe is None:
+            return
+        if deal_no != sight.deal_no:
+            done = done_private = 0
+        for raw in sight.deal_events[done:]:
+            public = deal_pb2.DealEvent.FromString(raw)
+            kind, private = public.WhichOneof("event"), None
+            own_draw = kind == "drawn" and public.drawn.seat == self.seat
+            if done_private < len(sight.private_events) and (kind == "started" or own_draw):
+                wanted = "hand_dealt" if kind == "started" else "stock_card_drawn"
+                if sight.private_events[done_private].WhichOneof("event") == wanted:
+                    private = sight.private_events[done_private]
+                    done_private += 1
+            try:
+                event = self.reader.read(public, private)
+                if event is not None:
+                    observe(event)
+            except Exception:  # a bot's memory must not stall the table either
+                log.exception("bot seat %d: observe failed", self.seat)
+        self.told = (sight.deal_no, len(sight.deal_events), done_private)
 
     def _look(self) -> Sight:
         """Run as a job of the table: the state then matches the events published so far."""
@@ -142,6 +170,9 @@ class InHostSeat:
             step=current.step if current is not None else table_pb2.TURN_PHASE_UNSPECIFIED,
             in_deal=current is not None and seat in current.exchange.setup.seats_in_play,
             deal_events=tuple(current.recorder.events) if current is not None else (),
+            private_events=tuple(current.private_events.get(seat, ()))
+            if current is not None
+            else (),
             awaiting_reveal=current is not None and seat in current.exchange.awaiting_reveals,
             match_phase=m.phase if m is not None else None,
             rientro_fee=m.rientro_fee(seat) if pending and m is not None else None,
@@ -155,6 +186,7 @@ class InHostSeat:
         """Do whatever this seat has to do now, if anything."""
         table, seat = self.table, self.seat
         sight = await table.call(self._look)
+        self._tell(sight)
         if sight.in_deal and sight.deal_no is not None:
             await self._fair_deal(sight)
         if sight.rientro_fee is not None:
