@@ -243,10 +243,15 @@ class JournalStore:
     def path(self, table_id: str) -> Path:
         return self.folder / f"{table_id}{SUFFIX}"
 
-    def create(self, table_id: str, config: bytes) -> TableJournal:
-        journal = self._opened(self.path(table_id))
-        journal.create(config)
-        return journal
+    async def create(self, table_id: str, config: bytes) -> TableJournal:
+        """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
+
+        def make() -> TableJournal:
+            journal = self._opened(self.path(table_id))
+            journal.create(config)
+            return journal
+
+        return await asyncio.get_running_loop().run_in_executor(self._writers, make)
 
     def existing(self) -> list[tuple[str, TableJournal, bytes]]:
         """Every table journal in the folder, oldest table first: (table id, journal, config)."""

@@ -17,7 +17,8 @@ from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 VERSION = "0.1.0"
 FAIR_DEAL_VERSION = 1
 MAX_TABLE_NAME = 40
-MAX_TABLES = 1000
+# Each table keeps its journal file open (three descriptors with WAL).
+MAX_TABLES = 500
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
@@ -63,7 +64,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 sentence or rule,
                 rule if sentence else None,
             ) from None
-        table = self._registry.create_table(request, ruleset)
+        table = await self._registry.create_table(request, ruleset)
         return lobby_pb2.CreateTableResponse(table_id=table.table_id)
 
     async def ListTables(

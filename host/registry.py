@@ -31,14 +31,16 @@ class Registry:
         self.settings = settings
         self.tables: dict[str, Table] = {}
 
-    def create_table(self, config: lobby_pb2.CreateTableRequest, ruleset: rules.Ruleset) -> Table:
+    async def create_table(
+        self, config: lobby_pb2.CreateTableRequest, ruleset: rules.Ruleset
+    ) -> Table:
         table_id = secrets.token_hex(6)
         stored = lobby_pb2.CreateTableRequest()
         stored.CopyFrom(config)
         # The journal keeps the password's digest only: no secret it does not need.
         if stored.HasField("password"):
             stored.password = auth.token_digest(stored.password).hex()
-        journal = self.journals.create(table_id, stored.SerializeToString())
+        journal = await self.journals.create(table_id, stored.SerializeToString())
         table = Table(table_id, stored, ruleset, journal, self.identity, self.tokens, self.settings)
         self._open(table)
         return table
