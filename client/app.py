@@ -34,6 +34,7 @@ from client.i18n import Text
 from client.layout import build_layout
 from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
+from client.seats import SeatStore
 from client.session import RIENTRO_ANSWER_SECONDS, LinkState, NoticeKind, SessionState
 from client.theme import STYLE
 from scala40_net.cards import face
@@ -109,6 +110,7 @@ class TableScreen:
         output: Output | None = None,
         on_exit: Callable[[], Coroutine[Any, Any, None]] | None = None,
         start_match: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        seat_store: SeatStore | None = None,
     ) -> None:
         self.text = text
         self.link = link
@@ -119,7 +121,8 @@ class TableScreen:
         self.on_exit = on_exit
         self.start_match = start_match
         self._start_pending = False
-        self.fair_deal = FairDealDriver(self, data_dir)
+        self.seat_store = seat_store
+        self.fair_deal = FairDealDriver(self, data_dir, seat_store)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._preview_key: tuple[int, int, int] | None = None
         self._preview: Preview | None = None
@@ -192,7 +195,13 @@ class TableScreen:
         self.session.selected &= set(self.model.hand)
         self.fair_deal.on_event(event)
         self._follow_rientro()
+        if self.model.match_over:
+            self._forget_seat()  # nothing left to rejoin
         self.invalidate()
+
+    def _forget_seat(self) -> None:
+        if self.seat_store is not None and self.link is not None:
+            self.seat_store.forget(self.link.seat.table_id)
 
     def _follow_rientro(self) -> None:
         """Start the answer's countdown when a buy-back is offered to this seat (R11.3)."""
@@ -428,6 +437,7 @@ class TableScreen:
                 try:
                     await link.follow(self.on_event, self.on_link)
                 except HostRefusal as refusal:
+                    self._forget_seat()  # the host no longer knows this seat's token
                     self.say_refusal(refusal)
 
             self.session.link = LinkState.CONNECTING

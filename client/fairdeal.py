@@ -6,6 +6,11 @@ sends what it produces, asks the cutter for the cut, and after the deal
 fetches the signed record, verifies it with the library (this seat's own
 seed and cut included) and saves it under the user's data directory, so
 ``scala40-verify`` can check it again later.
+
+With a seat store (``client/seats.py``) each seed and cut is kept on disk
+before its commitment is sent; a client started again mid-deal takes the
+exchange up from the snapshot with the stored seed, sends only the steps the
+host has not published yet, and so can still verify the deal with its seed.
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import grpc
+
 from client.connection import HostRefusal
 from client.model import Verification
+from client.seats import SeatStore
 from client.session import NoticeKind
 from scala40_net.fairdeal.exchange import ExchangeError, HostMisbehaved, RevealRefused, SeatExchange
 from scala40_net.fairdeal.record import DealRecord, RecordFormatError
@@ -39,12 +47,23 @@ def record_path(data_dir: Path, table_id: str, deal_no: int) -> Path:
 class FairDealDriver:
     """Runs one ``SeatExchange`` per deal this seat plays, from the table's event stream."""
 
-    def __init__(self, screen: TableScreen, data_dir: Path | None) -> None:
+    def __init__(
+        self, screen: TableScreen, data_dir: Path | None, store: SeatStore | None = None
+    ) -> None:
         self.screen = screen
         self.data_dir = data_dir
+        self.store = store
         self.exchanges: dict[int, SeatExchange] = {}
         self.cut_deal: int | None = None
         self._cut_timer: asyncio.TimerHandle | None = None
+        # The kinds of deal event a snapshot being replayed already holds: steps the host has
+        # published are not sent again.
+        self._published: set[str] = set()
+
+    @property
+    def table_id(self) -> str:
+        link = self.screen.link
+        return link.seat.table_id if link is not None else self.screen.model.table_id
 
     # --- events -----------------------------------------------------------------------
 
@@ -54,8 +73,13 @@ class FairDealDriver:
             self._on_deal_event(deal_pb2.DealEvent.FromString(event.deal.public_event))
         elif kind == "snapshot":
             # After a (re)connect: take up the exchange of the current deal where it stands.
-            for raw in event.snapshot.deal_events:
-                self._on_deal_event(deal_pb2.DealEvent.FromString(raw))
+            replayed = [deal_pb2.DealEvent.FromString(raw) for raw in event.snapshot.deal_events]
+            self._published = {e.WhichOneof("event") or "" for e in replayed}
+            try:
+                for deal_event in replayed:
+                    self._on_deal_event(deal_event)
+            finally:
+                self._published = set()
         elif kind == "deal_signed":
             self.screen.spawn(self.verify(event.deal_signed.deal_no))
 
@@ -90,6 +114,12 @@ class FairDealDriver:
     def _announced(self, me: int, event: deal_pb2.DealEvent) -> None:
         if me not in event.announced.seats_in_play or event.deal_no in self.exchanges:
             return
+        stored = self.store.seed(self.table_id, event.deal_no) if self.store else None
+        if stored is not None:
+            self._resume(me, event, *stored)
+            return
+        if "commitments" in self._published:
+            return  # committed by a client run that kept no seed: this seat is left out
         exchange = SeatExchange(me)
         self.exchanges[event.deal_no] = exchange
         exchange.on_announced(event)
@@ -100,6 +130,19 @@ class FairDealDriver:
             self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
         else:
             self._commit(event.deal_no, exchange, None)
+
+    def _resume(self, me: int, event: deal_pb2.DealEvent, seed: bytes, cut: int) -> None:
+        """A deal this seat committed to in an earlier run: the same seed and cut again."""
+        exchange = SeatExchange(me, seed)
+        self.exchanges[event.deal_no] = exchange
+        exchange.on_announced(event)
+        commitment = exchange.commit(cut if exchange.is_cutter else None)
+        fd = self.screen.model.deals.get(event.deal_no)
+        if "commitments" in self._published:
+            if fd is not None:
+                fd.committed = True
+            return
+        self._send_commitment(event.deal_no, commitment)
 
     def answer_cut(self, text: str) -> None:
         """The cutter's answer: a number from 1 to N-1, or nothing for a random cut."""
@@ -127,6 +170,11 @@ class FairDealDriver:
 
     def _commit(self, deal_no: int, exchange: SeatExchange, cut: int | None) -> None:
         commitment = exchange.commit(cut)
+        if self.store is not None:  # on disk before the host can hold this seat to it
+            self.store.remember_seed(self.table_id, deal_no, exchange.seed, exchange.cut)
+        self._send_commitment(deal_no, commitment)
+
+    def _send_commitment(self, deal_no: int, commitment: bytes) -> None:
         link = self.screen.link
         if link is None:
             return
@@ -135,8 +183,9 @@ class FairDealDriver:
             try:
                 await link.commit_seed(deal_no, commitment)
             except HostRefusal as refusal:
-                self.screen.say_refusal(refusal)
-                return
+                if refusal.code is not grpc.StatusCode.ALREADY_EXISTS:  # sent by an earlier run
+                    self.screen.say_refusal(refusal)
+                    return
             fd = self.screen.model.deals.get(deal_no)
             if fd is not None:
                 fd.committed = True
@@ -148,16 +197,22 @@ class FairDealDriver:
         exchange.on_commitments(event)
         reveal = exchange.reveal()
         link = self.screen.link
+        deal_no = event.deal_no
+        if "reveals" in self._published:
+            fd = self.screen.model.deals.get(deal_no)
+            if fd is not None:
+                fd.revealed = True
+            return
         if link is None:
             return
-        deal_no = event.deal_no
 
         async def send() -> None:
             try:
                 await link.reveal_seed(deal_no, reveal.seed, reveal.cut)
             except HostRefusal as refusal:
-                self.screen.say_refusal(refusal)
-                return
+                if refusal.code is not grpc.StatusCode.ALREADY_EXISTS:  # sent by an earlier run
+                    self.screen.say_refusal(refusal)
+                    return
             fd = self.screen.model.deals.get(deal_no)
             if fd is not None:
                 fd.revealed = True
@@ -195,6 +250,8 @@ class FairDealDriver:
             self.screen.invalidate()
             return
         path = self._save(record, deal_no)
+        if self.store is not None and path is not None:
+            self.store.forget_deal(self.table_id, deal_no)  # the seed now lies beside the record
         exchange = self.exchanges.get(deal_no)
         session = self.screen.session
         try:

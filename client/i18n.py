@@ -424,6 +424,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "↑/↓ scegli · Invio siediti · s guarda · n nuovo tavolo · r aggiorna · q esci",
         "↑/↓ choose · Enter join · s spectate · n new table · r refresh · q quit",
     ),
+    "lobby_rejoin": ("il tuo posto {seat}: riprendilo", "your seat {seat}: rejoin"),
+    "lobby_rejoin_hint": (
+        "Hai ancora un posto a «{name}»: Invio per riprenderlo · ↑/↓ altri tavoli · q esci",
+        "You still hold a seat at '{name}': Enter to rejoin · ↑/↓ other tables · q quit",
+    ),
     "lobby_field_name": ("Nome", "Name"),
     "lobby_field_preset": ("Regole", "Rules"),
     "lobby_field_seats": ("Posti", "Seats"),

@@ -3,7 +3,9 @@
 The form asks one question at a time on the bottom line (name, rules, seats,
 bots, password), so it works the same with the keyboard alone and in tests.
 The screen ends with the seat taken (and whether the match should start as
-soon as this client listens), or with nothing when the player leaves.
+soon as this client listens), or with nothing when the player leaves. A
+table where this user still holds a seat (``client/seats.py``) is marked
+"rejoin" and chosen first: Enter sits down again with the kept token.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from client.connection import HostRefusal, LobbyClient, Seat
 from client.i18n import Text
 from client.layout import PanelControl
 from client.render import fingerprint_fragment, join_lines
+from client.seats import HeldSeat, SeatStore
 from client.session import SessionState
 from client.theme import STYLE
 from scala40_net.pb import lobby_pb2, ruleset_pb2
@@ -70,12 +73,14 @@ class NewTable:
     questions: list[Question] = field(default_factory=list)
 
 
-def table_row(table: lobby_pb2.TableSummary, t: Text) -> str:
+def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = None) -> str:
     taken = sum(1 for s in table.seats if s.taken)
     seats = f"{taken}/{len(table.seats)}"
     phase = t(_PHASE_KEY.get(table.phase, "lobby_phase_waiting"))
     if table.has_password:
         phase += f" · {t('lobby_locked')}"
+    if held is not None:
+        phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
     return t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
 
@@ -92,11 +97,15 @@ class LobbyScreen:
         *,
         input: Input | None = None,
         output: Output | None = None,
+        store: SeatStore | None = None,
     ) -> None:
         self.text = text
         self.lobby = lobby
         self.session = session
         self.player_name = player_name
+        self.store = store
+        self.held: dict[str, HeldSeat] = store.held() if store is not None else {}
+        self._listed = False
         self.tables: list[lobby_pb2.TableSummary] = []
         self.cursor = 0
         self.error = ""
@@ -123,7 +132,8 @@ class LobbyScreen:
         lines: list[StyleAndTextTuples] = []
         for i, table in enumerate(self.tables):
             style = "class:lobby.selected" if i == self.cursor else ""
-            lines.append([(style, f" {table_row(table, t)[: width - 2]} ")])
+            row = table_row(table, t, self.held.get(table.table_id))
+            lines.append([(style, f" {row[: width - 2]} ")])
         return join_lines(lines)
 
     def _draw_title(self, width: int, height: int) -> StyleAndTextTuples:
@@ -139,9 +149,17 @@ class LobbyScreen:
         if self.questions:
             q = self.questions[0]
             line.append(("class:prompt", f"{q.label} [{q.default}]"))
+        elif self._cursor_held() is not None and not self.error:
+            table = self.tables[self.cursor]
+            line.append(("class:prompt", self.text("lobby_rejoin_hint", name=table.name)))
         elif not self.error:
             line.append(("class:dim", self.text("lobby_keys")))
         return line
+
+    def _cursor_held(self) -> HeldSeat | None:
+        if not self.tables:
+            return None
+        return self.held.get(self.tables[self.cursor].table_id)
 
     def _layout(self) -> Layout:
         return Layout(
@@ -277,6 +295,11 @@ class LobbyScreen:
         if not self.tables:
             return
         table = self.tables[self.cursor]
+        held = self.held.get(table.table_id)
+        if held is not None and not spectate:
+            # The seat is still ours: the kept token sits down again, no join, no password.
+            self.app.exit(result=(Seat(table.table_id, held.seat, held.token), False))
+            return
 
         def go(password: str) -> None:
             self._spawn(self._take(table.table_id, spectate, password or None))
@@ -296,8 +319,23 @@ class LobbyScreen:
             self.tables = await self.lobby.tables()
         except HostRefusal as refusal:
             self.error = refusal.message
+        else:
+            self._drop_stale_seats()
+            if not self._listed:
+                self._listed = True
+                # Offer the rejoin first: the cursor starts on a table where a seat is held.
+                held_at = [i for i, t in enumerate(self.tables) if t.table_id in self.held]
+                self.cursor = held_at[0] if held_at else self.cursor
         self.cursor = min(self.cursor, max(len(self.tables) - 1, 0))
         self.app.invalidate()
+
+    def _drop_stale_seats(self) -> None:
+        """Seats at tables the host no longer has, or whose match is over, are forgotten."""
+        live = {t.table_id for t in self.tables if t.phase != lobby_pb2.TABLE_PHASE_FINISHED}
+        for table_id in [k for k in self.held if k not in live]:
+            del self.held[table_id]
+            if self.store is not None:
+                self.store.forget(table_id)
 
     async def _take(self, table_id: str, spectate: bool, password: str | None) -> None:
         try:

@@ -24,6 +24,7 @@ from prompt_toolkit.output import Output
 from client.app import TableScreen
 from client.connection import HostRefusal, LobbyClient, Seat, TableLink, open_channel, parse_address
 from client.i18n import Text, detect_lang
+from client.seats import SeatStore
 from client.session import SessionState
 from client.trust import check_fingerprint, data_dir
 from scala40_net.pb import ruleset_pb2
@@ -71,9 +72,16 @@ async def open_table(
     start: bool = False,
     input: Input | None = None,
     output: Output | None = None,
+    store: SeatStore | None = None,
 ) -> TableScreen:
-    """The table screen for ``seat``; with ``start``, the match starts once the stream is up."""
+    """The table screen for ``seat``; with ``start``, the match starts once the stream is up.
+
+    With ``store`` the seat (its token) and each deal's seed are kept on disk, so a client
+    started again can rejoin the table from the lobby.
+    """
     lobby = LobbyClient(channel)
+    if store is not None and seat.seat is not None:
+        store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
     link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq)
 
@@ -88,6 +96,7 @@ async def open_table(
         input=input,
         output=output,
         start_match=start_match,
+        seat_store=store,
     )
     screen_box.append(screen)
     if start:
@@ -166,11 +175,12 @@ async def join_host(address: str, options: Options, directory: Path) -> int:
         except HostRefusal as refusal:
             print(text("connect_failed", host=address, reason=refusal.message), file=sys.stderr)
             return 1
-        chosen = await LobbyScreen(text, lobby, session, options.name).run_async()
+        store = SeatStore(directory, f"{host}:{port}")
+        chosen = await LobbyScreen(text, lobby, session, options.name, store=store).run_async()
         if chosen is None:
             return 0
         seat, start = chosen
-        screen = await open_table(channel, seat, text, session, directory, start=start)
+        screen = await open_table(channel, seat, text, session, directory, start=start, store=store)
         await screen.run_async()
         return 0
     finally:

@@ -219,10 +219,21 @@ class TurnPlanner:
         self._joker_other.extend(() for _ in operations)
 
     def follow(self, model: TableModel) -> None:
-        """Drop the plan when a new deal begins (its meld numbers and cards mean nothing there)."""
+        """Drop the plan when a new deal begins (its meld numbers and cards mean nothing there),
+        or when the hand no longer holds its cards: the play just sent is on the table before
+        its answer arrives, and a plan of cards gone cannot be shown."""
         if model.deal_no != self.deal_no:
             self.deal_no = model.deal_no
             self.clear()
+        elif self.steps and not self._fits(model):
+            self.clear()
+
+    def _fits(self, model: TableModel) -> bool:
+        try:
+            self._simulate(model)
+        except (ValueError, IndexError, AssertionError, RuleViolation):
+            return False
+        return True
 
     # --- the plan's own view of the hand and the table -------------------------------
 

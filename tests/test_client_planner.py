@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_client_model import card, cards, deal_event, private, started_model
+from test_client_model import card, cards, deal_event, new_meld, played, private, started_model
 
 from client.commands import CardSpec, CommandError
 from client.model import TableModel
@@ -144,6 +144,29 @@ def test_a_new_deal_drops_the_plan() -> None:
     model.deal_no = 2
     planner.follow(model)
     assert not planner
+
+
+def test_a_plan_whose_cards_reached_the_table_is_dropped() -> None:
+    """The Played event of the play just sent can come before the host's answer to it."""
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    planner = TurnPlanner()
+    planner.follow(model)
+    planner.add_meld(model, specs("7H 8H 9H"))
+    planner.add_meld(model, specs("QS KS AS"))
+    planner.follow(model)
+    assert len(planner.steps) == 2  # still fits: kept
+    play = played(
+        0,
+        new_meld(cards("7H 8H 9H")),
+        new_meld(cards("QS KS AS")),
+        discard="2D",
+        opened=True,
+        new_meld_ids=[1, 2],
+    )
+    model.apply(deal_event(7, played=play))
+    planner.follow(model)
+    assert not planner
+    assert planner.hand_left(model) == model.hand
 
 
 def test_hint_proposes_a_legal_opening_from_the_engine() -> None:

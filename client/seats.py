@@ -1,0 +1,121 @@
+"""Seats held at LAN hosts, kept on disk so a restarted client can sit down again and verify.
+
+One file per host and table under ``<data dir>/seats/``, readable by this
+user alone (0600, in 0700 folders), holds the seat token, the seat number and,
+for each deal not yet verified, this seat's fair-deal seed and cut. The seed
+is written before its commitment is sent, so a client that stops at any point
+can still reveal it and check the deal with it. A deal's entry goes once its
+record is checked (the seed is saved beside the record then); the whole file
+goes when the match ends or the host no longer knows the seat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SEATS_DIR = "seats"
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text) or "_"
+
+
+@dataclass
+class HeldSeat:
+    """A seat this user holds at a table of a host, and its unfinished deals' seeds and cuts."""
+
+    table_id: str
+    seat: int
+    token: str
+    deals: dict[int, tuple[bytes, int]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        deals = {str(n): {"seed": s.hex(), "cut": c} for n, (s, c) in sorted(self.deals.items())}
+        body = {
+            "table_id": self.table_id,
+            "seat": self.seat,
+            "token": self.token,
+            "deals": deals,
+        }
+        return json.dumps(body, indent=1, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> HeldSeat:
+        body = json.loads(text)
+        deals = {
+            int(n): (bytes.fromhex(d["seed"]), int(d["cut"])) for n, d in body["deals"].items()
+        }
+        return cls(str(body["table_id"]), int(body["seat"]), str(body["token"]), deals)
+
+
+class SeatStore:
+    """The seats held at one host (``host:port``)."""
+
+    def __init__(self, data_dir: Path, host: str) -> None:
+        self.folder = data_dir / SEATS_DIR / _safe(host)
+
+    def _path(self, table_id: str) -> Path:
+        return self.folder / f"{_safe(table_id)}.json"
+
+    def held(self) -> dict[str, HeldSeat]:
+        """Every seat held at this host, by table id (an unreadable file is skipped)."""
+        seats: dict[str, HeldSeat] = {}
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else ():
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                held = HeldSeat.from_json(path.read_text(encoding="utf-8"))
+                seats[held.table_id] = held
+        return seats
+
+    def get(self, table_id: str) -> HeldSeat | None:
+        try:
+            return HeldSeat.from_json(self._path(table_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def hold(self, table_id: str, seat: int, token: str) -> None:
+        """Remember a seat just taken (a seat already held keeps its deals' seeds)."""
+        held = self.get(table_id)
+        if held is None or held.token != token:
+            held = HeldSeat(table_id, seat, token)
+        held.seat = seat
+        self._write(held)
+
+    def remember_seed(self, table_id: str, deal_no: int, seed: bytes, cut: int) -> None:
+        held = self.get(table_id)
+        if held is not None:
+            held.deals[deal_no] = (seed, cut)
+            self._write(held)
+
+    def seed(self, table_id: str, deal_no: int) -> tuple[bytes, int] | None:
+        held = self.get(table_id)
+        return held.deals.get(deal_no) if held is not None else None
+
+    def forget_deal(self, table_id: str, deal_no: int) -> None:
+        held = self.get(table_id)
+        if held is not None and deal_no in held.deals:
+            del held.deals[deal_no]
+            self._write(held)
+
+    def forget(self, table_id: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._path(table_id).unlink()
+
+    def _write(self, held: HeldSeat) -> None:
+        """Write the file whole and owner-only: a new file replaces the old in one step."""
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(self.folder.parent, 0o700)
+            os.chmod(self.folder, 0o700)
+        path = self._path(held.table_id)
+        partial = path.with_suffix(".json.part")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)  # a leftover partial file keeps its mode otherwise
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(held.to_json())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)

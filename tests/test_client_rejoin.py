@@ -1,0 +1,234 @@
+"""A client started again mid-match: the kept seat token and deal seeds, the lobby's rejoin,
+and the deal verified afterwards with the seed of the run that committed it (real host)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from pathlib import Path
+
+import grpc
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_client_host import _DEBUG, Game, dealt, legal_discard, refusal_shown, until
+
+from client.app import TableScreen
+from client.connection import LobbyClient, Seat, TableLink, open_channel
+from client.fairdeal import record_path
+from client.i18n import Text
+from client.lobby import LobbyScreen, table_row
+from client.main import open_table
+from client.model import Phase
+from client.seats import SeatStore
+from client.session import SessionState
+from host.server import Host
+from host.table import TableSettings
+from scala40_net.cards import card_text
+from scala40_net.fairdeal.record import DealRecord, parse_deal_event
+from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
+
+pytestmark = pytest.mark.timeout(180)
+
+EN = Text("en")
+SEED = bytes(range(32))
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_the_store_keeps_seat_and_seeds_owner_only_per_host_and_table(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path, "192.168.1.20:4040")
+    store.hold("t-1", 2, "secret-token")
+    store.remember_seed("t-1", 1, SEED, 17)
+    store.hold("t-1", 2, "secret-token")  # sitting down again keeps the seeds
+    held = store.get("t-1")
+    assert held is not None and held.seat == 2 and held.token == "secret-token"
+    assert store.seed("t-1", 1) == (SEED, 17)
+    files = list(store.folder.glob("*"))
+    assert len(files) == 1 and mode(files[0]) == 0o600 and mode(store.folder) == 0o700
+    assert SeatStore(tmp_path, "192.168.1.21:4040").held() == {}  # another host, nothing held
+
+    store.forget_deal("t-1", 1)
+    assert store.seed("t-1", 1) is None and store.get("t-1") is not None
+    store.hold("t-1", 3, "a-new-token")  # a new token is a new seat: old seeds do not apply
+    store.remember_seed("t-1", 2, SEED, 0)
+    store.hold("t-1", 3, "another-token")
+    assert store.seed("t-1", 2) is None
+    store.forget("t-1")
+    assert store.held() == {}
+
+
+def test_a_damaged_file_is_skipped(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path, "h:1")
+    store.hold("good", 0, "tok")
+    (store.folder / "bad.json").write_text("{not json")
+    assert list(store.held()) == ["good"]
+
+
+async def test_the_end_of_the_match_forgets_the_seat(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path, "127.0.0.1:9")
+    store.hold("t-1", 0, "tok")
+    channel = open_channel("127.0.0.1", 9)  # never used: no call is made
+    try:
+        link = TableLink(channel, Seat("t-1", 0, "tok"), lambda: 0)
+        screen = TableScreen(EN, link, output=DummyOutput(), seat_store=store)
+        screen.on_event(table_pb2.TableEvent(seq=1, match_update=table_pb2.MatchUpdate()))
+        assert store.get("t-1") is not None
+        over = table_pb2.MatchUpdate(match_over=True, winners=[0])
+        screen.on_event(table_pb2.TableEvent(seq=2, match_update=over))
+        assert store.get("t-1") is None
+    finally:
+        await channel.close()
+
+
+async def test_a_restarted_client_rejoins_sees_its_hand_and_verifies_with_its_seed(
+    tmp_path: Path,
+) -> None:
+    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0))
+    port = await host.start()
+    address = f"127.0.0.1:{port}"
+    data = tmp_path / "client"
+    try:
+        # The first run: take a seat, get the first deal's hand, then quit mid-deal.
+        first = open_channel("127.0.0.1", port)
+        lobby = LobbyClient(first)
+        table_id = await lobby.create_table("again", ruleset_pb2.PRESET_CLASSIC, 2)
+        seat = await lobby.join(table_id, "Ada")
+        await lobby.add_bot(seat)
+        with create_pipe_input() as pipe:
+            screen = await open_table(
+                first,
+                seat,
+                EN,
+                SessionState(host=address),
+                data,
+                start=True,
+                input=pipe,
+                output=DummyOutput(),
+                store=SeatStore(data, address),
+            )
+            game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
+            await dealt(game)
+            hand = sorted(screen.model.hand)
+            seed = screen.fair_deal.exchanges[1].seed
+            screen.quit()
+            await asyncio.wait_for(game.task, 20)
+        await first.close()
+        kept = SeatStore(data, address)
+        held = kept.get(table_id)
+        assert held is not None and held.token == seat.token and held.seat == seat.seat
+        assert kept.seed(table_id, 1) == (seed, screen.fair_deal.exchanges[1].cut)
+        assert all(mode(p) == 0o600 for p in kept.folder.glob("*.json"))
+
+        # The second run, as `scala40 HOST` starts it: the lobby offers the rejoin.
+        second = open_channel("127.0.0.1", port)
+        try:
+            chosen = await _lobby_rejoin(LobbyClient(second), SeatStore(data, address))
+            assert chosen == (Seat(table_id, seat.seat, seat.token), False)
+            await _play_out_the_deal(second, chosen[0], data, address, hand, seed)
+        finally:
+            await second.close()
+        assert SeatStore(data, address).seed(table_id, 1) is None  # checked: seed by the record
+        assert SeatStore(data, address).get(table_id) is not None  # the match goes on
+    finally:
+        await host.stop(grace=0.2)
+
+
+async def _lobby_rejoin(lobby: LobbyClient, store: SeatStore) -> object:
+    with create_pipe_input() as pipe:
+        screen = LobbyScreen(
+            EN,
+            lobby,
+            SessionState(host="test"),
+            "Ada",
+            input=pipe,
+            output=DummyOutput(),
+            store=store,
+        )
+        running = asyncio.create_task(screen.run_async())
+        await until(lambda: bool(screen.tables))
+        table = screen.tables[screen.cursor]
+        assert table.table_id in screen.held  # the cursor starts on the table to rejoin
+        assert "rejoin" in table_row(table, EN, screen.held[table.table_id])
+        assert table.phase == lobby_pb2.TABLE_PHASE_PLAYING
+        pipe.send_text("\r")
+        return await asyncio.wait_for(running, 20)
+
+
+async def _play_out_the_deal(
+    channel: grpc.aio.Channel, seat: Seat, data: Path, address: str, hand: list[int], seed: bytes
+) -> None:
+    with create_pipe_input() as pipe:
+        screen = await open_table(
+            channel,
+            seat,
+            EN,
+            SessionState(host=address),
+            data,
+            input=pipe,
+            output=DummyOutput(),
+            store=SeatStore(data, address),
+        )
+        game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
+        model = screen.model
+        _DEBUG[:] = [screen]
+        try:
+            await until(lambda: model.deal_no == 1 and bool(model.hand), 20)
+            assert sorted(model.hand) == hand  # the snapshot gives the hand back
+            assert screen.fair_deal.exchanges[1].seed == seed  # taken up from the store
+            fd = model.deals[1]
+            while not fd.ended:
+                await until(lambda: model.my_turn or fd.ended, 30)
+                if fd.ended:
+                    break
+                await _one_turn(game)
+            await until(lambda: fd.verification is not None and fd.verification.ok is not None, 30)
+            assert fd.verification is not None and fd.verification.ok, fd.verification
+            assert not refusal_shown(screen), screen.session.notice
+            saved = record_path(data, model.table_id, 1)
+            record = DealRecord.from_json(saved.read_bytes())
+            reveals = [parse_deal_event(e) for e in record.events]
+            mine = [
+                r.seed
+                for e in reveals
+                if e.WhichOneof("event") == "reveals"
+                for r in e.reveals.reveals
+                if r.seat == seat.seat
+            ]
+            assert mine == [seed]  # the first run's seed is in the deal's mix
+            assert f"seed {seed.hex()}" in saved.with_suffix(".seed").read_text()
+            assert json.loads(saved.read_text())["deal_no"] == 1
+        finally:
+            screen.quit()
+            await asyncio.wait_for(game.task, 20)
+
+
+async def _one_turn(game: Game) -> None:
+    screen, model = game.screen, game.screen.model
+    me = model.my_seat
+    assert me is not None
+    fd = model.deals[model.deal_no]
+    if model.phase is Phase.DRAW:
+        game.type("draw")
+        await until(
+            lambda: (
+                model.phase is Phase.PLAY or not model.my_turn or fd.ended or refusal_shown(screen)
+            )
+        )
+        assert not refusal_shown(screen), screen.session.notice
+        return
+    turns = model.turns_played.get(me, 0)
+    game.type("hint")
+    await until(lambda: screen.session.notice is not None)
+    game.type(f"discard {card_text(legal_discard(screen))}")
+    await until(
+        lambda: (
+            model.turns_played.get(me, 0) > turns
+            or fd.ended  # went out: the next deal may be announced at once
+            or refusal_shown(screen)
+        )
+    )
+    assert not refusal_shown(screen), screen.session.notice
