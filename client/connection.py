@@ -59,6 +59,11 @@ class HostRefusal(Exception):
     def transient(self) -> bool:
         return self.code in _TRANSIENT
 
+    @property
+    def already_done(self) -> bool:
+        """The host already has this step (a commitment or reveal sent by an earlier run)."""
+        return self.code is grpc.StatusCode.ALREADY_EXISTS
+
 
 def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
     """The rule and sentence of the ``google.rpc.Status`` trailer, else the status message."""

@@ -20,8 +20,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import grpc
-
 from client.connection import HostRefusal
 from client.model import Verification
 from client.seats import SeatStore
@@ -183,7 +181,7 @@ class FairDealDriver:
             try:
                 await link.commit_seed(deal_no, commitment)
             except HostRefusal as refusal:
-                if refusal.code is not grpc.StatusCode.ALREADY_EXISTS:  # sent by an earlier run
+                if not refusal.already_done:  # else sent by an earlier run
                     self.screen.say_refusal(refusal)
                     return
             fd = self.screen.model.deals.get(deal_no)
@@ -210,7 +208,7 @@ class FairDealDriver:
             try:
                 await link.reveal_seed(deal_no, reveal.seed, reveal.cut)
             except HostRefusal as refusal:
-                if refusal.code is not grpc.StatusCode.ALREADY_EXISTS:  # sent by an earlier run
+                if not refusal.already_done:  # else sent by an earlier run
                     self.screen.say_refusal(refusal)
                     return
             fd = self.screen.model.deals.get(deal_no)

@@ -53,7 +53,7 @@ def test_the_players_cut_is_planned_and_sent() -> None:
     assert isinstance(op, NewMeld) and op.split == (3, 4)
     assert planner.preview(model).problem is None  # the engine accepts the cut
     sent = wire.operation_to_pb(op)
-    assert list(sent.new_meld.split) == [3, 4]  # type: ignore[attr-defined]
+    assert list(sent.new_meld.split) == [3, 4]
     plan = render.plain(
         render.join_lines(render.plan_lines(planner.preview(model), Text("en"), 90))
     )
