@@ -120,6 +120,10 @@ def _sequence_candidates(
     out: list[_Candidate] = []
     for suit in range(4):
         for lo in range(ACE_LOW, ACE_HIGH - 1):
+            # Two missing cards among the first two (one without a joker) end the run at once.
+            here = counts[_scale_index(suit, lo)] > 0
+            if not here and (not jokers or not counts[_scale_index(suit, lo + 1)]):
+                continue
             missing: list[int] = []
             positions: list[int] = []
             for hi in range(lo, ACE_HIGH + 1):
@@ -270,6 +274,7 @@ class _Search:
         first_turn: bool,
         keep_discard: bool,
         best_value: int,
+        stop_at: int | None = None,
     ) -> None:
         self.counts = counts
         self.own_jokers = jokers_in_hand
@@ -294,7 +299,9 @@ class _Search:
         self.by_min: list[list[_Candidate]] = [[] for _ in range(FACES)]
         for cand in candidates:
             self.by_min[cand.faces[0]].append(cand)
-        weight = list(_PENALTY)
+        # A card no candidate holds can never leave the hand: it adds nothing to the bound.
+        usable = {x for cand in candidates for x in cand.faces}
+        weight = [w if i in usable else 0 for i, w in enumerate(_PENALTY)]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
         self.weight = weight
         self.value = 0
@@ -307,11 +314,16 @@ class _Search:
         self.taken_left = 0
         self.best_value = best_value
         self.best: tuple[list[_Candidate], int, int] | None = None
+        # A yes/no question (``can_open``) ends at the first answer good enough.
+        self.stop_at = stop_at
+        self.stopped = False
 
     def run(self) -> None:
         self._dfs(0, 0)
 
     def _dfs(self, f: int, start: int) -> None:
+        if self.stopped:
+            return
         counts = self.counts
         while f < FACES and counts[f] == 0:
             f += 1
@@ -424,6 +436,7 @@ class _Search:
         if value > self.best_value:
             self.best_value = value
             self.best = (list(chosen), best_extra, opening)
+            self.stopped = self.stop_at is not None and value >= self.stop_at
 
     def _keeps_discard(self, left: int, jokers_left: int, taken_stays: bool) -> bool:
         if not self.keep_discard:
@@ -699,6 +712,37 @@ def best_opening(
     if found is None or found.is_empty:
         return None
     return found
+
+
+def can_open(
+    hand: Sequence[int], ruleset: Ruleset | None = None, *, first_turn: bool = False
+) -> bool:
+    """Does ``hand`` (after its draw) hold an opening (R5.1) that keeps a legal discard?
+
+    The same exact search as ``best_opening``, but every branch that cannot
+    reach ``opening_points`` is cut from the start and the first opening found
+    ends it: the question asked many times over when a bot weighs its draws.
+    """
+    rules = ruleset or Ruleset()
+    counts, own_jokers, _ = _hand_counts(hand)
+    search = _Search(
+        counts,
+        len(own_jokers),
+        (),
+        (),
+        rules,
+        opened=False,
+        by_points=True,
+        taken_face=None,
+        taken_must_open=False,
+        taken_must_use=False,
+        first_turn=first_turn,
+        keep_discard=True,
+        best_value=rules.opening_points - 1,
+        stop_at=rules.opening_points,
+    )
+    search.run()
+    return search.best is not None
 
 
 def best_lay_down(

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
+from host import bots as host_bots
 from scala40_net import wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
@@ -12,7 +15,15 @@ from scala40_net.bots.arena import play_deal
 from scala40_net.bots.base import Bot
 from scala40_net.bots.hard import HardBot
 from scala40_net.bots.netbot import NetworkSeat, parse_address
-from scala40_net.events import CardsAttached, Event, MeldLaid, Played
+from scala40_net.events import (
+    CardDrawn,
+    CardsAttached,
+    DealEnded,
+    DealStarted,
+    Event,
+    MeldLaid,
+    Played,
+)
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
@@ -103,3 +114,40 @@ def test_the_network_bot_tells_its_bot_what_others_took() -> None:
     seat._observe(deal_pb2.DealEvent(deal_no=1, drawn=drawn), None)
     assert bot.memory.held_by_others(0) == {20}
     assert bot.memory.wanted_by(1, 20)
+
+
+async def test_a_host_bot_seat_sees_every_deal_event_as_its_seat_does(
+    served: HostClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host feeds its bot seat the same deal a network seat follows, with its own cards."""
+    log: dict[int, list[Event]] = {}
+    monkeypatch.setattr(
+        host_bots, "level_bot", lambda level: Seen(make_bot("hard", random.Random(2)), 1, log)
+    )
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
+    request = lobby_pb2.CreateTableRequest(
+        name="memory", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    net = Seen(make_bot("medium", random.Random(3)), 0, log)
+    seat = NetworkSeat(served.channel, table_id, net)
+    assert await seat.join("net bot") == 0
+    add = lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_HARD)
+    await served.lobby.AddBot(add, metadata=seat.metadata)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seat.metadata
+    )
+    await asyncio.wait_for(seat.play_match(), timeout=120)
+    host_seen = log[1]
+    started = host_seen[0]
+    assert isinstance(started, DealStarted) and started.hands[0] is None
+    assert started.hands[1] is not None and len(started.hands[1]) == 13
+    # The same deal as the network seat saw, hidden cards aside, up to the host seat's last
+    # wake-up (once the match is over its task stops reading).
+    public = [view_event(e, None) for e in log[0]]
+    assert [view_event(e, None) for e in host_seen] == public[: len(host_seen)]
+    assert isinstance(public[-1], DealEnded)
+    last_own = max(i for i, e in enumerate(public) if isinstance(e, Played) and e.seat == 1)
+    assert len(host_seen) >= last_own  # all it saw before its last play
+    own_draws = [e for e in host_seen if isinstance(e, CardDrawn) and e.seat == 1]
+    assert own_draws and all(e.card is not None for e in own_draws)

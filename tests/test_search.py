@@ -26,7 +26,7 @@ from scala40_net.melds import (
 from scala40_net.movegen import run_lengths
 from scala40_net.rules import Ruleset
 from scala40_net.scenario import CardPool, position
-from scala40_net.search import LayDown, best_opening, best_play
+from scala40_net.search import LayDown, best_opening, best_play, can_open
 
 # Brute force: every meld, attach and swap the engine's own meld functions accept, in every
 # order, each final play judged by deal.apply. Nothing of the search is used.
@@ -418,3 +418,13 @@ def test_r7_3_a_taken_discard_cannot_wait_for_a_swapped_joker() -> None:
     state = play_state(state.hands[0], state.table, taken=taken)
     assert best_play(state) is None
     assert brute_best_relief(state) is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hand=hands(3, 10), threshold=st.sampled_from((12, 24, 40)), first_turn=st.booleans())
+def test_can_open_agrees_with_brute_force(
+    hand: list[int], threshold: int, first_turn: bool
+) -> None:
+    rules = Ruleset(opening_points=threshold)
+    state = play_state(hand, rules=rules, first_turn=first_turn)
+    assert can_open(hand, rules, first_turn=first_turn) == (brute_best_opening(state) is not None)

@@ -8,9 +8,11 @@ from dataclasses import replace
 
 from scala40_net.bots.base import TurnBot
 from scala40_net.bots.hand import card_points, feeds, near_meld_strength
+from scala40_net.bots.lookahead import Outlook
 from scala40_net.bots.medium import table_after
 from scala40_net.bots.memory import CardMemory, visible_faces
-from scala40_net.cards import JOKER, Face, ids_with_face, is_joker
+from scala40_net.bots.unknown import unknown_cards
+from scala40_net.cards import JOKER, Face, face, ids_with_face, is_joker
 from scala40_net.deal import DealState
 from scala40_net.events import Event
 from scala40_net.rules import UnopenedPenalty
@@ -100,14 +102,22 @@ class HardBot(TurnBot):
             )
 
         ranked = sorted(legal, key=order)
+        safe = [c for c in ranked if not order(c)[1]] or ranked
+        # Copies of a face are alike; a joker goes only when nothing else may.
+        candidates = list({face(c): c for c in reversed(safe) if not is_joker(c)}.values())
+        candidates.sort(key=ranked.index)
+        if len(candidates) < 2:
+            return ranked[0]
+        outlook = Outlook(unknown_cards(state, seat, memory), state.ruleset)
+        # Ties keep the heuristic order: the first in ``ranked`` wins them.
         if opened:
-            return ranked[0]
-        safe = [c for c in ranked if not order(c)[1]]
-        shortlist = (safe or ranked)[:LOOKAHEAD]
-        if len(shortlist) < 2:
-            return ranked[0]
+            closing = outlook.closing(lay.leftover, candidates, table)
+            return max(candidates, key=lambda d: (closing[d], -ranked.index(d)))
+        outs = outlook.opening_outs(lay.leftover, candidates)
+        if max(outs.values()) > 0:
+            return max(candidates, key=lambda d: (outs[d], -ranked.index(d)))
+        shortlist = candidates[:LOOKAHEAD]
         prospects = Prospects(state, lay.leftover)
-        # Ties keep the heuristic order: the first of the shortlist wins them.
         return max(shortlist, key=lambda d: (prospects.after_discarding(d), -shortlist.index(d)))
 
     def _live(self, state: DealState) -> Callable[[Face], int]:

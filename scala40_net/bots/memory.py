@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from scala40_net.actions import DrawSource
 from scala40_net.cards import Face, face
 from scala40_net.deal import DealState
-from scala40_net.events import CardDrawn, DealStarted, Event, Played
+from scala40_net.events import (
+    CardDrawn,
+    CardsAttached,
+    DealStarted,
+    DiscardReturned,
+    Event,
+    JokerSwapped,
+    MeldLaid,
+    Played,
+)
 
 
 @dataclass
@@ -18,16 +27,35 @@ class CardMemory:
 
     taken: dict[int, list[Face]] = field(default_factory=dict)
     discarded: dict[int, list[Face]] = field(default_factory=dict)
+    # Card ids a seat took from the pile and has not yet laid, thrown or put back:
+    # they are in that seat's hand, so never in the stock.
+    held: dict[int, set[int]] = field(default_factory=dict)
 
     def observe(self, event: Event) -> None:
         if isinstance(event, DealStarted):
             self.taken.clear()
             self.discarded.clear()
+            self.held.clear()
         elif isinstance(event, CardDrawn) and event.source is DrawSource.DISCARD:
             if event.card is not None:
                 self.taken.setdefault(event.seat, []).append(face(event.card))
-        elif isinstance(event, Played) and event.discard is not None:
-            self.discarded.setdefault(event.seat, []).append(face(event.discard))
+                self.held.setdefault(event.seat, set()).add(event.card)
+        elif isinstance(event, DiscardReturned):
+            self.held.get(event.seat, set()).discard(event.card)
+        elif isinstance(event, Played):
+            gone = self.held.get(event.seat, set())
+            for op in event.operations:
+                if isinstance(op, MeldLaid | CardsAttached):
+                    gone.difference_update(op.cards)
+                elif isinstance(op, JokerSwapped):
+                    gone.discard(op.card)
+            if event.discard is not None:
+                gone.discard(event.discard)
+                self.discarded.setdefault(event.seat, []).append(face(event.discard))
+
+    def held_by_others(self, seat: int) -> set[int]:
+        """Cards known to be in another seat's hand (taken from the pile, not yet played)."""
+        return {c for s, cards in self.held.items() if s != seat for c in cards}
 
     def wanted_by(self, seat: int, card: int) -> bool:
         """Is ``card`` close to what ``seat`` took from the pile (same rank, or suit within 2)?
