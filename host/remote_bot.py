@@ -65,23 +65,44 @@ class RemoteSeat:
         self.seats_in_play: list[int] = []
 
     async def run(self) -> None:
-        """Play until the match is over; run it again after a disconnect to resume."""
+        """Play until the match is over; run it again after a disconnect to resume.
+
+        A reader task takes the stream's messages as they come (and notes when),
+        so the stream keeps flowing while this seat waits on its own calls.
+        """
         stream = self.stub.SubscribeEvents(
             table_pb2.SubscribeEventsRequest(after_seq=self.last_seq), metadata=self.metadata
         )
-        if self.last_seq:
-            # Back after a disconnect: it may be this seat's move with no new event to say so.
-            await self._maybe_move()
-        async for message in stream:
-            self.log.received_at.append(time.perf_counter())
-            self.log.messages.append(message.SerializeToString())
-            event = message.event
-            self.log.events.append(event)
-            self.last_seq = event.seq
-            await self._on_event(event)
-            if self.match_over.is_set():
-                stream.cancel()
-                return
+        inbox: asyncio.Queue[tuple[float, table_pb2.SubscribeEventsResponse] | None] = (
+            asyncio.Queue()
+        )
+
+        async def read() -> None:
+            try:
+                async for message in stream:
+                    inbox.put_nowait((time.perf_counter(), message))
+            finally:
+                inbox.put_nowait(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            if self.last_seq:
+                # Back after a disconnect: it may be this seat's move with no new event to say so.
+                await self._maybe_move()
+            while (item := await inbox.get()) is not None:
+                received_at, message = item
+                self.log.received_at.append(received_at)
+                self.log.messages.append(message.SerializeToString())
+                event = message.event
+                self.log.events.append(event)
+                self.last_seq = event.seq
+                await self._on_event(event)
+                if self.match_over.is_set():
+                    return
+            await reader  # the stream ended: raise what ended it, if anything did
+        finally:
+            reader.cancel()
+            stream.cancel()
 
     async def _on_event(self, event: table_pb2.TableEvent) -> None:
         which = event.WhichOneof("event")
