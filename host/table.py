@@ -15,6 +15,7 @@ from host.errors import Refusal, malformed, not_found, permission_denied, precon
 from host.fanout import Subscriber
 from host.table_deal import DealingTable
 from host.table_task import DealInProgress, PendingEvents, SeatState, TableSettings, TableTask
+from host.views import table_view
 from scala40_net import actions, deal, match, wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
@@ -280,8 +281,6 @@ class Table(DealingTable):
 
     def view(self, seat: int | None) -> table_pb2.TableView:
         """The table as ``seat`` (None: a spectator) sees it, through the engine's view."""
-        from host.views import table_view
-
         return table_view(self, seat)
 
     def subscribe(
