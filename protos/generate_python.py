@@ -43,6 +43,9 @@ def generate(out_dir: Path) -> list[Path]:
         written = []
         for produced in sorted((Path(tmp) / "scala40" / "v1").iterdir()):
             text = produced.read_text()
+            defines_service = re.search(r"^class \w+Stub\b", text, re.M)
+            if produced.name.endswith("_grpc.py") and not defines_service:
+                continue  # a proto without a service: its gRPC module would be empty
             text = re.sub(r"^from scala40\.v1 import", f"from {PACKAGE} import", text, flags=re.M)
             target = out_dir / produced.name
             target.write_text(text)
