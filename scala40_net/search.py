@@ -535,7 +535,10 @@ def _search(
     taken: int | None,
     first_turn: bool,
     keep_discard: bool = True,
+    floor: int = -1,
+    stop_at: int | None = None,
 ) -> LayDown | None:
+    """The best lay-down worth more than ``floor`` (or the first worth ``stop_at``), or None."""
     counts, own_jokers, _ = _hand_counts(hand)
     classic = ruleset.discard_pickup is DiscardPickup.CLASSIC
     taken_face = None if taken is None else face_index(taken)
@@ -543,7 +546,7 @@ def _search(
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
-    best_value = -1
+    best_value = floor
     for subset in _swap_subsets(swaps, counts, reserved):
         work = list(counts)
         after = list(table)
@@ -566,12 +569,15 @@ def _search(
             first_turn=first_turn,
             keep_discard=keep_discard,
             best_value=best_value - offset,
+            stop_at=None if stop_at is None else stop_at - offset,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
             best_value = search.best_value + offset
             chosen, extra, opening = search.best
             best = (search, chosen, extra, opening)
+            if search.stopped:
+                break
     if best is None:
         return None
     search, chosen, extra, opening = best
@@ -684,6 +690,7 @@ def best_opening(
     taken: int | None = None,
     first_turn: bool = False,
     keep_discard: bool = True,
+    enough: int | None = None,
 ) -> LayDown | None:
     """The new melds with the highest R5.1 total that reach ``opening_points``, or None.
 
@@ -691,6 +698,8 @@ def best_opening(
     R3.2 it must be inside the opening. With ``keep_discard`` (a hand after its
     draw) at least one card stays for a legal discard: not the taken card, not
     a lone joker, and no going out in ``first_turn`` (R3.3, R8.3, R9.2).
+    With ``enough``, the search ends at the first opening worth that much:
+    for a caller that only asks whether a total is reached.
 
     >>> from scala40_net.scenario import CardPool
     >>> pool = CardPool()
@@ -708,6 +717,9 @@ def best_opening(
         taken=taken,
         first_turn=first_turn,
         keep_discard=keep_discard,
+        # Nothing below the opening total is an answer: those branches are cut from the start.
+        floor=rules.opening_points - 1 if rules.opening_points > 0 else -1,
+        stop_at=enough,
     )
     if found is None or found.is_empty:
         return None

@@ -3,7 +3,9 @@
 ``easy`` lays down what a greedy generator finds and discards at random;
 ``medium`` plays the exact best lay-down (``scala40_net.search``), keeps cards
 near a meld and does not feed the next player; ``hard`` also remembers what
-was taken and thrown, counts live cards and weighs going out in one turn.
+was taken and thrown, and keeps the hand that opens, then goes out, with the
+most of the draws it cannot see (``lookahead``); it weighs going out in one
+turn.
 Randomness comes only from the ``random.Random`` given to the bot.
 """
 

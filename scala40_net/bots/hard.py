@@ -1,4 +1,4 @@
-"""The hard bot: medium's play, plus card memory, live outs, and going out in one turn."""
+"""The hard bot: medium's play, plus card memory, one draw of look-ahead, a one-turn close."""
 
 from __future__ import annotations
 
@@ -22,12 +22,16 @@ from scala40_net.search import LayDown, best_opening, best_play
 HOLD_MIN_STOCK = 20
 HOLD_MIN_OPPONENT_CARDS = 7
 HOLD_DOUBLED_CARDS = 9
-# Before opening, the few best discards by the rules of thumb are weighed by the search.
+# Before opening, when no single draw opens, the first few discards are weighed by how
+# close the kept hand stays to an opening (``Prospects``).
 LOOKAHEAD = 3
+# Discards weighed by the one-draw look-ahead, at most.
+WEIGHED = 5
 
 
 class HardBot(TurnBot):
-    """Counts live cards, avoids what the next player collects, weighs a chiusura in mano."""
+    """Looks one draw ahead over the cards hidden from it, avoids what the next player
+    collects, weighs a chiusura in mano."""
 
     level = "hard"
 
@@ -105,7 +109,8 @@ class HardBot(TurnBot):
         safe = [c for c in ranked if not order(c)[1]] or ranked
         # Copies of a face are alike; a joker goes only when nothing else may.
         candidates = list({face(c): c for c in reversed(safe) if not is_joker(c)}.values())
-        candidates.sort(key=ranked.index)
+        # The look-ahead weighs the first few by the rules of thumb: that bounds its time.
+        candidates = sorted(candidates, key=ranked.index)[:WEIGHED]
         if len(candidates) < 2:
             return ranked[0]
         outlook = Outlook(unknown_cards(state, seat, memory), state.ruleset)
@@ -145,6 +150,6 @@ class Prospects:
         spare = [j for j in ids_with_face(JOKER, self.ruleset.decks) if j not in kept]
         reach: list[int] = []
         for wild in (1, 2):
-            found = best_opening([*kept, *spare[:wild]], free, keep_discard=False)
+            found = best_opening([*kept, *spare[:wild]], free, keep_discard=False, enough=needed)
             reach.append(min(found.opening_points, needed) if found is not None else 0)
         return reach[0], reach[1]

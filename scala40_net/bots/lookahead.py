@@ -64,7 +64,7 @@ class Outlook:
         for card, n in self.draws:
             if not joins(card, hand):
                 continue
-            whole = best_opening([*hand, card], rules)
+            whole = best_opening([*hand, card], rules, enough=rules.opening_points)
             if whole is None:
                 continue
             for discard in discards:
