@@ -35,7 +35,7 @@ from client.layout import build_layout
 from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
 from client.seats import SeatStore
-from client.session import RIENTRO_ANSWER_SECONDS, LinkState, NoticeKind, SessionState
+from client.session import LinkState, NoticeKind, SessionState
 from client.theme import STYLE
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
@@ -194,7 +194,7 @@ class TableScreen:
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
         self.fair_deal.on_event(event)
-        self._follow_rientro()
+        self._follow_rientro(event.WhichOneof("event") in ("match_update", "snapshot"))
         if self.model.match_over:
             self._forget_seat()  # nothing left to rejoin
         self.invalidate()
@@ -203,13 +203,23 @@ class TableScreen:
         if self.seat_store is not None and self.link is not None:
             self.seat_store.forget(self.link.seat.table_id)
 
-    def _follow_rientro(self) -> None:
-        """Start the answer's countdown when a buy-back is offered to this seat (R11.3)."""
-        offered = self.model.my_rientro_fee is not None
-        if not offered:
+    def _follow_rientro(self, told_time_left: bool) -> None:
+        """Count down the answer to a buy-back offered to this seat (R11.3).
+
+        The host says how long it still waits, counted from the event that tells
+        of the offer (a duration: the two clocks need not agree), so each such
+        event, a snapshot after a rejoin included, sets the deadline on this
+        machine's own clock.
+        """
+        me = self.model.my_seat
+        if me is None or self.model.my_rientro_fee is None:
             self.session.rientro_deadline = None
-        elif self.session.rientro_deadline is None:
-            self.session.rientro_deadline = time.monotonic() + RIENTRO_ANSWER_SECONDS
+            return
+        counting = self.session.rientro_deadline is not None
+        if told_time_left or not counting:
+            left = self.model.rientro_answer_within.get(me, 0.0)
+            self.session.rientro_deadline = time.monotonic() + left
+        if not counting:
             self.spawn(self._count_down())
 
     async def _count_down(self) -> None:

@@ -209,8 +209,10 @@ class TableModel:
         self.result: DealResult | None = None
         self.match_over = False
         self.winners: tuple[int, ...] = ()
-        # R11.3: busted seats the host offers a buy-back to, and its fee in chips.
+        # R11.3: busted seats the host offers a buy-back to, and its fee in chips; and the
+        # seconds each had left to answer when the event that last told of it arrived.
         self.rientro_offers: dict[int, int] = {}
+        self.rientro_answer_within: dict[int, float] = {}
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
         self._quiet = False
@@ -366,6 +368,7 @@ class TableModel:
             self.phase = Phase.MATCH_OVER
             self.match_over = True
         self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
+        self._set_rientro_offers(view.rientro_offers)
         if turns_played:
             self.turns_played = turns_played
         self.last_seq = seq
@@ -410,7 +413,7 @@ class TableModel:
 
     def _match_update(self, update: table_pb2.MatchUpdate) -> None:
         offered_before = self.rientro_offers
-        self.rientro_offers = {o.seat: o.fee for o in update.rientro_offers}
+        self._set_rientro_offers(update.rientro_offers)
         for score in update.scores:
             state = self.seat(score.seat)
             name = self.name_of(score.seat)
@@ -432,6 +435,11 @@ class TableModel:
             self.table_phase = lobby_pb2.TABLE_PHASE_FINISHED
             names = ", ".join(self.name_of(s) for s in update.winners)
             self._log("log_match_over", names=names)
+
+    def _set_rientro_offers(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
+        offers = list(offers)
+        self.rientro_offers = {o.seat: o.fee for o in offers}
+        self.rientro_answer_within = {o.seat: o.answer_within_ms / 1000 for o in offers}
 
     # --- deal events ------------------------------------------------------------------
 
@@ -490,7 +498,7 @@ class TableModel:
         )
         self.deal_no = event.deal_no
         self.dealer = a.dealer_seat
-        self.rientro_offers = {}
+        self._set_rientro_offers(())
         self.phase = Phase.COMMIT
         self.turn = None
         self.hand = []

@@ -14,11 +14,6 @@ from enum import StrEnum
 
 from client.model import HandOrder
 
-# How long the host waits for a buy-back answer (its reveal timeout, 30 s unless the host
-# was started with another): the offer does not carry its deadline, so the client counts
-# from the moment the offer arrived.
-RIENTRO_ANSWER_SECONDS = 30.0
-
 
 class NoticeKind(StrEnum):
     INFO = "info"

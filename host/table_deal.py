@@ -202,6 +202,9 @@ class DealingTable(TableTask):
         """Step 6 and the record: the host's seed, the signature, the scores; then the next deal."""
         current, m = self.current, self.match
         assert current is not None and m is not None
+        if m.phase is match.MatchPhase.RIENTRO:
+            # The answer's deadline starts with the offer, so the offer can say how long it has.
+            self._set_deadline(self.settings.reveal_timeout)
         out = [self._deal_event(current.exchange.reveal_host_seed())]
         record = current.recorder.finish(self.identity)
         signed = table_pb2.DealSigned(
@@ -223,8 +226,6 @@ class DealingTable(TableTask):
             self.phase = lobby_pb2.TABLE_PHASE_FINISHED
         elif m.phase is match.MatchPhase.DEAL_DUE:
             self._announce_deal()
-        elif m.phase is match.MatchPhase.RIENTRO:
-            self._set_deadline(self.settings.reveal_timeout)
 
     def answer_rientro(
         self, seat: int, buy_back: bool, request: table_pb2.AnswerRientroRequest | None = None
@@ -284,8 +285,12 @@ class DealingTable(TableTask):
             )
             for i, seat in enumerate(m.seats)
         ]
+        answer_within_ms = round(self.seconds_to_deadline() * 1000)
         offers = [
-            table_pb2.RientroOffer(seat=seat, fee=m.rientro_fee(seat)) for seat in m.pending_rientro
+            table_pb2.RientroOffer(
+                seat=seat, fee=m.rientro_fee(seat), answer_within_ms=answer_within_ms
+            )
+            for seat in m.pending_rientro
         ]
         return table_pb2.MatchUpdate(
             scores=scores,

@@ -252,6 +252,12 @@ class TableTask:
     def _set_deadline(self, seconds: float) -> None:
         self._deadline = asyncio.get_running_loop().time() + seconds
 
+    def seconds_to_deadline(self) -> float:
+        """What is left of the running fair-deal or rientro deadline (0 when none runs)."""
+        if self._deadline is None:
+            return 0.0
+        return max(0.0, self._deadline - asyncio.get_running_loop().time())
+
     def _commit(
         self,
         kind: str,

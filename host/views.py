@@ -24,7 +24,10 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
     m = table.match
     match_view = views.view_state(m, seat) if m is not None else None
     deal_view = match_view.deal if match_view is not None else None
-    scores = {s.seat: s for s in table.match_update().scores} if m is not None else {}
+    update = table.match_update() if m is not None else None
+    scores = {s.seat: s for s in update.scores} if update is not None else {}
+    if update is not None:
+        out.rientro_offers.extend(update.rientro_offers)
     for number in range(len(table.seats)):
         seat_view = table_pb2.SeatView(info=table.seat_info(number))
         if number in scores:

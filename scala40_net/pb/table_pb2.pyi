@@ -116,12 +116,14 @@ class MatchUpdate(_message.Message):
     def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ...) -> None: ...
 
 class RientroOffer(_message.Message):
-    __slots__ = ("seat", "fee")
+    __slots__ = ("seat", "fee", "answer_within_ms")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     FEE_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_WITHIN_MS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     fee: int
-    def __init__(self, seat: _Optional[int] = ..., fee: _Optional[int] = ...) -> None: ...
+    answer_within_ms: int
+    def __init__(self, seat: _Optional[int] = ..., fee: _Optional[int] = ..., answer_within_ms: _Optional[int] = ...) -> None: ...
 
 class DealSigned(_message.Message):
     __slots__ = ("deal_no", "chain_head", "signature")
@@ -150,7 +152,7 @@ class SeatView(_message.Message):
     def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -169,6 +171,7 @@ class TableView(_message.Message):
     DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
     REBUILDS_FIELD_NUMBER: _ClassVar[int]
     DRAWN_FROM_FIELD_NUMBER: _ClassVar[int]
+    RIENTRO_OFFERS_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -187,7 +190,8 @@ class TableView(_message.Message):
     discard_pile: _containers.RepeatedScalarFieldContainer[int]
     rebuilds: int
     drawn_from: _deal_pb2.DrawSource
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ...) -> None: ...
+    rientro_offers: _containers.RepeatedCompositeFieldContainer[RientroOffer]
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
