@@ -96,11 +96,12 @@ class HardBot(TurnBot):
         sign = 1 if (not opened and flat) else -1
         memory = self.memory
 
-        def order(card: int) -> tuple[bool, bool, int, bool, int]:
+        def order(card: int) -> tuple[bool, bool, int, bool, bool, int]:
             return (
                 is_joker(card),
-                feeds(card, table, next_opened) or memory.wanted_by(next_seat, card),
+                feeds(card, table, next_opened),
                 near.get(card, 0),
+                memory.wanted_by(next_seat, card),
                 not memory.passed_on(next_seat, card),
                 sign * card_points(card),
             )
