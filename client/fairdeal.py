@@ -11,6 +11,8 @@ With a seat store (``client/seats.py``) each seed and cut is kept on disk
 before its commitment is sent; a client started again mid-deal takes the
 exchange up from the snapshot with the stored seed, sends only the steps the
 host has not published yet, and so can still verify the deal with its seed.
+A deal that ended while the client was away (its seed still kept, its
+``DealSigned`` never seen) is fetched and verified when the snapshot comes.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from client.connection import HostRefusal
-from client.model import Verification
+from client.model import FairDealState, Verification
 from client.seats import SeatStore
 from client.session import NoticeKind
 from scala40_net.fairdeal.exchange import ExchangeError, HostMisbehaved, RevealRefused, SeatExchange
@@ -57,6 +59,8 @@ class FairDealDriver:
         # The kinds of deal event a snapshot being replayed already holds: steps the host has
         # published are not sent again.
         self._published: set[str] = set()
+        # Seeds of deals that ended while this client was away, read from the store.
+        self._kept_seeds: dict[int, tuple[bytes, int]] = {}
 
     @property
     def table_id(self) -> str:
@@ -78,6 +82,7 @@ class FairDealDriver:
                     self._on_deal_event(deal_event)
             finally:
                 self._published = set()
+            self._verify_missed(event.snapshot)
         elif kind == "deal_signed":
             self.screen.spawn(self.verify(event.deal_signed.deal_no))
 
@@ -220,6 +225,26 @@ class FairDealDriver:
 
     # --- after the deal ---------------------------------------------------------------
 
+    def _verify_missed(self, view: table_pb2.TableView) -> None:
+        """Check every deal whose seed is still kept but that the snapshot shows has ended.
+
+        The snapshot carries the events of a deal still being played only, so any
+        other kept deal ended while this client was away: its signature went by.
+        """
+        model = self.screen.model
+        held = self.store.get(self.table_id) if self.store is not None else None
+        if held is None or model.my_seat is None:
+            return
+        playing = view.deal_no if view.deal_events else None
+        # Read now: the seat's file goes as soon as the snapshot shows the match is over.
+        self._kept_seeds.update(held.deals)
+        for deal_no in sorted(held.deals):
+            fd = model.deals.setdefault(deal_no, FairDealState(deal_no, self.table_id))
+            if deal_no == playing or fd.verification is not None:
+                continue  # still being played, or its check already under way
+            fd.verification = Verification(None)
+            self.screen.spawn(self.verify(deal_no, missed=True))
+
     def _failed(self, deal_no: int, reason: str) -> None:
         fd = self.screen.model.deals.get(deal_no)
         if fd is not None:
@@ -227,8 +252,18 @@ class FairDealDriver:
             fd.verification = Verification(False, reason, path)
         self.screen.invalidate()
 
-    async def verify(self, deal_no: int) -> None:
-        """Fetch the signed record of an ended deal, check it, save it; show the result."""
+    def _my_seed(self, deal_no: int) -> tuple[bytes, int] | None:
+        """This seat's seed and cut for a deal: this run's exchange, else the one kept on disk."""
+        exchange = self.exchanges.get(deal_no)
+        if exchange is not None:
+            return exchange.seed, exchange.cut
+        return self._kept_seeds.get(deal_no)
+
+    async def verify(self, deal_no: int, *, missed: bool = False) -> None:
+        """Fetch the signed record of an ended deal, check it, save it; show the result.
+
+        ``missed``: the deal ended while this client was away; the result also goes in the log.
+        """
         model = self.screen.model
         fd = model.deals.get(deal_no)
         link = self.screen.link
@@ -239,25 +274,22 @@ class FairDealDriver:
         try:
             raw = await link.deal_record(deal_no)
             record = DealRecord.from_json(raw)
-        except HostRefusal as refusal:
-            fd.verification = Verification(False, refusal.message)
+        except (HostRefusal, RecordFormatError) as error:
+            reason = error.message if isinstance(error, HostRefusal) else str(error)
+            fd.verification = Verification(False, reason)
             self.screen.invalidate()
             return
-        except RecordFormatError as error:
-            fd.verification = Verification(False, str(error))
-            self.screen.invalidate()
-            return
-        path = self._save(record, deal_no)
+        mine = self._my_seed(deal_no)
+        path = self._save(record, deal_no, mine)
         if self.store is not None and path is not None:
             self.store.forget_deal(self.table_id, deal_no)  # the seed now lies beside the record
-        exchange = self.exchanges.get(deal_no)
         session = self.screen.session
         try:
             verify_record(
                 record,
-                seat=model.my_seat if exchange is not None else None,
-                my_seed=exchange.seed if exchange is not None else None,
-                my_cut=exchange.cut if exchange is not None else None,
+                seat=model.my_seat if mine is not None else None,
+                my_seed=mine[0] if mine is not None else None,
+                my_cut=mine[1] if mine is not None else None,
                 host_fingerprint=session.fingerprint or None,
                 replayer=replay_deal,  # check 4: the deal replayed through the rules engine
             )
@@ -266,24 +298,28 @@ class FairDealDriver:
             session.say(NoticeKind.ERROR, "fd_failed", deal=deal_no, reason=failure.line())
         else:
             fd.verification = Verification(True, "", str(path or ""))
+        if missed:
+            ok = fd.verification.ok
+            model.note("log_missed_deal_verified" if ok else "log_missed_deal_failed", deal=deal_no)
         self.screen.invalidate()
 
-    def _save(self, record: DealRecord, deal_no: int) -> Path | None:
+    def _save(
+        self, record: DealRecord, deal_no: int, mine: tuple[bytes, int] | None
+    ) -> Path | None:
         """Keep the record, and this seat's seed beside it (owner-only) for a later check."""
         if self.data_dir is None:
             return None
         path = record_path(self.data_dir, record.table_id, deal_no)
+        seat = self.screen.model.my_seat
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             record.write(path)
-            exchange = self.exchanges.get(deal_no)
-            if exchange is not None:
+            if mine is not None and seat is not None:
+                seed, cut = mine
                 seed_file = path.with_suffix(".seed")
                 fd = os.open(seed_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 with os.fdopen(fd, "w") as out:
-                    out.write(
-                        f"seat {exchange.seat}\nseed {exchange.seed.hex()}\ncut {exchange.cut}\n"
-                    )
+                    out.write(f"seat {seat}\nseed {seed.hex()}\ncut {cut}\n")
         except OSError:
             return None
         return path

@@ -236,6 +236,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "log_host_seed": ("L'host rivela il suo seme.", "The host reveals its seed."),
     "log_deal_signed": ("Registro della smazzata {deal} firmato.", "Deal {deal} record signed."),
+    "log_missed_deal_verified": (
+        "Smazzata {deal}, finita mentre eri via: registro verificato col tuo seme ✔",
+        "Deal {deal}, which ended while you were away: record verified with your seed ✔",
+    ),
+    "log_missed_deal_failed": (
+        "Smazzata {deal}, finita mentre eri via: VERIFICA FALLITA ✘",
+        "Deal {deal}, which ended while you were away: VERIFICATION FAILED ✘",
+    ),
     "log_match_update": ("Punteggi aggiornati.", "Scores updated."),
     "log_busted": ("{name} sballa.", "{name} busts (sballa)."),
     "log_rientro_offered": (

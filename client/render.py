@@ -372,6 +372,7 @@ _LOUD_LOG = {
     "log_busted",
     "log_rientro_offered",
     "log_retired",
+    "log_missed_deal_failed",
 }
 
 

@@ -4,6 +4,7 @@ and the deal verified afterwards with the seed of the run that committed it (rea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import stat
 from pathlib import Path
@@ -23,6 +24,7 @@ from client.main import open_table
 from client.model import Phase
 from client.seats import SeatStore
 from client.session import SessionState
+from host.remote_bot import RemoteSeat
 from host.server import Host
 from host.table import TableSettings
 from scala40_net.cards import card_text
@@ -232,3 +234,95 @@ async def _one_turn(game: Game) -> None:
         )
     )
     assert not refusal_shown(screen), screen.session.notice
+
+
+async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_kept_seed(
+    tmp_path: Path,
+) -> None:
+    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0))
+    port = await host.start()
+    address = f"127.0.0.1:{port}"
+    data = tmp_path / "client"
+    channel = open_channel("127.0.0.1", port)
+    try:
+        # The first run commits and reveals for deal 1 (its seed kept on disk), then quits.
+        lobby = LobbyClient(channel)
+        table_id = await lobby.create_table("away", ruleset_pb2.PRESET_CLASSIC, 2)
+        seat = await lobby.join(table_id, "Ada")
+        await lobby.add_bot(seat)
+        with create_pipe_input() as pipe:
+            screen = await open_table(
+                channel,
+                seat,
+                EN,
+                SessionState(host=address),
+                data,
+                start=True,
+                input=pipe,
+                output=DummyOutput(),
+                store=SeatStore(data, address),
+            )
+            game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
+            await dealt(game)
+            seed, cut = screen.fair_deal.exchanges[1].seed, screen.fair_deal.exchanges[1].cut
+            screen.quit()
+            await asyncio.wait_for(game.task, 20)
+        assert SeatStore(data, address).seed(table_id, 1) == (seed, cut)
+
+        # Meanwhile the seat's moves come from elsewhere (its token), until deal 1 is signed.
+        assert seat.seat is not None
+        elsewhere = RemoteSeat(channel, seat.token, seat.seat, fair=False)
+        playing = asyncio.create_task(elsewhere.run())
+        await until(lambda: any(s.deal_no == 1 for s in elsewhere.log.signed), 60)
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+
+        # The client comes back: the snapshot is of deal 2; deal 1 is fetched and checked.
+        with create_pipe_input() as pipe:
+            screen = await open_table(
+                channel,
+                seat,
+                EN,
+                SessionState(host=address),
+                data,
+                input=pipe,
+                output=DummyOutput(),
+                store=SeatStore(data, address),
+            )
+            game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
+            model = screen.model
+            try:
+                await until(lambda: model.deal_no >= 2, 20)
+                assert 1 not in screen.fair_deal.exchanges  # never seen by this run
+                await until(
+                    lambda: (
+                        1 in model.deals
+                        and model.deals[1].verification is not None
+                        and model.deals[1].verification.ok is not None
+                    ),
+                    30,
+                )
+                verification = model.deals[1].verification
+                assert verification is not None and verification.ok, verification
+                assert any(e.key == "log_missed_deal_verified" for e in model.log)
+            finally:
+                screen.quit()
+                await asyncio.wait_for(game.task, 20)
+        saved = record_path(data, table_id, 1)
+        assert verification.record_path == str(saved)
+        record = DealRecord.from_json(saved.read_bytes())
+        mine = [
+            (r.seed, r.cut)
+            for e in map(parse_deal_event, record.events)
+            if e.WhichOneof("event") == "reveals"
+            for r in e.reveals.reveals
+            if r.seat == seat.seat
+        ]
+        assert mine == [(seed, cut)]  # the first run's seed is in the deal's mix
+        seed_file = saved.with_suffix(".seed")
+        assert f"seed {seed.hex()}" in seed_file.read_text() and mode(seed_file) == 0o600
+        assert SeatStore(data, address).seed(table_id, 1) is None  # it lies by the record now
+    finally:
+        await channel.close()
+        await host.stop(grace=0.2)
