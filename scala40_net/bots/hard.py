@@ -26,7 +26,7 @@ HOLD_DOUBLED_CARDS = 9
 # close the kept hand stays to an opening (``Prospects``).
 LOOKAHEAD = 3
 # Discards weighed by the one-draw look-ahead, at most.
-WEIGHED = 5
+WEIGHED = 8
 
 
 class HardBot(TurnBot):
