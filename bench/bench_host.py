@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from host.bots import SimpleBot  # noqa: E402
-from host.remote_bot import RemoteSeat  # noqa: E402
 from host.server import Host  # noqa: E402
 from host.table import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
+from scala40_net.bots.netbot import NetworkSeat, SeatLog  # noqa: E402
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc  # noqa: E402
 
 ECHO = "/bench.Echo/Echo"
@@ -135,8 +135,9 @@ class TimedTable:
             join = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
             joined = await self.lobby.JoinTable(join)
             think = self.think * random.uniform(0.5, 1.5)
-            seat = RemoteSeat(self.channel, joined.seat_token, joined.seat, StockBot(), think=think)
-            seat.stub.Play = timed(seat.stub.Play)  # type: ignore[method-assign]
+            seat = NetworkSeat(self.channel, table_id, StockBot(), log=SeatLog(), think=think)  # type: ignore[arg-type]
+            seat.take_seat(joined.seat, joined.seat_token)
+            seat.tables.Play = timed(seat.tables.Play)
             seats.append(seat)
         watch = await self.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
         stream = self.stub.SubscribeEvents(
@@ -148,7 +149,9 @@ class TimedTable:
             async for message in stream:
                 spectator_at[message.event.seq] = time.perf_counter()
 
-        tasks = [asyncio.create_task(s.run()) for s in seats] + [asyncio.create_task(spectate())]
+        tasks = [asyncio.create_task(s.play_match()) for s in seats] + [
+            asyncio.create_task(spectate())
+        ]
         while any(not s.log.events for s in seats) or not spectator_at:
             await asyncio.sleep(0.01)
         start = lobby_pb2.StartMatchRequest(table_id=table_id)

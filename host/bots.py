@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from host.errors import Refusal
-from scala40_net import actions, bots, deal, match, movegen, views, wire
+from scala40_net import actions, bots, deal, events, match, movegen, views, wire
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
@@ -92,6 +92,9 @@ class SimpleBot:
 
     def buys_back(self, fee: int) -> bool:
         return False
+
+    def observe(self, event: events.Event) -> None:
+        return None  # it decides from the view alone, with no memory of the deal
 
 
 def new_request_id() -> str:

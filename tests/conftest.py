@@ -9,9 +9,12 @@ from pathlib import Path
 import grpc
 import pytest
 
+from host.bots import SimpleBot
 from host.server import Host
 from host.table import TableSettings
 from scala40_net import wire
+from scala40_net.bots.base import Bot
+from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
@@ -53,6 +56,19 @@ class HostClient:
         request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name, **fields)  # type: ignore[arg-type]
         response: lobby_pb2.JoinTableResponse = await self.lobby.JoinTable(request)
         return response
+
+
+def bot_seat(
+    channel: grpc.aio.Channel,
+    table_id: str,
+    joined: lobby_pb2.JoinTableResponse,
+    bot: Bot | None = None,
+    **options: float,
+) -> NetworkSeat:
+    """A bot client playing a seat already joined, keeping every byte it receives."""
+    seat = NetworkSeat(channel, table_id, bot or SimpleBot(), log=SeatLog(), **options)  # type: ignore[arg-type]
+    seat.take_seat(joined.seat, joined.seat_token)
+    return seat
 
 
 async def start_host(data_dir: Path, settings: TableSettings = TEST_SETTINGS) -> HostClient:

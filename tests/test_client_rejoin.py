@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from conftest import bot_seat
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, Game, dealt, legal_discard, refusal_shown, until
@@ -24,7 +25,6 @@ from client.main import open_table
 from client.model import Phase
 from client.seats import SeatStore
 from client.session import SessionState
-from host.remote_bot import RemoteSeat
 from host.server import Host
 from host.table import TableSettings
 from scala40_net.cards import card_text
@@ -271,8 +271,9 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
 
         # Meanwhile the seat's moves come from elsewhere (its token), until deal 1 is signed.
         assert seat.seat is not None
-        elsewhere = RemoteSeat(channel, seat.token, seat.seat, fair=False)
-        playing = asyncio.create_task(elsewhere.run())
+        joined = lobby_pb2.JoinTableResponse(seat=seat.seat, seat_token=seat.token)
+        elsewhere = bot_seat(channel, table_id, joined, fair=False)
+        playing = asyncio.create_task(elsewhere.play_match())
         await until(lambda: any(s.deal_no == 1 for s in elsewhere.log.signed), 60)
         playing.cancel()
         with contextlib.suppress(asyncio.CancelledError):

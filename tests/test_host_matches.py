@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import HostClient, bearer
+from conftest import HostClient, bearer, bot_seat
 
-from host.remote_bot import RemoteSeat
+from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
@@ -15,13 +15,13 @@ from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 
-async def play_match(served: HostClient, seats: int) -> tuple[str, list[RemoteSeat], list[bytes]]:
+async def play_match(served: HostClient, seats: int) -> tuple[str, list[NetworkSeat], list[bytes]]:
     """Seat bot clients and a spectator, start, play to the end; returns the spectator's bytes."""
     table_id = await served.new_table(seats=seats)
     players = []
     for n in range(seats):
         joined = await served.join(table_id, f"bot {n}")
-        players.append(RemoteSeat(served.channel, joined.seat_token, joined.seat))
+        players.append(bot_seat(served.channel, table_id, joined))
     watch = await served.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
     spectator_stream = served.table.SubscribeEvents(
         table_pb2.SubscribeEventsRequest(), metadata=bearer(watch.spectator_token)
@@ -35,7 +35,7 @@ async def play_match(served: HostClient, seats: int) -> tuple[str, list[RemoteSe
             if message.event.HasField("match_update") and update.match_over:
                 return
 
-    tasks = [asyncio.create_task(p.run()) for p in players]
+    tasks = [asyncio.create_task(p.play_match()) for p in players]
     watcher = asyncio.create_task(spectate())
     while any(not p.log.events for p in players) or not spectator_bytes:
         await asyncio.sleep(0.01)

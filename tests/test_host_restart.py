@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conftest import start_host
+from conftest import bot_seat, start_host
 
-from host.remote_bot import RemoteSeat
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
@@ -23,9 +22,9 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
     seats = []
     for name in ("ann", "bob"):
         joined = await first.join(table_id, name)
-        seats.append(RemoteSeat(first.channel, joined.seat_token, joined.seat))
+        seats.append(bot_seat(first.channel, table_id, joined))
     await first.lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table_id), metadata=seats[0].metadata)
-    tasks = [asyncio.create_task(s.run()) for s in seats]
+    tasks = [asyncio.create_task(s.play_match()) for s in seats]
     while not all(s.log.events for s in seats):
         await asyncio.sleep(0.01)
     await first.lobby.StartMatch(
@@ -46,8 +45,8 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
         table = second.host.registry.tables[table_id]
         assert (table.seq, table.deal_no) == (stopped_at, deal_no)
         for seat in seats:  # the same clients, the same tokens, a new connection
-            seat.stub = table_pb2_grpc.TableServiceStub(second.channel)
-        await asyncio.wait_for(asyncio.gather(*(s.run() for s in seats)), timeout=60)
+            seat.tables = table_pb2_grpc.TableServiceStub(second.channel)
+        await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=60)
         fingerprint = (
             await second.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest())
         ).host_fingerprint

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conftest import HostClient, bearer, start_host
+from conftest import HostClient, bearer, bot_seat, start_host
 
 from host.fanout import Fanout, Record
-from host.remote_bot import RemoteSeat
 from host.table import TableSettings
+from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.pb import lobby_pb2, table_pb2
 
 
@@ -29,12 +29,12 @@ async def read_until(
     return out
 
 
-async def two_bots_playing(served: HostClient) -> list[RemoteSeat]:
+async def two_bots_playing(served: HostClient) -> list[NetworkSeat]:
     table_id = await served.new_table(seats=2)
     seats = []
     for name in ("ann", "bob"):
         joined = await served.join(table_id, name)
-        seats.append(RemoteSeat(served.channel, joined.seat_token, joined.seat))
+        seats.append(bot_seat(served.channel, table_id, joined))
     return seats
 
 
@@ -44,7 +44,7 @@ async def test_a_client_that_reconnects_mid_deal_gets_exactly_the_missed_events(
     ann, bob = await two_bots_playing(served)
     # A second connection of ann's seat: it will drop mid-deal and come back.
     token = ann.metadata[0][1].removeprefix("Bearer ")
-    tasks = [asyncio.create_task(s.run()) for s in (ann, bob)]
+    tasks = [asyncio.create_task(s.play_match()) for s in (ann, bob)]
     while not ann.log.events or not bob.log.events:
         await asyncio.sleep(0.01)
     start_seq = ann.last_seq
@@ -75,7 +75,7 @@ async def test_a_subscriber_too_far_behind_gets_a_snapshot_then_the_events(tmp_p
     )
     try:
         ann, bob = await two_bots_playing(served)
-        tasks = [asyncio.create_task(s.run()) for s in (ann, bob)]
+        tasks = [asyncio.create_task(s.play_match()) for s in (ann, bob)]
         while not ann.log.events or not bob.log.events:
             await asyncio.sleep(0.01)
         table_id = next(iter(served.host.registry.tables))

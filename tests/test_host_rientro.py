@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
-from conftest import HostClient, bearer, start_host
+from conftest import HostClient, bearer, bot_seat, start_host
 
 from host.bots import SimpleBot, new_request_id
-from host.remote_bot import RemoteSeat
 from host.table import TableSettings
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
@@ -34,8 +33,8 @@ async def play_match(served: HostClient) -> list[table_pb2.MatchUpdate]:
     seats = []
     for name in ("ann", "bob", "cy", "di"):
         joined = await served.join(table_id, name)
-        seats.append(RemoteSeat(served.channel, joined.seat_token, joined.seat, BuysBack()))
-    tasks = [asyncio.create_task(s.run()) for s in seats]
+        seats.append(bot_seat(served.channel, table_id, joined, BuysBack()))
+    tasks = [asyncio.create_task(s.play_match()) for s in seats]
     while not all(s.log.events for s in seats):
         await asyncio.sleep(0.01)
     start = lobby_pb2.StartMatchRequest(table_id=table_id)

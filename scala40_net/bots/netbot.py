@@ -1,11 +1,14 @@
 """A bot that plays over the network: ``scala40-bot HOST[:PORT] --table ID [--level …] [--name …]``.
 
-It joins a table like a person (LobbyService.JoinTable), follows the table's
-event stream, takes part in every fair deal with its own seed through the
-library's ``SeatExchange`` (FAIR_DEAL.md), tells its bot every deal event as
-its seat sees it (``wire.DealEventReader``), and after each event reads its
-view (TableService.GetView, turned into the engine's view by ``wire``) and
-moves when it is its turn, until the match ends.
+It joins a table like a person (LobbyService.JoinTable), or takes up a seat
+already joined with its token, follows the table's event stream, takes part
+in every fair deal with its own seed through the library's ``SeatExchange``
+(FAIR_DEAL.md), tells its bot every deal event as its seat sees it
+(``wire.DealEventReader``), reads its view (TableService.GetView, turned into
+the engine's view by ``wire``) whenever a move may be its own, and moves
+until the match ends — exactly as a client in another process would. Given a
+``SeatLog`` it keeps every byte the host sent it, so a test can check what a
+seat saw; the host's tests and benchmark play their matches with it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ import asyncio
 import logging
 import random
 import sys
+import time
 import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 import grpc  # type: ignore[import-untyped]
 
@@ -32,6 +39,9 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = wire.DEFAULT_PORT
 CALL_TIMEOUT = 10.0
 
+# Deal events after which the seat to move may have changed, or its phase.
+TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"}
+
 
 def parse_address(text: str) -> str:
     """``host``, ``host:port`` or ``[v6]:port`` as a gRPC target (default port 4040)."""
@@ -44,68 +54,144 @@ def parse_address(text: str) -> str:
     return f"{text}:{DEFAULT_PORT}"
 
 
+@dataclass
+class SeatLog:
+    """What a seat received: every stream message's bytes, and its own fair-deal secrets."""
+
+    messages: list[bytes] = field(default_factory=list)
+    events: list[table_pb2.TableEvent] = field(default_factory=list)
+    seeds: dict[int, tuple[bytes, int]] = field(default_factory=dict)  # deal_no -> (seed, cut)
+    signed: list[table_pb2.DealSigned] = field(default_factory=list)
+    views: list[bytes] = field(default_factory=list)  # every GetViewResponse, as received
+    received_at: list[float] = field(default_factory=list)  # perf_counter() at each message
+    refusals: list[str] = field(default_factory=list)
+
+
 class NetworkSeat:
     """One bot seat at a remote table: the fair deal, the turns, the answer to a rientro."""
 
-    def __init__(self, channel: grpc.aio.Channel, table_id: str, bot: Bot) -> None:
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        table_id: str,
+        bot: Bot,
+        *,
+        log: SeatLog | None = None,
+        fair: bool = True,
+        think: float = 0.0,
+    ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
         self.tables = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         self.table_id = table_id
         self.bot = bot
+        self.log = log
+        self.fair = fair  # False: a seat that never commits (to test the deadlines)
+        self.think = think  # seconds to wait before each draw, as a person would
         self.seat = -1
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
         self.exchanges: dict[int, SeatExchange] = {}
         self.reader = wire.DealEventReader()
+        self.seats_in_play: list[int] = []
+        self.winners: tuple[int, ...] | None = None  # set when the match is over
 
-    def _context(self) -> table_pb2.MoveContext:
-        return table_pb2.MoveContext(request_id=uuid.uuid4().hex, last_seen_seq=self.last_seq)
+    def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
+        seq = self.last_seq if last_seen_seq is None else last_seen_seq
+        return table_pb2.MoveContext(request_id=uuid.uuid4().hex, last_seen_seq=seq)
+
+    def take_seat(self, seat: int, token: str) -> None:
+        """Play a seat already taken: its number and its seat token (the token is the seat)."""
+        self.seat = seat
+        self.reader = wire.DealEventReader(seat)
+        self.metadata = (("authorization", f"Bearer {token}"),)
 
     async def join(self, name: str, password: str | None = None) -> int:
         request = lobby_pb2.JoinTableRequest(table_id=self.table_id, player_name=name)
         if password:
             request.password = password
         answer = await self.lobby.JoinTable(request, timeout=CALL_TIMEOUT)
-        self.seat = answer.seat
-        self.reader = wire.DealEventReader(self.seat)
-        self.metadata = (("authorization", f"Bearer {answer.seat_token}"),)
-        return self.seat
+        self.take_seat(answer.seat, answer.seat_token)
+        return int(answer.seat)
 
     async def play_match(self) -> tuple[int, ...]:
-        """Follow the table until the match is over; returns the winning seats."""
+        """Follow the table until the match is over; returns the winning seats.
+
+        Run it again after a disconnect to resume after the last event seen. A
+        reader task takes the stream's messages as they come (and notes when),
+        so the stream keeps flowing while this seat waits on its own calls.
+        """
         request = table_pb2.SubscribeEventsRequest(after_seq=self.last_seq)
         stream = self.tables.SubscribeEvents(request, metadata=self.metadata)
-        async for response in stream:
-            event = response.event
-            self.last_seq = max(self.last_seq, event.seq)
-            kind = event.WhichOneof("event")
-            if kind == "deal":
-                public = deal_pb2.DealEvent.FromString(event.deal.public_event)
-                private = event.deal.private_event if event.deal.HasField("private_event") else None
-                self._observe(public, private)
-                await self._fair_deal(public)
-            elif kind == "snapshot":
-                # The deal so far, from its start: the bot's memory is rebuilt from it.
-                self.reader = wire.DealEventReader(self.seat)
-                for raw in event.snapshot.deal_events:
-                    public = deal_pb2.DealEvent.FromString(raw)
-                    self._observe(public, None)
-                    await self._fair_deal(public)
-            elif kind == "match_update":
-                update = event.match_update
-                if update.match_over:
-                    stream.cancel()
-                    return tuple(update.winners)
-                if any(offer.seat == self.seat for offer in update.rientro_offers):
-                    offer = next(o for o in update.rientro_offers if o.seat == self.seat)
-                    answer = table_pb2.AnswerRientroRequest(
-                        context=self._context(), buy_back=self.bot.buys_back(offer.fee)
-                    )
-                    await self.tables.AnswerRientro(
-                        answer, metadata=self.metadata, timeout=CALL_TIMEOUT
-                    )
-            await self._move()
+        inbox: asyncio.Queue[tuple[float, table_pb2.SubscribeEventsResponse] | None] = (
+            asyncio.Queue()
+        )
+
+        async def read() -> None:
+            try:
+                async for message in stream:
+                    inbox.put_nowait((time.perf_counter(), message))
+            finally:
+                inbox.put_nowait(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            if self.last_seq:
+                # Back after a disconnect: it may be this seat's move with no new event to say so.
+                await self._move()
+            while (item := await inbox.get()) is not None:
+                received_at, message = item
+                event = message.event
+                if self.log is not None:
+                    self.log.received_at.append(received_at)
+                    self.log.messages.append(message.SerializeToString())
+                    self.log.events.append(event)
+                self.last_seq = max(self.last_seq, event.seq)
+                await self._on_event(event)
+                if self.winners is not None:
+                    return self.winners
+            await reader  # the stream ended: raise what ended it, if anything did
+        finally:
+            reader.cancel()
+            stream.cancel()
         return ()
+
+    async def _on_event(self, event: table_pb2.TableEvent) -> None:
+        kind = event.WhichOneof("event")
+        if kind == "deal":
+            public = deal_pb2.DealEvent.FromString(event.deal.public_event)
+            private = event.deal.private_event if event.deal.HasField("private_event") else None
+            self._observe(public, private)
+            await self._fair_deal(public)
+            if public.WhichOneof("event") in TURN_EVENTS and self._may_be_my_move(public):
+                await self._move()
+        elif kind == "snapshot":
+            # The deal so far, from its start: the bot's memory is rebuilt from it. The
+            # fair-deal steps in it are past: only this run's exchange may still act on them.
+            self.reader = wire.DealEventReader(self.seat)
+            for raw in event.snapshot.deal_events:
+                public = deal_pb2.DealEvent.FromString(raw)
+                self._observe(public, None)
+                await self._fair_deal(public, replaying=True)
+            await self._answer_rientro(event.snapshot.rientro_offers)
+            await self._move()
+        elif kind == "deal_signed":
+            if self.log is not None:
+                self.log.signed.append(event.deal_signed)
+        elif kind == "match_update":
+            update = event.match_update
+            if update.match_over:
+                self.winners = tuple(update.winners)
+            else:
+                await self._answer_rientro(update.rientro_offers)
+
+    async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
+        """R11.3: buy back in or retire, when the offer is to this seat."""
+        offer = next((o for o in offers if o.seat == self.seat), None)
+        if offer is not None:
+            answer = table_pb2.AnswerRientroRequest(
+                context=self._context(), buy_back=self.bot.buys_back(offer.fee)
+            )
+            await self._call(self.tables.AnswerRientro, answer)
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
@@ -115,86 +201,117 @@ class NetworkSeat:
         if happened is not None:
             self.bot.observe(happened)
 
-    async def _fair_deal(self, event: deal_pb2.DealEvent) -> None:
+    async def _fair_deal(self, event: deal_pb2.DealEvent, replaying: bool = False) -> None:
         kind = event.WhichOneof("event")
+        deal_no = event.deal_no
         try:
             if kind == "announced":
-                if (
-                    self.seat in event.announced.seats_in_play
-                    and event.deal_no not in self.exchanges
-                ):
-                    mine = self.exchanges[event.deal_no] = SeatExchange(self.seat)
-                    mine.on_announced(event)
+                self.seats_in_play = sorted(event.announced.seats_in_play)
+                if self.seat not in event.announced.seats_in_play or deal_no in self.exchanges:
+                    return
+                mine = self.exchanges[deal_no] = SeatExchange(self.seat)
+                mine.on_announced(event)
+                if self.fair and not replaying:
+                    commitment = mine.commit()
+                    if self.log is not None:
+                        self.log.seeds[deal_no] = (mine.seed, mine.cut)
                     request = table_pb2.CommitSeedRequest(
-                        context=self._context(), deal_no=event.deal_no, commitment=mine.commit()
+                        context=self._context(), deal_no=deal_no, commitment=commitment
                     )
-                    await self.tables.CommitSeed(
-                        request, metadata=self.metadata, timeout=CALL_TIMEOUT
-                    )
+                    await self._call(self.tables.CommitSeed, request)
                 return
-            known = self.exchanges.get(event.deal_no)
-            if known is None:
+            known = self.exchanges.get(deal_no)
+            if known is None or known.commitment is None or replaying:
                 return
-            mine = known
             if kind == "commitments":
-                mine.on_commitments(event)
-                reveal = mine.reveal()
-                request_r = table_pb2.RevealSeedRequest(
-                    context=self._context(), deal_no=event.deal_no, seed=reveal.seed, cut=reveal.cut
+                known.on_commitments(event)  # raises RevealRefused when the host cheats
+                reveal = known.reveal()
+                revealing = table_pb2.RevealSeedRequest(
+                    context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
                 )
-                await self.tables.RevealSeed(
-                    request_r, metadata=self.metadata, timeout=CALL_TIMEOUT
-                )
+                await self._call(self.tables.RevealSeed, revealing)
             elif kind == "reveals":
-                mine.on_reveals(event)
+                known.on_reveals(event)  # raises HostMisbehaved when the host cheats
             elif kind == "host_seed_revealed":
-                mine.on_host_seed(event)
-                self.exchanges = {n: x for n, x in self.exchanges.items() if n >= event.deal_no}
+                known.on_host_seed(event)
+                self.exchanges = {n: x for n, x in self.exchanges.items() if n > deal_no}
         except ExchangeError as error:
-            # A step seen twice after a reconnect, or a host that broke the protocol: the
-            # seat's own checks refused it, and the deal's record will show it.
-            log.warning("fair deal %d: %s", event.deal_no, error)
+            # A host that broke the protocol: the seat's own checks refused it, and the
+            # deal's record will show it.
+            log.warning("fair deal %d: %s", deal_no, error)
+
+    def _may_be_my_move(self, event: deal_pb2.DealEvent) -> bool:
+        """Whether to ask for the view: another seat's draw, or a play not just before this
+        seat's turn (play passes clockwise, R2.4), never makes it this seat's move."""
+        which = event.WhichOneof("event")
+        if which == "drawn":
+            return bool(event.drawn.seat == self.seat)
+        if which == "discard_returned":
+            return bool(event.discard_returned.seat == self.seat)
+        if which == "played" and self.seat in self.seats_in_play:
+            order = self.seats_in_play
+            following = order[(order.index(event.played.seat) + 1) % len(order)]
+            return following == self.seat
+        return True
+
+    async def _call(self, method: Callable[..., Awaitable[Any]], request: Any) -> Any:
+        """One call for this seat; a refusal is noted, not fatal: the next event brings a
+        fresh view."""
+        try:
+            return await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+        except grpc.aio.AioRpcError as error:
+            self._refused(error)
+            return None
+
+    def _refused(self, error: grpc.aio.AioRpcError) -> None:
+        line = f"{error.code().name}: {error.details()}"
+        if self.log is not None:
+            self.log.refusals.append(line)
+        log.info("seat %d: refused: %s", self.seat, line)
 
     async def _move(self) -> None:
         answer = await self.tables.GetView(
             table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
         )
+        if self.log is not None:
+            self.log.views.append(answer.SerializeToString())
         view = wire.deal_view_from_pb(answer.view)
         if view is None or view.turn != self.seat or view.hand is None:
             return
         if view.phase is Phase.DRAW:
+            if self.think:
+                await asyncio.sleep(self.think)
             source = self.bot.choose_draw(view)
             request = table_pb2.DrawRequest(
-                context=self._context(), source=wire.draw_source_to_pb(source)
+                context=self._context(answer.seq), source=wire.draw_source_to_pb(source)
             )
-            await self._send(
-                self.tables.Draw(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
-            )
+            await self._call(self.tables.Draw, request)
             return
-        play = self.bot.choose_play(view)
-        if play is None:
-            back = table_pb2.ReturnDiscardRequest(context=self._context())
-            await self._send(
-                self.tables.ReturnDiscard(back, metadata=self.metadata, timeout=CALL_TIMEOUT)
-            )
-            return
-        await self._send_play(play)
+        # The bot's play; if the host refuses it, a bare discard; failing that the taken
+        # discard goes back (R3.2). A bot never leaves its table waiting.
+        chosen = self.bot.choose_play(view)
+        tries = [] if chosen is None else [chosen]
+        tries += [Play((), card) for card in reversed(view.hand)]
+        for play in tries:
+            if await self._send_play(play, answer.seq):
+                return
+        back = table_pb2.ReturnDiscardRequest(context=self._context(answer.seq))
+        await self._call(self.tables.ReturnDiscard, back)
 
-    async def _send_play(self, play: Play) -> None:
+    async def _send_play(self, play: Play, seen: int) -> bool:
+        """Whether the host took ``play``; a refusal other than the game's own is raised."""
         operations, discard = wire.play_to_pb(play)
-        request = table_pb2.PlayRequest(context=self._context(), operations=operations)
+        request = table_pb2.PlayRequest(context=self._context(seen), operations=operations)
         if discard is not None:
             request.discard = discard
-        await self._send(self.tables.Play(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
-
-    async def _send(self, call: object) -> None:
         try:
-            await call  # type: ignore[misc]
+            await self.tables.Play(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
         except grpc.aio.AioRpcError as error:
-            # A stale move (the table moved on since the view) is simply retried on the next
-            # event; anything else is worth a line in the log.
-            if error.code() is not grpc.StatusCode.FAILED_PRECONDITION:
-                log.warning("move refused: %s %s", error.code(), error.details())
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            self._refused(error)
+            return False
+        return True
 
 
 async def run(
