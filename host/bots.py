@@ -1,10 +1,11 @@
 """Bot seats: the small interface a bot implements, a simple legal bot, and the in-host driver.
 
 A bot decides from its seat's view only (``scala40_net.views.DealView``),
-never from the host's state: ``playable_state`` turns that view into a deal
-state the engine can try moves on, with every card the seat cannot see
-replaced by a placeholder. A bot takes part in the fair-deal exchange with
-its own seed through the same ``SeatExchange`` a person's client uses.
+never from the host's state: the library's ``playable_state`` turns that view
+into a deal state the engine can try moves on, with every card the seat
+cannot see replaced by a placeholder. A bot takes part in the fair-deal
+exchange with its own seed through the same ``SeatExchange`` a person's
+client uses.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from host.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
+from scala40_net.bots.base import playable_state
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
@@ -25,10 +27,6 @@ if TYPE_CHECKING:
     from host.table import Table
 
 log = logging.getLogger(__name__)
-
-# Stands for every card this seat cannot see. It must be a real card id, since the
-# engine values the other hands when a play goes out; no move of the seat touches them.
-HIDDEN = 0
 
 
 class Bot(Protocol):
@@ -43,34 +41,6 @@ class Bot(Protocol):
     def buys_back(self, fee: int) -> bool:
         """R11.3: whether to buy back in for ``fee`` chips."""
         ...
-
-
-def playable_state(view: views.DealView) -> deal.DealState:
-    """A deal state the engine can try this seat's moves on, built from its view alone."""
-    assert view.viewer is not None and view.hand is not None
-    hands = tuple(
-        view.hand if seat == view.viewer else (HIDDEN,) * count
-        for seat, count in zip(view.seats, view.hand_counts, strict=True)
-    )
-    return deal.DealState(
-        ruleset=view.ruleset,
-        seats=view.seats,
-        dealer=view.dealer,
-        hands=hands,
-        opened=view.opened,
-        turns_played=view.turns_played,
-        table=view.table,
-        owners=view.owners,
-        stock=(HIDDEN,) * view.stock_count,
-        discard_pile=view.discard_pile,
-        turn=view.turn,
-        phase=view.phase,
-        deal_no=view.deal_no,
-        drawn=view.drawn,
-        taken_discard=view.taken_discard,
-        rebuilds=view.rebuilds,
-        result=view.result,
-    )
 
 
 @dataclass
