@@ -217,13 +217,18 @@ class InHostSeat:
         published = [deal_pb2.DealEvent.FromString(data) for data in sight.deal_events]
         mine = self.exchanges.get(deal_no)
         if mine is None:
-            mine = self.exchanges[deal_no] = SeatExchange(seat)
+            # A seed journaled before a restart: the same seed and cut, the same commitment.
+            kept = table.bot_seeds.get((deal_no, seat))
+            mine = self.exchanges[deal_no] = SeatExchange(seat, kept[0] if kept else None)
             mine.on_announced(next(e for e in published if e.WhichOneof("event") == "announced"))
+            if kept is not None:
+                mine.commit(kept[1] if mine.is_cutter else None)
         if sight.step == table_pb2.TURN_PHASE_COMMIT and mine.commitment is None:
             commit = table_pb2.CommitSeedRequest(
                 context=self._context(sight), deal_no=deal_no, commitment=mine.commit()
             )
-            await table.call(lambda: table.commit_seed(seat, commit))
+            kept_seed = (mine.seed, mine.cut)
+            await table.call(lambda: table.commit_seed(seat, commit, kept_seed))
         elif sight.step == table_pb2.TURN_PHASE_REVEAL and sight.awaiting_reveal:
             commitments = next(e for e in published if e.WhichOneof("event") == "commitments")
             mine.on_commitments(commitments)

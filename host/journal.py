@@ -3,7 +3,8 @@
 Nothing reaches a subscriber before its entry is committed. Each file is in
 WAL mode with ``synchronous=FULL`` and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
-deal ends) and the digests of seat tokens. One file per table lets the tables
+deal ends), the seeds and cuts of the host's own bot seats (secret until they
+are revealed) and the digests of seat tokens. One file per table lets the tables
 wait on the disk side by side: a slow ``fsync`` of one never holds up the
 events of another.
 
@@ -58,6 +59,13 @@ CREATE TABLE IF NOT EXISTS host_seeds (
     deal_no INTEGER PRIMARY KEY,
     seed BLOB NOT NULL              -- s_host: secret until its deal ends (then in the record)
 );
+CREATE TABLE IF NOT EXISTS bot_seeds (
+    deal_no INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    seed BLOB NOT NULL,             -- a host bot seat's s_i: secret until it is revealed
+    cut INTEGER NOT NULL,           -- and its cut (0 unless it cuts)
+    PRIMARY KEY (deal_no, seat)
+);
 CREATE TABLE IF NOT EXISTS deal_records (
     deal_no INTEGER PRIMARY KEY,
     record BLOB NOT NULL            -- the signed record file, UTF-8 JSON
@@ -90,6 +98,8 @@ class Entry:
     response: bytes
     events: Sequence[JournaledEvent] = ()
     host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
+    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
+    bot_seed: tuple[int, int, bytes, int] | None = None
     deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
     tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
     forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
@@ -165,6 +175,8 @@ class TableJournal:
             )
             if entry.host_seed is not None:
                 self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
+            if entry.bot_seed is not None:
+                self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
             if entry.deal_record is not None:
                 self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
             self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
@@ -224,6 +236,11 @@ class TableJournal:
 
     def host_seeds(self) -> dict[int, bytes]:
         return {int(n): bytes(s) for n, s in self._query("SELECT deal_no, seed FROM host_seeds")}
+
+    def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]:
+        """The host bot seats' seeds and cuts, by (deal_no, seat)."""
+        rows = self._query("SELECT deal_no, seat, seed, cut FROM bot_seeds")
+        return {(int(n), int(seat)): (bytes(s), int(c)) for n, seat, s, c in rows}
 
     def deal_record(self, deal_no: int) -> bytes | None:
         rows = self._query("SELECT record FROM deal_records WHERE deal_no = ?", (deal_no,))

@@ -126,6 +126,7 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
 def play_back(table: Table, journal: TableJournal) -> None:
     """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done."""
     replay = Replay(journal.entries(), journal.host_seeds())
+    table.bot_seeds = journal.bot_seeds()
     table.replay = replay
     try:
         while replay.pending:

@@ -95,8 +95,13 @@ class DealingTable(TableTask):
         return current
 
     def commit_seed(
-        self, seat: int, request: table_pb2.CommitSeedRequest
+        self,
+        seat: int,
+        request: table_pb2.CommitSeedRequest,
+        bot_seed: tuple[bytes, int] | None = None,
     ) -> table_pb2.CommitSeedResponse:
+        """Step 2: a seat's commitment. A host bot seat's own seed and cut (``bot_seed``)
+        are journaled with it, secret like the host's seed, so it can reveal after a restart."""
         if len(request.commitment) != spec.DIGEST_BYTES:
             raise malformed(
                 f"a commitment is {spec.DIGEST_BYTES} bytes, not {len(request.commitment)}"
@@ -117,7 +122,14 @@ class DealingTable(TableTask):
             raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
         response = table_pb2.CommitSeedResponse()
         self._commit(
-            "commit", seat, request, response, [], request_id=request.context.request_id, game=False
+            "commit",
+            seat,
+            request,
+            response,
+            [],
+            request_id=request.context.request_id,
+            game=False,
+            bot_seed=(current.deal_no, seat, *bot_seed) if bot_seed is not None else None,
         )
         if not current.exchange.awaiting_commitments:
             self._publish_commitments()

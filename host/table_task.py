@@ -119,6 +119,9 @@ class TableTask:
         self.current: DealInProgress | None = None
         # Every ended deal's recorder, for GetDealRecord with the caller's private part.
         self.recorders: dict[int, DealRecorder] = {}
+        # The host bot seats' seeds and cuts by (deal_no, seat), as journaled; read back on a
+        # restart so a bot that committed before it can still reveal (host.recovery).
+        self.bot_seeds: dict[tuple[int, int], tuple[bytes, int]] = {}
         self.last_game_seq = 0
         self._answers: dict[tuple[int | None, str], tuple[str, bytes]] = {}
         self._inbox: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = (
@@ -269,6 +272,7 @@ class TableTask:
         request_id: str | None = None,
         game: bool = True,
         host_seed: tuple[int, bytes] | None = None,
+        bot_seed: tuple[int, int, bytes, int] | None = None,
         deal_record: tuple[int, bytes] | None = None,
         tokens: tuple[tuple[bytes, int | None], ...] = (),
         forget_seat: int | None = None,
@@ -304,6 +308,7 @@ class TableTask:
                         for r in records
                     ],
                     host_seed=host_seed,
+                    bot_seed=bot_seed,
                     deal_record=deal_record,
                     tokens=tokens,
                     forget_seat=forget_seat,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conftest import bot_seat, start_host
+from conftest import HostClient, bearer, bot_seat, start_host
 
+from scala40_net.fairdeal import spec
+from scala40_net.fairdeal.exchange import SeatExchange
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
-from scala40_net.pb import lobby_pb2, table_pb2, table_pb2_grpc
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2, table_pb2_grpc
 
 
 async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
@@ -71,6 +73,74 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
                 )
                 assert verified.replay.startswith("ok")
         assert any(s.deal_no == deal_no for s in seats[0].log.signed)  # the deal cut by the restart
+    finally:
+        await second.channel.close()
+        await second.host.stop(grace=0.5)
+
+
+async def deal_events_now(served: HostClient, token: str) -> dict[str, deal_pb2.DealEvent]:
+    """The current deal's public events so far, by kind, from the seat's view."""
+    answer = await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(token))
+    events = [deal_pb2.DealEvent.FromString(raw) for raw in answer.view.deal_events]
+    return {e.WhichOneof("event") or "": e for e in events}
+
+
+async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
+    tmp_path: Path,
+) -> None:
+    """The bot's seed and cut are journaled with its commitment: after the restart it reveals
+    the seed it committed to and is in the mix, not left out for want of a reveal."""
+    data_dir = tmp_path / "host"
+    first = await start_host(data_dir)
+    table_id = await first.new_table(seats=2)
+    ann = await first.join(table_id, "ann")
+    token = ann.seat_token
+    await first.lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(token))
+    await first.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(token)
+    )
+    table = first.host.registry.tables[table_id]
+    bot = 1 - ann.seat
+    async with asyncio.timeout(10):  # the bot commits; ann has not, so no reveal can start
+        while table.current is None or bot in table.current.exchange.awaiting_commitments:
+            await asyncio.sleep(0.01)
+    assert table.current.step == table_pb2.TURN_PHASE_COMMIT
+    await first.channel.close()
+    await first.host.stop(grace=0.5)
+
+    second = await start_host(data_dir)
+    try:
+        mine = SeatExchange(ann.seat)
+        mine.on_announced((await deal_events_now(second, token))["announced"])
+        commit = table_pb2.CommitSeedRequest(
+            context=table_pb2.MoveContext(request_id="c1"), deal_no=1, commitment=mine.commit()
+        )
+        await second.table.CommitSeed(commit, metadata=bearer(token))
+        async with asyncio.timeout(10):
+            while "commitments" not in (published := await deal_events_now(second, token)):
+                await asyncio.sleep(0.01)
+        mine.on_commitments(published["commitments"])
+        reveal = mine.reveal()
+        revealing = table_pb2.RevealSeedRequest(
+            context=table_pb2.MoveContext(request_id="r1"),
+            deal_no=1,
+            seed=reveal.seed,
+            cut=reveal.cut,
+        )
+        await second.table.RevealSeed(revealing, metadata=bearer(token))
+        async with asyncio.timeout(10):
+            while "reveals" not in (published := await deal_events_now(second, token)):
+                await asyncio.sleep(0.01)
+        reveals = published["reveals"].reveals
+        assert not reveals.left_out, reveals.left_out
+        assert {r.seat for r in reveals.reveals} == {ann.seat, bot}
+        # The seed revealed is the one committed before the restart: the host checked it.
+        committed = {c.seat: c.commitment for c in published["commitments"].commitments.commitments}
+        bot_reveal = next(r for r in reveals.reveals if r.seat == bot)
+        assert (
+            spec.seat_commitment(table_id, 1, bot, bot_reveal.seed, bot_reveal.cut)
+            == committed[bot]
+        )
     finally:
         await second.channel.close()
         await second.host.stop(grace=0.5)
