@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from collections.abc import Callable
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 import grpc
 
 from host import auth
 from host.errors import Refusal, malformed, not_found, permission_denied
 from host.registry import Registry
+from host.table import Table
 from scala40_net import wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
@@ -21,6 +23,14 @@ MAX_TABLE_NAME = 40
 MAX_TABLES = 500
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+class _NamesTable(Protocol):
+    table_id: str
+
+
+ForTable = TypeVar("ForTable", bound=_NamesTable)
+Response = TypeVar("Response")
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
@@ -95,23 +105,25 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         assert principal.seat is not None
         return principal.seat
 
+    async def _as_own_seat(
+        self, act: Callable[[Table, int, ForTable], Response], request: ForTable
+    ) -> Response:
+        """Hand ``act`` of the caller's seat at the table the request names to its task."""
+        seat = self._own_seat(request.table_id)
+        table = self._registry.get(request.table_id)
+        return await table.call(lambda: act(table, seat, request))
+
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
-        seat = self._own_seat(request.table_id)
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: table.leave(seat, request))
+        return await self._as_own_seat(Table.leave, request)
 
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
-        seat = self._own_seat(request.table_id)
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: table.add_bot(seat, request))
+        return await self._as_own_seat(Table.add_bot, request)
 
     async def StartMatch(
         self, request: lobby_pb2.StartMatchRequest, context: Context
     ) -> lobby_pb2.StartMatchResponse:
-        seat = self._own_seat(request.table_id)
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: table.start_match(seat, request))
+        return await self._as_own_seat(Table.start_match, request)

@@ -7,8 +7,8 @@ queue, so a slow reader never holds up the table.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, TypeAlias
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
@@ -19,6 +19,8 @@ from host.table import Table
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
@@ -33,6 +35,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         table, seat = self._caller()
         assert seat is not None  # the interceptor lets only seat tokens in
         return table, seat
+
+    async def _as_seat(
+        self, move: Callable[[Table, int, Request], Response], request: Request
+    ) -> Response:
+        """Hand ``move`` of the caller's seat, with its request, to the table's task."""
+        table, seat = self._seat()
+        return await table.call(lambda: move(table, seat, request))
 
     async def SubscribeEvents(
         self, request: table_pb2.SubscribeEventsRequest, context: Context
@@ -73,32 +82,27 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def Draw(
         self, request: table_pb2.DrawRequest, context: Context
     ) -> table_pb2.DrawResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.draw(seat, request))
+        return await self._as_seat(Table.draw, request)
 
     async def Play(
         self, request: table_pb2.PlayRequest, context: Context
     ) -> table_pb2.PlayResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.play(seat, request))
+        return await self._as_seat(Table.play, request)
 
     async def ReturnDiscard(
         self, request: table_pb2.ReturnDiscardRequest, context: Context
     ) -> table_pb2.ReturnDiscardResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.return_discard(seat, request))
+        return await self._as_seat(Table.return_discard, request)
 
     async def CommitSeed(
         self, request: table_pb2.CommitSeedRequest, context: Context
     ) -> table_pb2.CommitSeedResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.commit_seed(seat, request))
+        return await self._as_seat(Table.commit_seed, request)
 
     async def RevealSeed(
         self, request: table_pb2.RevealSeedRequest, context: Context
     ) -> table_pb2.RevealSeedResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.reveal_seed(seat, request))
+        return await self._as_seat(Table.reveal_seed, request)
 
     async def AnswerRientro(
         self, request: table_pb2.AnswerRientroRequest, context: Context
@@ -109,8 +113,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def SendChat(
         self, request: table_pb2.SendChatRequest, context: Context
     ) -> table_pb2.SendChatResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.chat(seat, request))
+        return await self._as_seat(Table.chat, request)
 
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
