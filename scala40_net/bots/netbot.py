@@ -24,7 +24,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc  # type: ignore[import-untyped]
+# grpc is typed only where types-grpcio is installed.
+import grpc  # type: ignore[import-untyped,unused-ignore]
 
 from scala40_net import wire
 from scala40_net.actions import Play
