@@ -189,8 +189,13 @@ class TableScreen:
     # --- events from the host ---------------------------------------------------------
 
     def on_event(self, event: table_pb2.TableEvent) -> None:
+        before = (self.model.turn, self.model.phase)
         if not self.model.apply(event):
             return
+        if (self.model.turn, self.model.phase) != before:
+            # A refusal or error spoke of the table as it was: once the turn moves on it
+            # would hide what to do now ("Your turn: draw …").
+            self.session.clear_notice()
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
         self.fair_deal.on_event(event)
@@ -293,6 +298,7 @@ class TableScreen:
 
     def run(self, command: c.Command) -> None:
         """Carry out one command (typed or from a key)."""
+        self.session.clear_notice()  # the answer to this command replaces the last one
         handler = getattr(self, f"_do_{type(command).__name__}")
         try:
             handler(command)

@@ -86,6 +86,21 @@ def hand_size(screen: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+SUIT_LETTERS = {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}
+
+
+def card_under_cursor(screen: str) -> str:
+    """The hand card the cursor is on (shown in brackets), in text form: 6♦ -> 6D."""
+    found = re.search(r"\[(\S+)\]", screen.split("Your hand", 1)[-1])
+    assert found, f"no cursor in the hand; the screen:\n{screen}"
+    shown = found.group(1)
+    return "JK" if shown == "JK" else shown[:-1] + SUIT_LETTERS[shown[-1]]
+
+
+def refused(screen: str, card: str) -> bool:
+    return any("Refused" in line and card in line for line in screen.splitlines())
+
+
 def test_make_play_deals_13_cards_a_move_is_made_and_the_bots_answer(tmux: Tmux) -> None:
     screen = tmux.wait(lambda s: hand_size(s) in (13, 14), 90, "the deal")
     assert "Stock (tallone):" in screen and "Discard pile (pozzo):" in screen
@@ -96,15 +111,22 @@ def test_make_play_deals_13_cards_a_move_is_made_and_the_bots_answer(tmux: Tmux)
 
     # Discard from the hand panel: Tab to the hand, 'd' on a card; if the host refuses that
     # card (R8.2 …), the refusal is on the status line and the next card is tried.
+    # Each refusal names the card it refused, so an answer is never mistaken for the last one.
     tmux.keys("Tab")
+    tmux.wait(lambda s: re.search(r"\[\S+\]", s.split("Your hand", 1)[-1]) is not None, 10,
+              "the cursor in the hand")  # fmt: skip
     for _ in range(14):
+        card = card_under_cursor(tmux.screen())
         tmux.keys("d")
         screen = tmux.wait(
-            lambda s: hand_size(s) == 13 or "Refused" in s, 20, "the discard's answer"
+            lambda s, card=card: hand_size(s) == 13 or refused(s, card),
+            20,
+            f"the answer to discarding {card}",
         )
         if hand_size(screen) == 13:
             break
         tmux.keys("Right")
+        tmux.wait(lambda s, card=card: card_under_cursor(s) != card, 10, "the cursor to move")
     assert hand_size(tmux.screen()) == 13
     # The bots answer: they play in turn until it is this player's turn again.
     bot_move = re.compile(r"Bot \d+ (draws|takes|discards|lays down|attaches|swaps|goes out)")
