@@ -22,7 +22,7 @@ from scala40_net.fairdeal.record import DealRecord, parse_deal_event
 from scala40_net.fairdeal.rehearsal import Rehearsal
 from scala40_net.fairdeal.spec import DealtCards, Derivation, cut, deal_cards, derive_deal
 from scala40_net.fairdeal.verify import CHECKS, VerificationFailed, verify_record
-from scala40_net.pb import deal_pb2
+from scala40_net.pb import deal_pb2, ruleset_pb2
 
 IDENTITY = HostIdentity.from_private_bytes(bytes(range(32)))
 SEAT = 1
@@ -65,6 +65,28 @@ def kind_index(record: DealRecord, kind: str) -> int:
     return kinds.index(kind)
 
 
+def flipped_byte(data: st.DataObject, record: DealRecord) -> list[bytes]:
+    """The record's events with one bit pattern XORed into one byte of one event."""
+    index = data.draw(st.integers(0, len(record.events) - 1), label="event")
+    event_bytes = bytearray(record.events[index])
+    position = data.draw(st.integers(0, len(event_bytes) - 1), label="byte")
+    event_bytes[position] ^= data.draw(st.integers(1, 255), label="mask")
+    events = list(record.events)
+    events[index] = bytes(event_bytes)
+    return events
+
+
+def dropped_or_reordered(data: st.DataObject, record: DealRecord) -> list[bytes]:
+    """The record's events with one left out, or swapped with the next."""
+    events = list(record.events)
+    index = data.draw(st.integers(0, len(events) - 2), label="event")
+    if data.draw(st.booleans(), label="drop"):
+        del events[index]
+    else:
+        events[index], events[index + 1] = events[index + 1], events[index]
+    return events
+
+
 # --- changed after signing: the signature ---------------------------------------------
 
 
@@ -77,12 +99,7 @@ def test_the_honest_record_verifies() -> None:
 @given(st.data())
 def test_any_flipped_event_byte_fails_the_signature(data: st.DataObject) -> None:
     _, record = honest()
-    index = data.draw(st.integers(0, len(record.events) - 1), label="event")
-    event_bytes = bytearray(record.events[index])
-    position = data.draw(st.integers(0, len(event_bytes) - 1), label="byte")
-    event_bytes[position] ^= data.draw(st.integers(1, 255), label="mask")
-    events = list(record.events)
-    events[index] = bytes(event_bytes)
+    events = flipped_byte(data, record)
     assert failure(dataclasses.replace(record, events=tuple(events))).check == "signature"
 
 
@@ -90,12 +107,7 @@ def test_any_flipped_event_byte_fails_the_signature(data: st.DataObject) -> None
 @given(st.data())
 def test_a_dropped_or_reordered_event_fails_the_signature(data: st.DataObject) -> None:
     _, record = honest()
-    events = list(record.events)
-    index = data.draw(st.integers(0, len(events) - 2), label="event")
-    if data.draw(st.booleans(), label="drop"):
-        del events[index]
-    else:
-        events[index], events[index + 1] = events[index + 1], events[index]
+    events = dropped_or_reordered(data, record)
     assert failure(dataclasses.replace(record, events=tuple(events))).check == "signature"
 
 
@@ -124,12 +136,7 @@ def test_a_flipped_signature_or_substituted_key_fails_the_signature() -> None:
 @given(st.data())
 def test_any_flipped_event_byte_signed_by_the_host_is_caught(data: st.DataObject) -> None:
     _, record = honest()
-    index = data.draw(st.integers(0, len(record.events) - 1), label="event")
-    event_bytes = bytearray(record.events[index])
-    position = data.draw(st.integers(0, len(event_bytes) - 1), label="byte")
-    event_bytes[position] ^= data.draw(st.integers(1, 255), label="mask")
-    events = list(record.events)
-    events[index] = bytes(event_bytes)
+    events = flipped_byte(data, record)
     caught = failure(resigned(record, events))
     assert caught.check != "signature"
     assert caught.event_index is not None
@@ -139,12 +146,7 @@ def test_any_flipped_event_byte_signed_by_the_host_is_caught(data: st.DataObject
 @given(st.data())
 def test_a_dropped_or_reordered_event_signed_by_the_host_is_caught(data: st.DataObject) -> None:
     _, record = honest()
-    events = list(record.events)
-    index = data.draw(st.integers(0, len(events) - 2), label="event")
-    if data.draw(st.booleans(), label="drop"):
-        del events[index]
-    else:
-        events[index], events[index + 1] = events[index + 1], events[index]
+    events = dropped_or_reordered(data, record)
     caught = failure(resigned(record, events))
     assert caught.check != "signature"
 
@@ -196,6 +198,17 @@ def test_an_omitted_seed_is_caught_as_mix() -> None:
     assert (caught.check, caught.event_index) == ("mix", index)
 
 
+def test_an_announced_ruleset_value_the_rules_do_not_define_is_caught_as_chain() -> None:
+    _, record = honest()
+    index = kind_index(record, "announced")
+
+    def change(event: deal_pb2.DealEvent) -> None:
+        event.announced.ruleset.preset = max(ruleset_pb2.Preset.values()) + 1  # type: ignore[assignment]
+
+    caught = failure(resigned(record, edited(record, index, change)))
+    assert (caught.check, caught.event_index) == ("chain", index)
+
+
 def test_a_swapped_card_in_a_shown_hand_is_caught() -> None:
     _, record = honest()
     index = kind_index(record, "ended")
@@ -206,6 +219,18 @@ def test_a_swapped_card_in_a_shown_hand_is_caught() -> None:
 
     caught = failure(resigned(record, edited(record, index, change)).without_private())
     assert caught.check in {"deal", "draw", "rebuild"}
+
+
+def test_a_shown_card_no_deck_has_is_caught_and_named_by_its_id() -> None:
+    _, record = honest()
+    index = kind_index(record, "ended")
+
+    def change(event: deal_pb2.DealEvent) -> None:
+        event.ended.hands[2].cards[0] = 117
+
+    caught = failure(resigned(record, edited(record, index, change)).without_private())
+    assert caught.check in {"deal", "draw", "rebuild"}
+    assert "card id 117" in str(caught)
 
 
 def test_a_swapped_first_discard_is_caught_as_deal() -> None:

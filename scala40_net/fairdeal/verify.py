@@ -7,7 +7,7 @@ first event where the record disagrees with the specification.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -237,12 +237,19 @@ class _Verification:
         if previous != "host_seed_revealed":
             raise self.fail("commitment", len(r.events) - 1, "the host seed is never revealed")
         announced = self.events[0].announced
+        try:
+            ruleset = ruleset_document(announced)
+        except (ValueError, KeyError):
+            # A preset or option value the rules do not define: no header can name it.
+            raise self.fail(
+                "chain", 0, "the signed announcement names a ruleset value the rules do not define"
+            ) from None
         header = (
             tuple(announced.seats_in_play),
             announced.dealer_seat,
             announced.cutter_seat,
             announced.deck_size,
-            ruleset_document(announced),
+            ruleset,
         )
         if header != (r.seats_in_play, r.dealer, r.cutter, r.deck_size, r.ruleset):
             raise self.fail("chain", 0, "the record's header differs from the signed announcement")
@@ -373,7 +380,7 @@ class _Verification:
                 raise self.fail(
                     self.cut_or_deal(derivation, started.first_discard, own_hand),
                     index,
-                    f"seat {self.seat} was dealt {cards_text(own_hand)}, the deck gives "
+                    f"seat {self.seat} was dealt {_cards(own_hand)}, the deck gives "
                     f"{cards_text(dealt.hands[self.seat])}",
                 )
             self.own_cards += len(own_hand)
@@ -583,14 +590,13 @@ class _Verification:
                 raise self.fail(
                     "rebuild" if rebuild else "draw",
                     at,
-                    f"seat {seat} shows {cards_text(cards)} at the end, the deck gave it "
+                    f"seat {seat} shows {_cards(cards)} at the end, the deck gave it "
                     f"{cards_text(sorted(held))}",
                 )
             raise self.fail(
                 "deal",
                 index,
-                f"seat {seat} shows {cards_text(cards)}, "
-                f"the deck gave it {cards_text(sorted(held))}",
+                f"seat {seat} shows {_cards(cards)}, the deck gave it {cards_text(sorted(held))}",
             )
 
     # --- all checks -------------------------------------------------------------------
@@ -662,6 +668,11 @@ def _card(card: int | None) -> str:
         return card_text(card)
     except ValueError:
         return f"card id {card}"
+
+
+def _cards(cards: Iterable[int]) -> str:
+    """Cards a record claims, for a failure: ids no deck has are named, not refused."""
+    return " ".join(_card(c) for c in cards)
 
 
 def _is_joker(card: int) -> bool:
