@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from client.connection import HostRefusal
+from client.connection import HostRefusal, TableLink
 from client.model import FairDealState, Verification
 from client.seats import SeatStore
 from client.session import NoticeKind
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 
 # The host waits 30 s for commitments; a cutter who has not answered by then is cut for at random.
 CUT_WAIT_SECONDS = 20.0
+
+# This seat's two sends in each deal's exchange.
+Step = Literal["commit", "reveal"]
 
 
 def record_path(data_dir: Path, table_id: str, deal_no: int) -> Path:
@@ -140,10 +144,8 @@ class FairDealDriver:
         self.exchanges[event.deal_no] = exchange
         exchange.on_announced(event)
         commitment = exchange.commit(cut if exchange.is_cutter else None)
-        fd = self.screen.model.deals.get(event.deal_no)
         if "commitments" in self._published:
-            if fd is not None:
-                fd.committed = True
+            self._mark_done(event.deal_no, "commit")
             return
         self._send_commitment(event.deal_no, commitment)
 
@@ -178,50 +180,51 @@ class FairDealDriver:
         self._send_commitment(deal_no, commitment)
 
     def _send_commitment(self, deal_no: int, commitment: bytes) -> None:
-        link = self.screen.link
-        if link is None:
-            return
-
-        async def send() -> None:
-            try:
-                await link.commit_seed(deal_no, commitment)
-            except HostRefusal as refusal:
-                if not refusal.already_done:  # else sent by an earlier run
-                    self.screen.say_refusal(refusal)
-                    return
-            fd = self.screen.model.deals.get(deal_no)
-            if fd is not None:
-                fd.committed = True
-            self.screen.invalidate()
-
-        self.screen.spawn(send())
+        self._send_step(deal_no, "commit", lambda link: link.commit_seed(deal_no, commitment))
 
     def _commitments(self, exchange: SeatExchange, event: deal_pb2.DealEvent) -> None:
         exchange.on_commitments(event)
         reveal = exchange.reveal()
-        link = self.screen.link
         deal_no = event.deal_no
         if "reveals" in self._published:
-            fd = self.screen.model.deals.get(deal_no)
-            if fd is not None:
-                fd.revealed = True
+            self._mark_done(deal_no, "reveal")
             return
+        self._send_step(
+            deal_no, "reveal", lambda link: link.reveal_seed(deal_no, reveal.seed, reveal.cut)
+        )
+
+    def _send_step(
+        self,
+        deal_no: int,
+        step: Step,
+        request: Callable[[TableLink], Awaitable[None]],
+    ) -> None:
+        """Send this seat's commitment or reveal; the host having it already (from an earlier
+        run) counts as sent, any other refusal is told to the player."""
+        link = self.screen.link
         if link is None:
             return
 
         async def send() -> None:
             try:
-                await link.reveal_seed(deal_no, reveal.seed, reveal.cut)
+                await request(link)
             except HostRefusal as refusal:
                 if not refusal.already_done:  # else sent by an earlier run
                     self.screen.say_refusal(refusal)
                     return
-            fd = self.screen.model.deals.get(deal_no)
-            if fd is not None:
-                fd.revealed = True
+            self._mark_done(deal_no, step)
             self.screen.invalidate()
 
         self.screen.spawn(send())
+
+    def _mark_done(self, deal_no: int, step: Step) -> None:
+        fd = self.screen.model.deals.get(deal_no)
+        if fd is None:
+            return
+        if step == "commit":
+            fd.committed = True
+        else:
+            fd.revealed = True
 
     # --- after the deal ---------------------------------------------------------------
 

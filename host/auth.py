@@ -10,6 +10,7 @@ no handler aborts by hand.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import secrets
@@ -135,17 +136,27 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             wrapped = self._wrapped[method] = self._wrap(method, handler)
         return wrapped
 
+    @contextlib.asynccontextmanager
+    async def _answering(
+        self, method: str, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[None]:
+        """Around one call: its token checked and its principal made current, then any
+        refusal (the token's or the handler's) answered with its rich status."""
+        try:
+            _current.set(self._authenticate(method, context.invocation_metadata()))
+            yield
+        except Refusal as refusal:
+            # abort_with_status raises: the call ends with that status, nothing is swallowed.
+            await context.abort_with_status(refusal.to_status())
+
     def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         """The method's handler, checking the token first; built once per method."""
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-                try:
-                    _current.set(self._authenticate(method, context.invocation_metadata()))
+                async with self._answering(method, context):
                     return await inner_unary(request, context)
-                except Refusal as refusal:
-                    await context.abort_with_status(refusal.to_status())
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
@@ -158,12 +169,9 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             async def stream(
                 request: Any, context: grpc.aio.ServicerContext[Any, Any]
             ) -> AsyncIterator[Any]:
-                try:
-                    _current.set(self._authenticate(method, context.invocation_metadata()))
+                async with self._answering(method, context):
                     async for response in inner_stream(request, context):
                         yield response
-                except Refusal as refusal:
-                    await context.abort_with_status(refusal.to_status())
 
             return grpc.unary_stream_rpc_method_handler(
                 stream,

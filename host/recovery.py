@@ -13,7 +13,10 @@ reopened: its hash chains and signatures depend on them.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from google.protobuf.message import Message
 
 from host.errors import Refusal
 from host.fanout import Record
@@ -84,6 +87,21 @@ class Replay:
         return self._host_seeds[deal_no]
 
 
+def _seat_calls(table: Table) -> dict[str, tuple[Callable[[int, Any], object], type[Message]]]:
+    """The table method a seat's journaled request went to, by entry kind, with its request type."""
+    return {
+        "add_bot": (table.add_bot, lobby_pb2.AddBotRequest),
+        "leave": (table.leave, lobby_pb2.LeaveTableRequest),
+        "chat": (table.chat, table_pb2.SendChatRequest),
+        "start": (table.start_match, lobby_pb2.StartMatchRequest),
+        "draw": (table.draw, table_pb2.DrawRequest),
+        "play": (table.play, table_pb2.PlayRequest),
+        "return_discard": (table.return_discard, table_pb2.ReturnDiscardRequest),
+        "commit": (table.commit_seed, table_pb2.CommitSeedRequest),
+        "reveal": (table.reveal_seed, table_pb2.RevealSeedRequest),
+    }
+
+
 def _replay_entry(table: Table, entry: StoredEntry) -> None:
     """Hand one journaled entry to the table method that accepted it."""
     seat, data = entry.seat, entry.request
@@ -98,27 +116,12 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
         table.connection_changed(seat)
     elif seat is None:
         raise ReplayError(f"journal entry {entry.entry_no} ({kind}) names no seat")
-    elif kind == "add_bot":
-        table.add_bot(seat, lobby_pb2.AddBotRequest.FromString(data))
-    elif kind == "leave":
-        table.leave(seat, lobby_pb2.LeaveTableRequest.FromString(data))
-    elif kind == "chat":
-        table.chat(seat, table_pb2.SendChatRequest.FromString(data))
-    elif kind == "start":
-        table.start_match(seat, lobby_pb2.StartMatchRequest.FromString(data))
-    elif kind == "draw":
-        table.draw(seat, table_pb2.DrawRequest.FromString(data))
-    elif kind == "play":
-        table.play(seat, table_pb2.PlayRequest.FromString(data))
-    elif kind == "return_discard":
-        table.return_discard(seat, table_pb2.ReturnDiscardRequest.FromString(data))
-    elif kind == "commit":
-        table.commit_seed(seat, table_pb2.CommitSeedRequest.FromString(data))
-    elif kind == "reveal":
-        table.reveal_seed(seat, table_pb2.RevealSeedRequest.FromString(data))
     elif kind == "rientro":
         request = table_pb2.AnswerRientroRequest.FromString(data)
         table.answer_rientro(seat, request.buy_back, request)
+    elif (seat_call := _seat_calls(table).get(kind)) is not None:
+        call, request_type = seat_call
+        call(seat, request_type.FromString(data))
     else:
         raise ReplayError(f"journal entry {entry.entry_no} has an unknown kind {kind!r}")
 

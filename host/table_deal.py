@@ -8,6 +8,9 @@ scores the match and announces the next deal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Literal, TypeVar
+
 import grpc
 from google.protobuf.message import Message
 
@@ -18,6 +21,32 @@ from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange, new_seed
 from scala40_net.fairdeal.record import DealRecorder
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+_Received = TypeVar("_Received")
+
+# The refusal's reason for a seat that sends its commitment or reveal a second time.
+_ALREADY = {"committed": "ALREADY_COMMITTED", "revealed": "ALREADY_REVEALED"}
+
+
+def _receive(
+    seat: int,
+    current: DealInProgress,
+    done: Literal["committed", "revealed"],
+    awaiting: list[int],
+    receive: Callable[[], _Received],
+) -> _Received:
+    """Hand a seat's commitment or reveal to the exchange: a second one from the same seat is
+    refused as already done, one the exchange is not ready for as out of order."""
+    if seat not in awaiting:
+        raise Refusal(
+            grpc.StatusCode.ALREADY_EXISTS,
+            _ALREADY[done],
+            f"seat {seat} has already {done} for deal {current.deal_no}",
+        )
+    try:
+        return receive()
+    except ExchangeError as error:
+        raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
 
 
 class DealingTable(TableTask):
@@ -110,16 +139,13 @@ class DealingTable(TableTask):
         if repeated is not None:
             return table_pb2.CommitSeedResponse()
         current = self._exchange_for(seat, request.deal_no, table_pb2.TURN_PHASE_COMMIT)
-        if seat not in current.exchange.awaiting_commitments:
-            raise Refusal(
-                grpc.StatusCode.ALREADY_EXISTS,
-                "ALREADY_COMMITTED",
-                f"seat {seat} has already committed for deal {current.deal_no}",
-            )
-        try:
-            current.exchange.receive_commitment(seat, request.commitment)
-        except ExchangeError as error:
-            raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
+        _receive(
+            seat,
+            current,
+            "committed",
+            current.exchange.awaiting_commitments,
+            lambda: current.exchange.receive_commitment(seat, request.commitment),
+        )
         response = table_pb2.CommitSeedResponse()
         self._commit(
             "commit",
@@ -161,16 +187,13 @@ class DealingTable(TableTask):
                 "NOT_COMMITTED",
                 f"seat {seat} sent no commitment for deal {current.deal_no} in time",
             )
-        if seat not in current.exchange.awaiting_reveals:
-            raise Refusal(
-                grpc.StatusCode.ALREADY_EXISTS,
-                "ALREADY_REVEALED",
-                f"seat {seat} has already revealed for deal {current.deal_no}",
-            )
-        try:
-            bad = current.exchange.receive_reveal(seat, request.seed, request.cut)
-        except ExchangeError as error:
-            raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
+        bad = _receive(
+            seat,
+            current,
+            "revealed",
+            current.exchange.awaiting_reveals,
+            lambda: current.exchange.receive_reveal(seat, request.seed, request.cut),
+        )
         response = table_pb2.RevealSeedResponse()
         # A wrong reveal is still a fair-deal message the record shows: journal it either way.
         self._commit(

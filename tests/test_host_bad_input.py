@@ -20,6 +20,7 @@ from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, table_pb2
 class Dealt:
     """A two-seat table whose first deal has been dealt; ``mover`` is the seat to play."""
 
+    served: HostClient
     table_id: str
     tokens: dict[int, str]
     mover: int
@@ -27,6 +28,35 @@ class Dealt:
     @property
     def other(self) -> int:
         return 1 - self.mover
+
+    async def snapshot_all(self) -> list[bytes]:
+        return [(await view(self.served, t)).SerializeToString() for t in self.tokens.values()]
+
+    async def refused(
+        self,
+        call: Callable[[], Awaitable[object]],
+        code: grpc.StatusCode,
+        reason: str,
+        rule: str | None = None,
+    ) -> str:
+        """Make the call, check it is refused as said and that no seat's view changed; the
+        sentence."""
+        before = await self.snapshot_all()
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call()
+        error = caught.value
+        assert error.code() == code, error.details()
+        info = error_info(error)
+        if code != grpc.StatusCode.RESOURCE_EXHAUSTED or reason != "":
+            assert info is not None and info.domain == DOMAIN and info.reason == reason, (
+                error.details()
+            )
+            assert info.metadata["sentence"]
+            if rule is not None:
+                assert info.metadata["rule"] == rule
+                assert error.details().startswith(f"{rule}: ")
+        assert await self.snapshot_all() == before
+        return error.details() or ""
 
 
 async def view(served: HostClient, token: str) -> table_pb2.GetViewResponse:
@@ -36,8 +66,8 @@ async def view(served: HostClient, token: str) -> table_pb2.GetViewResponse:
     return response
 
 
-async def deal_two_seats(served: HostClient) -> Dealt:
-    """Two people join, start, and run the fair-deal exchange over gRPC like any client."""
+async def start_two_seats(served: HostClient) -> tuple[str, dict[int, str]]:
+    """Two people join a two-seat table and the first starts the match; its seat tokens."""
     table_id = await served.new_table(seats=2)
     tokens = {}
     for name in ("ann", "bob"):
@@ -45,51 +75,41 @@ async def deal_two_seats(served: HostClient) -> Dealt:
         tokens[joined.seat] = joined.seat_token
     start = lobby_pb2.StartMatchRequest(table_id=table_id)
     await served.lobby.StartMatch(start, metadata=bearer(tokens[0]))
+    return table_id, tokens
+
+
+async def commit_seed(
+    served: HostClient, seat: int, token: str
+) -> tuple[SeatExchange, table_pb2.CommitSeedRequest]:
+    """The seat reads deal 1's announcement and sends its commitment, like any client."""
+    announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
+    exchange = SeatExchange(seat)
+    exchange.on_announced(announced)
+    commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchange.commit())
+    await served.table.CommitSeed(commit, metadata=bearer(token))
+    return exchange, commit
+
+
+async def reveal_seed(served: HostClient, exchange: SeatExchange, token: str) -> None:
+    """The seat reads the published commitments and reveals its seed and cut."""
+    published = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[1])
+    exchange.on_commitments(published)
+    reveal = exchange.reveal()
+    request = table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut)
+    await served.table.RevealSeed(request, metadata=bearer(token))
+
+
+async def deal_two_seats(served: HostClient) -> Dealt:
+    """Two people join, start, and run the fair-deal exchange over gRPC like any client."""
+    table_id, tokens = await start_two_seats(served)
     exchanges = {}
     for seat, token in tokens.items():
-        announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
-        exchanges[seat] = SeatExchange(seat)
-        exchanges[seat].on_announced(announced)
-        commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchanges[seat].commit())
-        await served.table.CommitSeed(commit, metadata=bearer(token))
+        exchanges[seat], _ = await commit_seed(served, seat, token)
     for seat, token in tokens.items():
-        published = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[1])
-        exchanges[seat].on_commitments(published)
-        reveal = exchanges[seat].reveal()
-        request = table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut)
-        await served.table.RevealSeed(request, metadata=bearer(token))
+        await reveal_seed(served, exchanges[seat], token)
     state = (await view(served, tokens[0])).view
     assert state.phase == table_pb2.TURN_PHASE_DRAW
-    return Dealt(table_id, tokens, state.turn_seat)
-
-
-async def snapshot_all(served: HostClient, dealt: Dealt) -> list[bytes]:
-    return [(await view(served, t)).SerializeToString() for t in dealt.tokens.values()]
-
-
-async def refused(
-    served: HostClient,
-    dealt: Dealt,
-    call: Callable[[], Awaitable[object]],
-    code: grpc.StatusCode,
-    reason: str,
-    rule: str | None = None,
-) -> str:
-    """Make the call, check it is refused as said and that no seat's view changed; the sentence."""
-    before = await snapshot_all(served, dealt)
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call()
-    error = caught.value
-    assert error.code() == code, error.details()
-    info = error_info(error)
-    if code != grpc.StatusCode.RESOURCE_EXHAUSTED or reason != "":
-        assert info is not None and info.domain == DOMAIN and info.reason == reason, error.details()
-        assert info.metadata["sentence"]
-        if rule is not None:
-            assert info.metadata["rule"] == rule
-            assert error.details().startswith(f"{rule}: ")
-    assert await snapshot_all(served, dealt) == before
-    return error.details() or ""
+    return Dealt(served, table_id, tokens, state.turn_seat)
 
 
 def context(seq: int, request_id: str = "") -> table_pb2.MoveContext:
@@ -104,60 +124,36 @@ async def test_malformed_and_unknown_requests_are_refused_and_change_nothing(
     seq = (await view(served, dealt.tokens[dealt.mover])).seq
     draw = served.table.Draw
     no_source = table_pb2.DrawRequest(context=context(seq))
-    await refused(
-        served,
-        dealt,
-        lambda: draw(no_source, metadata=me),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST",
+    await dealt.refused(
+        lambda: draw(no_source, metadata=me), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
     )
     future = table_pb2.DrawRequest(context=context(seq + 50), source=deal_pb2.DRAW_SOURCE_STOCK)
-    await refused(
-        served,
-        dealt,
-        lambda: draw(future, metadata=me),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST",
+    await dealt.refused(
+        lambda: draw(future, metadata=me), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
     )
     no_card = table_pb2.PlayRequest(context=context(seq), discard=500)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Play(no_card, metadata=me),
         grpc.StatusCode.INVALID_ARGUMENT,
         "MALFORMED_REQUEST",
     )
     join = lobby_pb2.JoinTableRequest(table_id="no-such-table", player_name="cy")
-    await refused(
-        served,
-        dealt,
-        lambda: served.lobby.JoinTable(join),
-        grpc.StatusCode.NOT_FOUND,
-        "NO_SUCH_TABLE",
+    await dealt.refused(
+        lambda: served.lobby.JoinTable(join), grpc.StatusCode.NOT_FOUND, "NO_SUCH_TABLE"
     )
     seat = lobby_pb2.JoinTableRequest(table_id=dealt.table_id, player_name="cy", seat=7)
-    await refused(
-        served,
-        dealt,
-        lambda: served.lobby.JoinTable(seat),
-        grpc.StatusCode.FAILED_PRECONDITION,
-        "MATCH_STARTED",
+    await dealt.refused(
+        lambda: served.lobby.JoinTable(seat), grpc.StatusCode.FAILED_PRECONDITION, "MATCH_STARTED"
     )
     record = table_pb2.GetDealRecordRequest(deal_no=1)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.GetDealRecord(record, metadata=me),
         grpc.StatusCode.NOT_FOUND,
         "NO_SUCH_RECORD",
     )
     chat = table_pb2.SendChatRequest(text="x" * 100_000)
-    details = await refused(
-        served,
-        dealt,
-        lambda: served.table.SendChat(chat, metadata=me),
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        "",
+    details = await dealt.refused(
+        lambda: served.table.SendChat(chat, metadata=me), grpc.StatusCode.RESOURCE_EXHAUSTED, ""
     )
     assert "larger than max" in details
 
@@ -166,16 +162,10 @@ async def test_missing_bad_and_spectator_tokens_are_refused(served: HostClient) 
     dealt = await deal_two_seats(served)
     seq = (await view(served, dealt.tokens[0])).seq
     request = table_pb2.DrawRequest(context=context(seq), source=deal_pb2.DRAW_SOURCE_STOCK)
-    await refused(
-        served,
-        dealt,
-        lambda: served.table.Draw(request),
-        grpc.StatusCode.UNAUTHENTICATED,
-        "BAD_TOKEN",
+    await dealt.refused(
+        lambda: served.table.Draw(request), grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN"
     )
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Draw(request, metadata=bearer("made-up")),
         grpc.StatusCode.UNAUTHENTICATED,
         "BAD_TOKEN",
@@ -184,9 +174,7 @@ async def test_missing_bad_and_spectator_tokens_are_refused(served: HostClient) 
         lobby_pb2.SpectateTableRequest(table_id=dealt.table_id)
     )
     spectator = bearer(watch.spectator_token)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Draw(request, metadata=spectator),
         grpc.StatusCode.PERMISSION_DENIED,
         "SPECTATOR",
@@ -196,9 +184,7 @@ async def test_missing_bad_and_spectator_tokens_are_refused(served: HostClient) 
     other_table = await served.new_table(seats=2)
     leave = lobby_pb2.LeaveTableRequest(table_id=other_table)
     mine = bearer(dealt.tokens[0])
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.lobby.LeaveTable(leave, metadata=mine),
         grpc.StatusCode.PERMISSION_DENIED,
         "OTHER_TABLE",
@@ -211,9 +197,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     seq = (await view(served, dealt.tokens[dealt.mover])).seq
     stock = deal_pb2.DRAW_SOURCE_STOCK
     out_of_turn = table_pb2.DrawRequest(context=context(seq), source=stock)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Draw(out_of_turn, metadata=other),
         grpc.StatusCode.FAILED_PRECONDITION,
         "NOT_YOUR_TURN",
@@ -221,9 +205,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     )
     hand = list((await view(served, dealt.tokens[dealt.mover])).view.my_hand)
     no_draw = table_pb2.PlayRequest(context=context(seq), discard=hand[0])
-    sentence = await refused(
-        served,
-        dealt,
+    sentence = await dealt.refused(
         lambda: served.table.Play(no_draw, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -239,9 +221,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     )
     assert again == drawn
     stale = table_pb2.DrawRequest(context=context(seq, "d2"), source=stock)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Draw(stale, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "STALE_VIEW",
@@ -249,9 +229,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     now = await view(served, dealt.tokens[dealt.mover])
     assert now.seq == drawn.seq and len(now.view.my_hand) == 14
     second = table_pb2.DrawRequest(context=context(now.seq, "d3"), source=stock)
-    sentence = await refused(
-        served,
-        dealt,
+    sentence = await dealt.refused(
         lambda: served.table.Draw(second, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -261,9 +239,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     hand = list(now.view.my_hand)
     stranger = next(c for c in range(108) if c not in hand)
     not_mine = table_pb2.PlayRequest(context=context(now.seq), discard=stranger)
-    sentence = await refused(
-        served,
-        dealt,
+    sentence = await dealt.refused(
         lambda: served.table.Play(not_mine, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -271,9 +247,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     assert "not in your hand" in sentence
     twice = cards_pb2.Operation(new_meld=cards_pb2.NewMeld(cards=[hand[0], hand[0], hand[1]]))
     double = table_pb2.PlayRequest(context=context(now.seq), operations=[twice], discard=hand[2])
-    sentence = await refused(
-        served,
-        dealt,
+    sentence = await dealt.refused(
         lambda: served.table.Play(double, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -288,9 +262,7 @@ async def test_moves_against_the_turn_are_refused_with_their_rule(served: HostCl
     discard = next(c for c in hand if c not in broken)
     bad_meld = cards_pb2.Operation(new_meld=cards_pb2.NewMeld(cards=broken))
     play = table_pb2.PlayRequest(context=context(now.seq), operations=[bad_meld], discard=discard)
-    sentence = await refused(
-        served,
-        dealt,
+    sentence = await dealt.refused(
         lambda: served.table.Play(play, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -315,9 +287,7 @@ async def test_a_discard_taken_can_be_put_back_and_then_only_the_stock_is_left(
     assert now.seq == back.seq and now.view.discard_top == taken.card
     assert now.view.phase == table_pb2.TURN_PHASE_DRAW and len(now.view.my_hand) == 13
     again = table_pb2.DrawRequest(context=context(now.seq), source=deal_pb2.DRAW_SOURCE_DISCARD)
-    await refused(
-        served,
-        dealt,
+    await dealt.refused(
         lambda: served.table.Draw(again, metadata=me),
         grpc.StatusCode.FAILED_PRECONDITION,
         "RULE_VIOLATION",
@@ -330,36 +300,17 @@ async def test_a_discard_taken_can_be_put_back_and_then_only_the_stock_is_left(
 async def test_a_reveal_that_does_not_match_its_commitment_leaves_the_seat_out(
     served: HostClient,
 ) -> None:
-    table_id = await served.new_table(seats=2)
-    tokens = {}
-    for name in ("ann", "bob"):
-        joined = await served.join(table_id, name)
-        tokens[joined.seat] = joined.seat_token
-    await served.lobby.StartMatch(
-        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(tokens[0])
-    )
+    _, tokens = await start_two_seats(served)
     exchanges = {}
     for seat, token in tokens.items():
-        announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
-        exchanges[seat] = SeatExchange(seat)
-        exchanges[seat].on_announced(announced)
-        commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchanges[seat].commit())
-        await served.table.CommitSeed(commit, metadata=bearer(token))
+        exchanges[seat], commit = await commit_seed(served, seat, token)
         with pytest.raises(grpc.aio.AioRpcError) as twice:
             await served.table.CommitSeed(commit, metadata=bearer(token))
         assert twice.value.code() in (
             grpc.StatusCode.ALREADY_EXISTS,
             grpc.StatusCode.FAILED_PRECONDITION,
         )
-    honest = exchanges[1]
-    honest.on_commitments(
-        deal_pb2.DealEvent.FromString((await view(served, tokens[1])).view.deal_events[1])
-    )
-    reveal = honest.reveal()
-    await served.table.RevealSeed(
-        table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut),
-        metadata=bearer(tokens[1]),
-    )
+    await reveal_seed(served, exchanges[1], tokens[1])
     wrong = table_pb2.RevealSeedRequest(deal_no=1, seed=bytes(32), cut=exchanges[0].cut)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await served.table.RevealSeed(wrong, metadata=bearer(tokens[0]))
