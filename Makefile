@@ -19,7 +19,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	cd protos && ../$(VENV)/bin/buf lint
 	$(VENV)/bin/ruff check scala40_net host client tests bench protos
-	$(VENV)/bin/mypy --strict scala40_net
+	$(VENV)/bin/mypy --strict scala40_net host client
 
 bench: $(STAMP)
 	@for script in bench/bench_*.py; do $(PY) $$script || exit 1; done

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -69,15 +69,20 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
     """The rule and sentence of the ``google.rpc.Status`` trailer, else the status message."""
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     details = error.details() if hasattr(error, "details") else str(error)
-    trailers = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    # The stubs type the entries as objects with .key and .value; at run time they are
+    # (key, value) pairs, grpc.aio's Metadata included, and are unpacked as such.
+    trailers: Iterable[tuple[str, bytes]] | None = (
+        error.trailing_metadata()  # type: ignore[assignment]
+        if hasattr(error, "trailing_metadata")
+        else None
+    )
     for key, value in trailers or ():
         if key != "grpc-status-details-bin":
             continue
         status = status_pb2.Status.FromString(value)
         for detail in status.details:
-            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                info = error_details_pb2.ErrorInfo()
-                detail.Unpack(info)
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):  # False, and info untouched, for any other detail type
                 sentence = info.metadata.get("sentence") or status.message or details or ""
                 return HostRefusal(code, sentence, info.metadata.get("rule", ""), info.reason)
         return HostRefusal(code, status.message or details or "")
@@ -164,7 +169,9 @@ class LobbyClient:
             request.ruleset.options.CopyFrom(options)
         if password:
             request.password = password
-        answer = await _call(lambda: self.stub.CreateTable(request, timeout=CALL_TIMEOUT))
+        answer: lobby_pb2.CreateTableResponse = await _call(
+            lambda: self.stub.CreateTable(request, timeout=CALL_TIMEOUT)
+        )
         return answer.table_id
 
     async def join(self, table_id: str, name: str, password: str | None = None) -> Seat:
@@ -183,7 +190,7 @@ class LobbyClient:
 
     async def add_bot(self, seat: Seat, level: int = lobby_pb2.BOT_LEVEL_MEDIUM) -> int:
         request = lobby_pb2.AddBotRequest(table_id=seat.table_id, level=level)  # type: ignore[arg-type]
-        answer = await _call(
+        answer: lobby_pb2.AddBotResponse = await _call(
             lambda: self.stub.AddBot(request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT)
         )
         return answer.seat
@@ -327,7 +334,7 @@ class TableLink:
 
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)
-        answer = await _call(
+        answer: table_pb2.GetDealRecordResponse = await _call(
             lambda: self.stub.GetDealRecord(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
         )
         return answer.record

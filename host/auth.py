@@ -100,7 +100,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, tokens: TokenBook, access: dict[str, Access]) -> None:
         self._tokens = tokens
         self._access = access
-        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+        self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def _authenticate(self, method: str, metadata: Any) -> Principal | None:
         need = self._access.get(method, Access.ANYONE)
@@ -124,10 +124,12 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method = handler_call_details.method
         wrapped = self._wrapped.get(method)
         if wrapped is None:
             handler = await continuation(handler_call_details)
@@ -149,14 +151,18 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             # abort_with_status raises: the call ends with that status, nothing is swallowed.
             await context.abort_with_status(refusal.to_status())
 
-    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def _wrap(
+        self, method: str, handler: grpc.RpcMethodHandler[Any, Any]
+    ) -> grpc.RpcMethodHandler[Any, Any]:
         """The method's handler, checking the token first; built once per method."""
         if handler.unary_unary is not None:
             inner_unary = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 async with self._answering(method, context):
-                    return await inner_unary(request, context)
+                    # The stubs type handlers as the sync server's; an aio server's are
+                    # coroutines that take the aio context.
+                    return await inner_unary(request, context)  # type: ignore[arg-type]
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
@@ -170,7 +176,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 request: Any, context: grpc.aio.ServicerContext[Any, Any]
             ) -> AsyncIterator[Any]:
                 async with self._answering(method, context):
-                    async for response in inner_stream(request, context):
+                    # As above: an aio server's streaming handler is an async generator.
+                    async for response in inner_stream(request, context):  # type: ignore[arg-type,attr-defined]
                         yield response
 
             return grpc.unary_stream_rpc_method_handler(

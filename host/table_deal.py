@@ -65,7 +65,7 @@ class DealingTable(TableTask):
         out = [self._deal_event_from_engine(e) for e in engine_events if wire.is_deal_event(e)]
         # A move's response names the seq of the move's own event, the first one it caused.
         if response is not None and hasattr(response, "seq"):
-            response.seq = self.seq + 1  # type: ignore[attr-defined]
+            response.seq = self.seq + 1
         self._commit(kind, seat, request, response, out, request_id=request_id)
         assert self.match is not None
         if self.match.phase is match.MatchPhase.IN_DEAL and self.deal_state is not None:

@@ -81,8 +81,8 @@ class NetworkSeat:
         fair: bool = True,
         think: float = 0.0,
     ) -> None:
-        self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
-        self.tables = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        self.tables = table_pb2_grpc.TableServiceStub(channel)
         self.table_id = table_id
         self.bot = bot
         self.log = log
