@@ -151,3 +151,38 @@ async def test_a_host_bot_seat_sees_every_deal_event_as_its_seat_does(
     assert len(host_seen) >= last_own  # all it saw before its last play
     own_draws = [e for e in host_seen if isinstance(e, CardDrawn) and e.seat == 1]
     assert own_draws and all(e.card is not None for e in own_draws)
+
+
+async def test_a_six_seat_table_of_bots_of_mixed_levels_plays_a_match_to_the_end(
+    served: HostClient,
+) -> None:
+    """Five host bot seats of every level and one hard network bot, a match of two deals."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
+    request = lobby_pb2.CreateTableRequest(
+        name="six bots", seats=6, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    seat = NetworkSeat(served.channel, table_id, make_bot("hard", random.Random(6)))
+    me = await seat.join("net bot")
+    levels = [
+        lobby_pb2.BOT_LEVEL_EASY,
+        lobby_pb2.BOT_LEVEL_MEDIUM,
+        lobby_pb2.BOT_LEVEL_HARD,
+        lobby_pb2.BOT_LEVEL_EASY,
+        lobby_pb2.BOT_LEVEL_MEDIUM,
+    ]
+    for level in levels:
+        add = lobby_pb2.AddBotRequest(table_id=table_id, level=level)
+        await served.lobby.AddBot(add, metadata=seat.metadata)
+    listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+    (table,) = [t for t in listed.tables if t.table_id == table_id]
+    assert all(s.taken for s in table.seats) and sum(s.bot for s in table.seats) == 5
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seat.metadata
+    )
+    winners = await asyncio.wait_for(seat.play_match(), timeout=240)
+    assert winners and set(winners) <= set(range(6)) and me in range(6)
+    listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+    assert [t.phase for t in listed.tables if t.table_id == table_id] == [
+        lobby_pb2.TABLE_PHASE_FINISHED
+    ]
