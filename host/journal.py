@@ -75,7 +75,10 @@ CREATE TABLE IF NOT EXISTS deal_records (
 TABLES_FOLDER = "tables"
 SUFFIX = ".sqlite3"
 # Enough threads for the disk waits of many tables at once; each table writes in order.
-WRITER_THREADS = 8
+# A thread spends nearly all of its time in fsync, with the GIL released; with too few, a
+# slow disk queues the commits of busy tables behind each other's (8 was saturated at 100
+# tables).
+WRITER_THREADS = 32
 
 
 @dataclass(frozen=True)
@@ -165,21 +168,24 @@ class TableJournal:
                 "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
                 (entry_no, entry.kind, entry.seat, entry.request_id, entry.request, entry.response),
             )
-            self._db.executemany(
-                "INSERT INTO events VALUES (?, ?, ?)",
-                [(event.seq, entry_no, event.public) for event in entry.events],
-            )
-            self._db.executemany(
-                "INSERT INTO private_events VALUES (?, ?, ?)",
-                [(e.seq, seat, data) for e in entry.events for seat, data in e.private.items()],
-            )
+            # Only the statements with rows to write: each one is a round trip for the GIL,
+            # which this thread waits for while the event loop is busy.
+            if entry.events:
+                self._db.executemany(
+                    "INSERT INTO events VALUES (?, ?, ?)",
+                    [(event.seq, entry_no, event.public) for event in entry.events],
+                )
+            private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
+            if private:
+                self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
             if entry.host_seed is not None:
                 self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
             if entry.bot_seed is not None:
                 self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
             if entry.deal_record is not None:
                 self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
-            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
+            if entry.tokens:
+                self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
             if entry.forget_seat is not None:
                 self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
         self._next_entry = entry_no + 1

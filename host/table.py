@@ -6,6 +6,7 @@ themselves, with the fair-deal exchange, are ``DealingTable``'s.
 
 from __future__ import annotations
 
+import functools
 import secrets
 
 import grpc
@@ -18,7 +19,7 @@ from host.table_task import DealInProgress, PendingEvents, SeatState, TableSetti
 from host.views import table_view
 from scala40_net import actions, deal, match, wire
 from scala40_net.errors import InvalidRuleset
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 MAX_NAME = 24
 MAX_CHAT = 500
@@ -34,20 +35,28 @@ class Table(DealingTable):
     ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
         return table_pb2.TableEvent(seat_changed=self.seat_info(seat)), {}
 
-    def seat_info(self, seat: int) -> lobby_pb2.SeatInfo:
+    def seat_info(self, seat: int, connected_seats: set[int] | None = None) -> lobby_pb2.SeatInfo:
         s = self.seats[seat]
-        connected = s.is_bot or (s.taken and seat in self.fanout.connected_seats())
+        if connected_seats is None:
+            connected_seats = self.fanout.connected_seats()
+        connected = s.is_bot or (s.taken and seat in connected_seats)
         return lobby_pb2.SeatInfo(
             seat=seat, taken=s.taken, name=s.name, bot=s.is_bot, connected=connected
         )
 
+    @functools.cached_property
+    def _ruleset_options(self) -> ruleset_pb2.RulesetOptions:
+        """The table's options on the wire: its ruleset never changes, so made once."""
+        return wire.ruleset_options_to_pb(self.ruleset)
+
     def summary(self) -> lobby_pb2.TableSummary:
+        connected_seats = self.fanout.connected_seats()
         return lobby_pb2.TableSummary(
             table_id=self.table_id,
             name=self.config.name,
-            ruleset=wire.ruleset_options_to_pb(self.ruleset),
+            ruleset=self._ruleset_options,  # copied into the summary, never shared
             preset=wire.PRESET_BY_NAME[self.preset],
-            seats=[self.seat_info(n) for n in range(len(self.seats))],
+            seats=[self.seat_info(n, connected_seats) for n in range(len(self.seats))],
             phase=self.phase,
             has_password=self.password_digest is not None,
         )

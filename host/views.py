@@ -29,7 +29,8 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
     if update is not None:
         out.rientro_offers.extend(update.rientro_offers)
     for number in range(len(table.seats)):
-        seat_view = table_pb2.SeatView(info=table.seat_info(number))
+        # The summary's seat infos, made a moment ago in the same job: the same seats.
+        seat_view = table_pb2.SeatView(info=out.table.seats[number])
         if number in scores:
             seat_view.score.CopyFrom(scores[number])
         if deal_view is not None and number in deal_view.seats:
