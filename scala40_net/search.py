@@ -5,10 +5,11 @@ jokers. A depth-first search takes the lowest face still unplaced and either
 leaves every copy of it in hand or puts one copy in a candidate meld whose
 lowest face it is; candidates are every new meld (R4, one joker at most, in
 any place it may stand, both ace values) and every set of cards that may be
-attached to a meld on the table (R6). Joker swaps (R7) are tried as an outer
-loop over the subsets of the swaps the hand allows. A branch is cut only when
-even laying every card left could not beat the best found, so the answer is
-exact for its objective:
+attached to a meld on the table (R6), with the runs cut from it under R4.6
+in the same play (each may take cards and a joker of its own). Joker swaps
+(R7) are tried as an outer loop over the subsets of the swaps the hand
+allows. A branch is cut only when even laying every card left could not beat
+the best found, so the answer is exact for its objective:
 
 - ``best_opening``: the highest R5.1 opening total (new melds only);
 - ``best_play``: the most penalty points (R9.4 values, a joker 25) leaving the
@@ -17,6 +18,8 @@ exact for its objective:
 always keeping a legal discard (R3.3, R8.3, R9.1, R9.2) and meeting R3.2
 and R7.2. The plays built are ordered as the engine wants them (S6): opening
 melds first, then swaps, then the melds and attaches that use a swapped joker.
+An opening meld may be laid without its joker and take a swapped one after the
+swap, when its real cards are a meld of their own (R7.3).
 The engine stays the judge: a caller who needs certainty applies the play.
 """
 
@@ -24,7 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from functools import lru_cache
+from itertools import combinations, product
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import Face, Suit, face, is_joker
@@ -34,12 +38,15 @@ from scala40_net.melds import (
     ACE_HIGH,
     ACE_LOW,
     GROUP_MAX,
+    MELD_MIN,
     Meld,
     attach,
     face_points,
     joker_attach_faces,
+    make_meld,
     scale_face,
     scale_points,
+    split_run,
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
@@ -72,11 +79,27 @@ _PENALTY = tuple(face_points(_face_of_index(i)) for i in range(FACES))
 
 
 @dataclass(frozen=True)
+class _Step:
+    """One attach of a slot's plan: to ``piece`` of the meld, with its cut (R4.6, S5).
+
+    Piece 0 is the table meld itself; every run a cut sends to the end of the
+    table is the next piece number, in the order the cuts happen.
+    """
+
+    piece: int
+    layout: tuple[int, ...]
+    joker_as: Face | None
+    split: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class _Candidate:
-    """One way to put cards of the hand on the table: a new meld or an attach to meld ``slot``.
+    """One way to put cards of the hand on the table: a new meld or attaches to meld ``slot``.
 
     ``layout`` lists the face index of each card in the order the move gives
-    them, -1 for the joker; ``joker_as`` is its declaration.
+    them, -1 for the joker; ``joker_as`` is its declaration. An attach gives
+    its operations as ``steps``: more than one when a run cut off under R4.6
+    takes cards of its own in the same play.
     """
 
     faces: tuple[int, ...]
@@ -86,7 +109,7 @@ class _Candidate:
     layout: tuple[int, ...]
     joker_as: Face | None
     slot: int = -1
-    new_length: int = 0
+    steps: tuple[_Step, ...] = ()
 
     @property
     def is_new(self) -> bool:
@@ -180,39 +203,63 @@ def _real_aces(meld: Meld) -> int:
 
 
 def _attach_candidates(
-    slot: int, meld: Meld, counts: Sequence[int], jokers: int, max_run: int | None
+    slot: int, meld: Meld, counts: list[int], jokers: int, max_run: int | None
 ) -> list[_Candidate]:
-    """Every set of hand cards (with at most one joker) that may be attached to ``meld``."""
-    out: list[_Candidate] = []
+    """Every set of hand cards that may go onto ``meld`` in this play (R6, R4.6).
+
+    For a sequence that includes attaches to the runs cut off from it in the
+    same play: each of them may take cards, and a joker, of its own.
+    """
+    if meld.is_sequence:
+        out: list[_Candidate] = []
+        seen: set[tuple[tuple[int, ...], int]] = set()
+        for faces, n_jokers, steps, _ in _grow(meld, 0, counts, jokers, max_run, 1):
+            reals = tuple(sorted(faces))
+            # Only the cards matter to the search: one plan for each set of them is enough.
+            if not reals or (reals, n_jokers) in seen:
+                continue
+            seen.add((reals, n_jokers))
+            relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * n_jokers
+            out.append(_Candidate(reals, n_jokers, 0, relief, (), None, slot, steps))
+        return out
+    out = []
     may_joker = bool(jokers) and meld.joker is None
     n_meld = len(meld.cards)
-    if not meld.is_sequence:
-        taken = {f.suit for f in meld.stands_for}
-        free = [s for s in range(4) if Suit(s) not in taken]
-        have = [s for s in free if counts[s * 13 + meld.low - 1]]
-        for size in range(0, GROUP_MAX - n_meld + 1):
-            for suits in combinations(have, size):
-                reals = tuple(s * 13 + meld.low - 1 for s in suits)
-                relief = sum(_PENALTY[x] for x in reals)
-                if size:
-                    out.append(_Candidate(reals, 0, 0, relief, reals, None, slot, n_meld + size))
-                if may_joker and n_meld + size < GROUP_MAX and size:
-                    left = next(s for s in free if s not in suits)
-                    out.append(
-                        _Candidate(
-                            reals,
-                            1,
-                            0,
-                            relief + JOKER_PENALTY,
-                            (*reals, -1),
-                            Face(meld.low, Suit(left)),
-                            slot,
-                            n_meld + size + 1,
-                        )
+    taken = {f.suit for f in meld.stands_for}
+    free = [s for s in range(4) if Suit(s) not in taken]
+    have = [s for s in free if counts[s * 13 + meld.low - 1]]
+    for size in range(1, GROUP_MAX - n_meld + 1):
+        for suits in combinations(have, size):
+            reals = tuple(s * 13 + meld.low - 1 for s in suits)
+            relief = sum(_PENALTY[x] for x in reals)
+            step = _Step(0, reals, None, ())
+            out.append(_Candidate(reals, 0, 0, relief, reals, None, slot, (step,)))
+            if may_joker and n_meld + size < GROUP_MAX:
+                left = next(s for s in free if s not in suits)
+                declared = Face(meld.low, Suit(left))
+                step = _Step(0, (*reals, -1), declared, ())
+                out.append(
+                    _Candidate(
+                        reals, 1, 0, relief + JOKER_PENALTY, step.layout, declared, slot, (step,)
                     )
-        return out
+                )
+    return out
+
+
+_Extension = tuple[tuple[int, ...], int, tuple[int, ...], Face | None, int]
+
+
+def _run_extensions(
+    meld: Meld, counts: Sequence[int], may_joker: bool, max_run: int | None
+) -> list[_Extension]:
+    """Every single attach to the sequence ``meld``, a lone joker included.
+
+    Each is (real faces, jokers, layout, joker declaration, new length).
+    """
+    out: list[_Extension] = []
     suit = int(meld.suit)
     aces = _real_aces(meld)
+    n_meld = len(meld.cards)
     for below in range(0, meld.low):
         low_part = [_scale_index(suit, r) for r in range(meld.low - below, meld.low)]
         low_missing = [k for k, fi in enumerate(low_part) if counts[fi] == 0]
@@ -237,15 +284,116 @@ def _attach_candidates(
                 if aces + sum(1 for k in ace_places if k != place) > 1:
                     continue
                 reals_list = [part[k] for k in real_places]
-                if not reals_list or len(set(reals_list)) != len(reals_list):
+                if len(set(reals_list)) != len(reals_list):
                     continue
-                reals = tuple(sorted(reals_list))
                 layout = tuple(-1 if k == place else part[k] for k in range(len(part)))
                 joker_as = None if place is None else scale_face(ranks[place], Suit(suit))
                 has_joker = 0 if place is None else 1
-                relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
-                out.append(_Candidate(reals, has_joker, 0, relief, layout, joker_as, slot, n_new))
+                out.append((tuple(reals_list), has_joker, layout, joker_as, n_new))
     return out
+
+
+def _cuts(n: int, max_run: int) -> list[tuple[int, ...]]:
+    """Every way to cut a sequence of ``n`` cards into runs of 3..``max_run`` (R4.6), low first."""
+    if n < MELD_MIN:
+        return []
+    out: list[tuple[int, ...]] = [(n,)] if n <= max_run else []
+    for first in range(MELD_MIN, min(max_run, n - MELD_MIN) + 1):
+        out += [(first, *rest) for rest in _cuts(n - first, max_run)]
+    return out
+
+
+_Plan = tuple[tuple[int, ...], int, tuple[_Step, ...], int]
+
+
+def _grow(
+    meld: Meld,
+    piece: int,
+    counts: list[int],
+    jokers: int,
+    max_run: int | None,
+    next_piece: int,
+) -> list[_Plan]:
+    """Every non-empty plan of attaches to the sequence ``meld`` (piece ``piece`` of a slot).
+
+    An attach that makes the sequence longer than ``max_run`` cuts it (R4.6);
+    each run cut off is a meld of its own that may take cards, and a joker,
+    in the same play, so every cut and every plan for each run is followed.
+    A plan is (real faces, jokers, steps, next free piece number).
+    """
+    out: list[_Plan] = []
+    may_joker = jokers > 0 and meld.joker is None
+    for reals, has_joker, layout, joker_as, n_new in _run_extensions(
+        meld, counts, may_joker, max_run
+    ):
+        if max_run is None or n_new <= max_run:
+            out.append((reals, has_joker, (_Step(piece, layout, joker_as, ()),), next_piece))
+            continue
+        cuts = [c for c in _cuts(n_new, max_run) if len(c) > 1]
+        first = _Step(piece, layout, joker_as, cuts[0])
+        out.append((reals, has_joker, (first,), next_piece + len(cuts[0]) - 1))
+        for x in reals:
+            counts[x] -= 1
+        grown = attach(meld, _stand_ins(layout, meld), joker_as)
+        for cut in cuts:
+            pieces = split_run(grown, max_run, cut)
+            numbers = [piece, *range(next_piece, next_piece + len(pieces) - 1)]
+            step = _Step(piece, layout, joker_as, cut)
+            _grow_pieces(
+                pieces,
+                numbers,
+                0,
+                (reals, has_joker, (step,), next_piece + len(pieces) - 1),
+                counts,
+                jokers - has_joker,
+                max_run,
+                out,
+            )
+        for x in reals:
+            counts[x] += 1
+    return out
+
+
+def _grow_pieces(
+    pieces: Sequence[Meld],
+    numbers: Sequence[int],
+    i: int,
+    plan: _Plan,
+    counts: list[int],
+    jokers: int,
+    max_run: int | None,
+    out: list[_Plan],
+) -> None:
+    """Extend ``plan`` with a plan (or none) for each of ``pieces[i:]``; keep those that add one."""
+    if i == len(pieces):
+        return
+    _grow_pieces(pieces, numbers, i + 1, plan, counts, jokers, max_run, out)
+    faces, n_jokers, steps, next_piece = plan
+    for more, more_jokers, more_steps, after in _grow(
+        pieces[i], numbers[i], counts, jokers, max_run, next_piece
+    ):
+        grown_plan = (faces + more, n_jokers + more_jokers, steps + more_steps, after)
+        out.append(grown_plan)
+        for x in more:
+            counts[x] -= 1
+        _grow_pieces(pieces, numbers, i + 1, grown_plan, counts, jokers - more_jokers, max_run, out)
+        for x in more:
+            counts[x] += 1
+
+
+_JOKERS = (52, 53, 106, 107)
+
+
+def _stand_ins(layout: Sequence[int], meld: Meld) -> tuple[int, ...]:
+    """Card ids for ``layout`` that ``meld`` does not hold (only faces matter to the search)."""
+    used = set(meld.cards)
+    out: list[int] = []
+    for x in layout:
+        options = _JOKERS if x < 0 else (_some_card(x), _some_card(x) + 54)
+        card = next(c for c in options if c not in used)
+        used.add(card)
+        out.append(card)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -296,6 +444,7 @@ class _Search:
         if table and (opened or not by_points):
             for slot, meld in enumerate(table):
                 candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
+        self.lone_plans = [self._lone_plans(meld) for meld in table]
         self.by_min: list[list[_Candidate]] = [[] for _ in range(FACES)]
         for cand in candidates:
             self.by_min[cand.faces[0]].append(cand)
@@ -376,29 +525,49 @@ class _Search:
         counts[f] = n
 
     def _lone_joker_slots(self) -> list[int]:
-        """Table melds not attached to in this plan that could take a joker alone (R6.2)."""
+        """Table melds not attached to in this plan that could take jokers alone (R6.2).
+
+        A slot is listed once for each joker it can take: more than one when
+        a joker cuts its sequence (R4.6) and a run cut off takes another.
+        """
         out: list[int] = []
-        for slot, meld in enumerate(self.table):
-            if self.used_slots >> slot & 1 or meld.joker is not None:
-                continue
-            if not joker_attach_faces(meld):
-                continue
-            if run_lengths(len(meld.cards) + 1, self.ruleset.max_run) is None:
-                continue
-            out.append(slot)
+        for slot in range(len(self.table)):
+            if not self.used_slots >> slot & 1:
+                out += [slot] * len(self.lone_plans[slot])
         return out
+
+    def _lone_plans(self, meld: Meld) -> list[tuple[_Step, ...]]:
+        """The steps that lay 1, 2, ... jokers alone on ``meld``, as far as it takes them."""
+        max_run = self.ruleset.max_run
+        if meld.is_sequence:
+            by_count: dict[int, tuple[_Step, ...]] = {}
+            for _, n_jokers, steps, _ in _grow(meld, 0, [0] * FACES, self.jokers, max_run, 1):
+                by_count.setdefault(n_jokers, steps)
+            return [by_count[k] for k in range(1, len(by_count) + 1)]
+        # A group is never cut (R4.6 speaks of sequences): only its size limits it.
+        if meld.joker is not None:
+            return []
+        for declared in joker_attach_faces(meld):
+            try:
+                attach(meld, (_JOKERS[0],), declared)
+            except RuleViolation:
+                continue
+            return [(_Step(0, (-1,), declared, ()),)]
+        return []
 
     def _leaf(self) -> None:
         chosen = self.chosen
         new = [c for c in chosen if c.is_new]
         laid_any = bool(chosen) or bool(self.swaps)
         taken_face = self.taken_face
-        # A taken joker: jokers are alike, so the first one laid is the taken one.
+        # A taken joker: jokers are alike, so any of the hand's own jokers laid is the taken one;
+        # but every swapped joker must be laid too (R7.2), so the own ones are those laid beyond.
         taken_joker = taken_face is not None and taken_face < 0
+        swapped = len(self.swaps)
         if taken_face is None:
             taken_stays = in_new = False
         elif taken_joker:
-            taken_stays = self.jokers_used == 0
+            taken_stays = self.jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
             taken_stays = self.taken_left > 0 and not any(taken_face in c.faces for c in chosen)
@@ -419,12 +588,12 @@ class _Search:
         jokers_left = self.jokers - self.jokers_used
         # Every swapped joker must be laid again (R7.2); spare jokers may go to the table alone.
         lone_slots = self._lone_joker_slots() if jokers_left and (self.opened or laid_any) else []
-        must_lay = max(0, len(self.swaps) - self.jokers_used)
+        must_lay = max(0, swapped - self.jokers_used)
         if must_lay > len(lone_slots):
             return
         best_extra: int | None = None
         for extra in range(min(jokers_left, len(lone_slots)), must_lay - 1, -1):
-            stays = taken_stays and not (taken_joker and extra)
+            stays = taken_stays and not (taken_joker and self.jokers_used + extra > swapped)
             if stays and self.taken_must_use:
                 continue
             if self._keeps_discard(self.left + jokers_left - extra, jokers_left - extra, stays):
@@ -454,30 +623,136 @@ class _Search:
     def _opening_total(self, new: list[_Candidate]) -> int:
         """R5.1 total reached before any swap, or -1 when the taken card cannot be in it."""
         taken = self.taken_face if self.taken_must_open else None
-        first, _ = opening_first(new, self.own_jokers, taken)
-        if taken is not None and not any(_holds(c, taken) for c in first):
-            return -1
-        return sum(c.points for c in first)
+        if sum(c.jokers for c in new) <= self.own_jokers:
+            # Every meld whole, before any swap: the common case, counted without a plan.
+            if taken is not None and not any(_holds(c, taken) for c in new):
+                return -1
+            return sum(c.points for c in new)
+        plan = opening_first(new, self.own_jokers, taken, self.ruleset.max_run)
+        return -1 if plan is None else plan.total
 
 
 def _holds(cand: _Candidate, taken_face: int) -> bool:
     return cand.jokers > 0 if taken_face < 0 else taken_face in cand.faces
 
 
+@dataclass(frozen=True)
+class _Deferral:
+    """A new meld whose joker comes from a swap, laid in two parts (S6, R7.3).
+
+    ``bare`` (no joker, at least 3 cards) is laid with the opening and counts
+    ``points`` in it; after the swap ``rest`` (the joker and the cards beyond
+    it) is attached to the run of ``bare`` at that end: ``piece`` 0 the first
+    run, -1 the last.
+    """
+
+    bare: tuple[int, ...]
+    bare_split: tuple[int, ...]
+    points: int
+    rest: tuple[int, ...]
+    rest_split: tuple[int, ...]
+    piece: int
+
+
+@lru_cache(maxsize=4096)
+def _deferrals(cand: _Candidate, max_run: int | None) -> tuple[_Deferral, ...]:
+    """Every way to lay ``cand`` without its joker first and attach the joker after a swap."""
+    layout = cand.layout
+    p = layout.index(-1)
+    n = len(layout)
+    if len({x % 13 for x in cand.faces}) == 1:
+        # A group: its real cards, if they are three or more, and the joker later.
+        if len(cand.faces) < MELD_MIN:
+            return ()
+        bare = tuple(x for x in layout if x >= 0)
+        value = face_points(_face_of_index(bare[0])) * len(bare)
+        return (_Deferral(bare, (), value, (-1,), (), 0),)
+    k, first_real = next((k, x) for k, x in enumerate(layout) if x >= 0)
+    rank = first_real % 13 + 1
+    low = (ACE_HIGH if rank == ACE_LOW and k > 0 else rank) - k
+    out: list[_Deferral] = []
+    for lo, hi, piece in ((0, p, -1), (p + 1, n, 0)):
+        bare = layout[lo:hi]
+        rest = layout[hi:] if piece < 0 else layout[:lo]
+        if len(bare) < MELD_MIN:
+            continue
+        points = sum(scale_points(low + i) for i in range(lo, hi))
+        cuts = [()] if max_run is None or len(bare) <= max_run else _cuts(len(bare), max_run)
+        for cut in cuts:
+            end = (cut[piece] if cut else len(bare)) + len(rest)
+            rest_split = run_lengths(end, max_run)
+            if rest_split is not None:
+                out.append(_Deferral(bare, cut, points, rest, rest_split, piece))
+                break
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Opening:
+    """New melds in the order S6 asks: ``first`` whole, ``deferred`` bare, then the swaps,
+    then the deferred jokers and ``later`` (melds that need a swapped joker)."""
+
+    first: list[_Candidate]
+    deferred: list[tuple[_Candidate, _Deferral]]
+    later: list[_Candidate]
+    total: int
+
+
 def opening_first(
-    new: list[_Candidate], own_jokers: int, taken_face: int | None
-) -> tuple[list[_Candidate], list[_Candidate]]:
+    new: list[_Candidate], own_jokers: int, taken_face: int | None, max_run: int | None
+) -> _Opening | None:
     """Split new melds into those laid before any swap and those after (S6, R7.3).
 
     Before a swap only jokers already in hand exist, so at most ``own_jokers``
-    melds with a joker open; the one holding the taken discard goes first.
+    melds with a joker are laid whole; another may be laid without it (its real
+    cards a meld of their own) and take the swapped joker after the swap.
+    The choice gives the highest total before the swap that holds the taken
+    card; None when no choice holds it.
     """
     plain = [c for c in new if not c.jokers]
-    with_joker = sorted(
-        (c for c in new if c.jokers),
-        key=lambda c: (taken_face is None or not _holds(c, taken_face), -c.points),
+    with_joker = [c for c in new if c.jokers]
+    base = sum(c.points for c in plain)
+    plain_holds = (
+        taken_face is not None and taken_face >= 0 and any(taken_face in c.faces for c in plain)
     )
-    return plain + with_joker[:own_jokers], with_joker[own_jokers:]
+    if len(with_joker) <= own_jokers:
+        # Every joker meld whole: the most points, and a taken card anywhere is in the opening.
+        if (
+            taken_face is not None
+            and not plain_holds
+            and not any(_holds(c, taken_face) for c in with_joker)
+        ):
+            return None
+        return _Opening(plain + with_joker, [], [], base + sum(c.points for c in with_joker))
+    best: _Opening | None = None
+    options: list[list[tuple[int, _Deferral | None]]] = []
+    for c in with_joker:
+        # 1: whole with an own joker; 0 with a deferral: bare now; 0 without: after the swap.
+        options.append([(1, None), *((0, d) for d in _deferrals(c, max_run)), (0, None)])
+    for choice in product(*options):
+        if sum(whole for whole, _ in choice) > own_jokers:
+            continue
+        first = list(plain)
+        deferred: list[tuple[_Candidate, _Deferral]] = []
+        later: list[_Candidate] = []
+        total = base
+        holds = plain_holds
+        for c, (whole, d) in zip(with_joker, choice, strict=True):
+            if whole:
+                first.append(c)
+                total += c.points
+                holds = holds or (taken_face is not None and _holds(c, taken_face))
+            elif d is not None:
+                deferred.append((c, d))
+                total += d.points
+                holds = holds or (taken_face is not None and taken_face in d.bare)
+            else:
+                later.append(c)
+        if taken_face is not None and not holds:
+            continue
+        if best is None or total > best.total:
+            best = _Opening(first, deferred, later, total)
+    return best
 
 
 def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, list[int]]]:
@@ -618,39 +893,67 @@ def _build(
 
     new = [c for c in chosen if c.is_new]
     attaches = [c for c in chosen if not c.is_new]
-    first: list[_Candidate]
-    later: list[_Candidate]
-    if opened:
-        first, later = [], new
-    elif search.swaps:
+    plan = _Opening([], [], new, 0)
+    if not opened and search.swaps:
         # Opening melds come first and may only use jokers already in hand (S6, R7.3).
         taken_face = None if taken is None else face_index(taken)
-        first, later = opening_first(new, len(own_jokers), taken_face)
-    else:
-        first, later = new, []
+        found = opening_first(new, len(own_jokers), taken_face, search.ruleset.max_run)
+        assert found is not None
+        plan = found
+    elif not opened:
+        plan = _Opening(new, [], [], opening)
 
-    def cards_of(cand: _Candidate, jokers: list[int]) -> tuple[int, ...]:
-        return tuple(jokers.pop(0) if x < 0 else pool[x].pop(0) for x in cand.layout)
+    def cards_of(layout: Sequence[int], jokers: list[int]) -> tuple[int, ...]:
+        return tuple(jokers.pop(0) if x < 0 else pool[x].pop(0) for x in layout)
 
+    max_run = search.ruleset.max_run
+    # Where each meld lies: a run cut off goes to the end of the table (S5).
+    table_size = len(search.table)
     ops: list[Operation] = []
+
+    def lay(cand: _Candidate, jokers: list[int]) -> None:
+        nonlocal table_size
+        cards = cards_of(cand.layout, jokers)
+        meld = make_meld(cards, cand.joker_as)
+        lengths = run_lengths(len(cards), max_run) if meld.is_sequence else ()
+        assert lengths is not None
+        ops.append(NewMeld(cards, cand.joker_as, lengths))
+        table_size += len(split_run(meld, max_run, lengths))
+
+    def attach_steps(slot: int, steps: Sequence[_Step], jokers: list[int]) -> None:
+        nonlocal table_size
+        where = [slot]
+        for step in steps:
+            cards = cards_of(step.layout, jokers)
+            ops.append(Attach(where[step.piece], cards, step.joker_as, step.split))
+            cut_off = max(1, len(step.split)) - 1
+            where += range(table_size, table_size + cut_off)
+            table_size += cut_off
+
     opening_jokers = list(own_jokers)
-    for cand in first:
-        cards = cards_of(cand, opening_jokers)
-        ops.append(_new_meld(cand, cards, search.ruleset.max_run))
+    for cand in plan.first:
+        lay(cand, opening_jokers)
+    ends: list[int] = []
+    for _, deferral in plan.deferred:
+        cards = cards_of(deferral.bare, [])
+        ops.append(NewMeld(cards, None, deferral.bare_split))
+        runs = len(split_run(make_meld(cards), max_run, deferral.bare_split))
+        ends.append(table_size + (0 if deferral.piece == 0 else runs - 1))
+        table_size += runs
     ops += swap_ops
     rest_jokers = swapped_jokers + opening_jokers
-    for cand in later:
-        ops.append(_new_meld(cand, cards_of(cand, rest_jokers), search.ruleset.max_run))
-    table = list(search.table)
+    for (cand, deferral), end in zip(plan.deferred, ends, strict=True):
+        attach_steps(
+            end, (_Step(0, deferral.rest, cand.joker_as, deferral.rest_split),), rest_jokers
+        )
+    for cand in plan.later:
+        lay(cand, rest_jokers)
     for cand in attaches:
-        cards = cards_of(cand, rest_jokers)
-        ops.append(Attach(cand.slot, cards, cand.joker_as, _split(cand.new_length, search)))
+        attach_steps(cand.slot, cand.steps, rest_jokers)
     used_slots = {c.slot for c in attaches}
-    free_slots = [s for s in search._lone_joker_slots() if s not in used_slots]
-    for slot in free_slots[:extra]:
-        joker = rest_jokers.pop(0)
-        declared = _lone_joker_face(table[slot], joker, search.ruleset.max_run)
-        ops.append(Attach(slot, (joker,), declared, _split(len(table[slot].cards) + 1, search)))
+    free_slots = [s for s in search._lone_joker_slots() if s not in used_slots][:extra]
+    for slot in dict.fromkeys(free_slots):
+        attach_steps(slot, search.lone_plans[slot][free_slots.count(slot) - 1], rest_jokers)
     kept = {c for cards in pool.values() for c in cards} | set(rest_jokers)
     leftover = tuple(c for c in hand if c in kept)
     relief = (
@@ -659,28 +962,6 @@ def _build(
         else sum(face_points(face(c)) for c in hand) - sum(face_points(face(c)) for c in leftover)
     )
     return LayDown(tuple(ops), leftover, opening, relief)
-
-
-def _split(length: int, search: _Search) -> tuple[int, ...]:
-    lengths = run_lengths(length, search.ruleset.max_run)
-    assert lengths is not None
-    return lengths
-
-
-def _new_meld(cand: _Candidate, cards: tuple[int, ...], max_run: int | None) -> NewMeld:
-    lengths = run_lengths(len(cards), max_run)
-    assert lengths is not None
-    return NewMeld(cards, cand.joker_as, lengths)
-
-
-def _lone_joker_face(meld: Meld, joker: int, max_run: int | None) -> Face:
-    for declared in joker_attach_faces(meld):
-        try:
-            attach(meld, (joker,), declared)
-        except RuleViolation:
-            continue
-        return declared
-    raise AssertionError("a slot offered for a joker takes none")
 
 
 def best_opening(

@@ -95,8 +95,13 @@ def accepted(state: DealState, operations: Sequence[Operation], hand: Sequence[i
     return False
 
 
+def cut(meld: Meld, max_run: int | None) -> tuple[int, ...] | None:
+    """The run lengths R4.6 asks for ``meld`` (None: it cannot lie there); a group stays whole."""
+    return run_lengths(len(meld.cards), max_run) if meld.is_sequence else ()
+
+
 def new_meld(order: tuple[int, ...], declared: Face | None, rules: Ruleset) -> NewMeld | None:
-    lengths = run_lengths(len(order), rules.max_run)
+    lengths = cut(make_meld(order, declared), rules.max_run)
     return None if lengths is None else NewMeld(order, declared, lengths)
 
 
@@ -149,7 +154,7 @@ def brute_best_relief(state: DealState) -> int | None:
     seen: set[tuple[frozenset[int], tuple[Meld, ...], tuple[str, ...]]] = set()
 
     def place(table: list[Meld], index: int | None, meld: Meld) -> list[Meld] | None:
-        lengths = run_lengths(len(meld.cards), max_run)
+        lengths = cut(meld, max_run)
         if lengths is None:
             return None
         pieces = split_run(meld, max_run, lengths)
@@ -170,7 +175,9 @@ def brute_best_relief(state: DealState) -> int | None:
         relief = before - sum(face_points(face(c)) for c in hand)
         if (best is None or relief > best) and accepted(state, ops, hand):
             best = relief
-        if depth == 4:
+        # Up to 6 cards and 2 table jokers: every card laid by its own operation plus every swap
+        # (an unopened hand may need its opening, two swaps and two attaches: five operations).
+        if depth == 8:
             return
         for size in range(1, len(hand) + 1):
             for cards in itertools.combinations(hand, size):
@@ -189,7 +196,7 @@ def brute_best_relief(state: DealState) -> int | None:
                         except RuleViolation:
                             continue
                         grown = place(table, index, grown_meld)
-                        lengths = run_lengths(len(grown_meld.cards), max_run)
+                        lengths = cut(grown_meld, max_run)
                         if grown is not None and lengths is not None:
                             op_a = Attach(index, cards, declared, lengths)
                             walk(left, grown, [*ops, op_a], depth + 1)
@@ -418,6 +425,46 @@ def test_r7_3_a_taken_discard_cannot_wait_for_a_swapped_joker() -> None:
     state = play_state(state.hands[0], state.table, taken=taken)
     assert best_play(state) is None
     assert brute_best_relief(state) is None
+
+
+def test_r4_6_a_run_cut_off_in_the_play_takes_a_second_attach() -> None:
+    # AS AS 5S JK against 2S 3S 4S JK=5S, runs of at most 4: swap 5S, attach AS with the
+    # freed joker as 6S (A..6 is cut 3+3), then the own joker as 4S on the cut-off A-2-3.
+    rules = Ruleset(opening_points=20, max_run=4)
+    table = [make_meld((40, 41, 42, 53), Face(5, Suit.SPADES))]
+    state = play_state([39, 93, 43, 52], table, rules, opened=True)
+    found = best_play(state)
+    assert found is not None and found.relief == brute_best_relief(state) == 41
+    check_play(state, found)
+
+
+def test_r3_2_a_taken_joker_is_not_the_swapped_one_laid_again() -> None:
+    # JK (taken) AH 2S against 2H 2D JK=2S: swapping 2S frees a joker that must be laid (R7.2),
+    # and the group has room for one joker only, so the taken joker would stay: no play.
+    table = [make_meld((1, 14, 53), Face(2, Suit.SPADES))]
+    state = play_state([52, 0, 40], table, Ruleset(opening_points=20), opened=True, taken=52)
+    assert best_play(state) is None
+    assert brute_best_relief(state) is None
+
+
+def test_r4_6_groups_are_never_cut() -> None:
+    # Runs of at most 3 leave a group of 4 whole: AH AH 4H 4D 4S with the taken joker opens 37.
+    rules = Ruleset(opening_points=10, max_run=3)
+    state = play_state([52, 0, 54, 3, 29, 42], rules=rules, taken=52)
+    found = best_play(state)
+    assert found is not None and found.relief == brute_best_relief(state) == 37
+    check_play(state, found)
+
+
+def test_r7_3_an_opening_meld_takes_the_swapped_joker_after_the_swap() -> None:
+    # AH (taken) AH 2S 5S QH KH against 3S 4S JK=5S, runs of at most 4: open with Q-K-A
+    # (the taken AH in it), swap 5S, attach the freed joker as JH to Q-K-A and 2S to 2-3-4-5.
+    rules = Ruleset(opening_points=20, max_run=4)
+    table = [make_meld((41, 42, 53), Face(5, Suit.SPADES))]
+    state = play_state([0, 54, 40, 43, 11, 12], table, rules, taken=0)
+    found = best_play(state)
+    assert found is not None and found.relief == brute_best_relief(state) == 38
+    check_play(state, found)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
