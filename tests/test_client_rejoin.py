@@ -7,12 +7,13 @@ import asyncio
 import contextlib
 import json
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import pytest
 from conftest import bot_seat
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, Game, dealt, legal_discard, refusal_shown, until
 
@@ -39,6 +40,68 @@ SEED = bytes(range(32))
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    """What a client run that took a seat, saw deal 1 dealt and quit leaves behind."""
+
+    table_id: str
+    seat: Seat
+    hand: list[int]
+    seed: bytes
+    cut: int
+
+
+async def _open(
+    channel: grpc.aio.Channel,
+    seat: Seat,
+    address: str,
+    data: Path,
+    pipe: PipeInput,
+    *,
+    start: bool = False,
+) -> TableScreen:
+    """The table screen as `scala40` opens it, typed into through ``pipe``."""
+    return await open_table(
+        channel,
+        seat,
+        EN,
+        SessionState(host=address),
+        data,
+        start=start,
+        input=pipe,
+        output=DummyOutput(),
+        store=SeatStore(data, address),
+    )
+
+
+async def _first_run(channel: grpc.aio.Channel, name: str, address: str, data: Path) -> FirstRun:
+    """Take a seat at a new 2-seat classic table with a bot, get deal 1's hand, quit mid-deal."""
+    lobby = LobbyClient(channel)
+    table_id = await lobby.create_table(name, ruleset_pb2.PRESET_CLASSIC, 2)
+    seat = await lobby.join(table_id, "Ada")
+    await lobby.add_bot(seat)
+    with create_pipe_input() as pipe:
+        screen = await _open(channel, seat, address, data, pipe, start=True)
+        game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
+        await dealt(game)
+        exchange = screen.fair_deal.exchanges[1]
+        run = FirstRun(table_id, seat, sorted(screen.model.hand), exchange.seed, exchange.cut)
+        screen.quit()
+        await asyncio.wait_for(game.task, 20)
+    return run
+
+
+def _revealed(record: DealRecord, seat: int | None) -> list[tuple[bytes, int]]:
+    """The seed and cut a seat revealed in a deal, as its signed record holds them."""
+    return [
+        (r.seed, r.cut)
+        for e in map(parse_deal_event, record.events)
+        if e.WhichOneof("event") == "reveals"
+        for r in e.reveals.reveals
+        if r.seat == seat
+    ]
 
 
 def test_the_store_keeps_seat_and_seeds_owner_only_per_host_and_table(tmp_path: Path) -> None:
@@ -96,33 +159,13 @@ async def test_a_restarted_client_rejoins_sees_its_hand_and_verifies_with_its_se
     try:
         # The first run: take a seat, get the first deal's hand, then quit mid-deal.
         first = open_channel("127.0.0.1", port)
-        lobby = LobbyClient(first)
-        table_id = await lobby.create_table("again", ruleset_pb2.PRESET_CLASSIC, 2)
-        seat = await lobby.join(table_id, "Ada")
-        await lobby.add_bot(seat)
-        with create_pipe_input() as pipe:
-            screen = await open_table(
-                first,
-                seat,
-                EN,
-                SessionState(host=address),
-                data,
-                start=True,
-                input=pipe,
-                output=DummyOutput(),
-                store=SeatStore(data, address),
-            )
-            game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
-            await dealt(game)
-            hand = sorted(screen.model.hand)
-            seed = screen.fair_deal.exchanges[1].seed
-            screen.quit()
-            await asyncio.wait_for(game.task, 20)
+        run = await _first_run(first, "again", address, data)
+        table_id, seat = run.table_id, run.seat
         await first.close()
         kept = SeatStore(data, address)
         held = kept.get(table_id)
         assert held is not None and held.token == seat.token and held.seat == seat.seat
-        assert kept.seed(table_id, 1) == (seed, screen.fair_deal.exchanges[1].cut)
+        assert kept.seed(table_id, 1) == (run.seed, run.cut)
         assert all(mode(p) == 0o600 for p in kept.folder.glob("*.json"))
 
         # The second run, as `scala40 HOST` starts it: the lobby offers the rejoin.
@@ -130,7 +173,7 @@ async def test_a_restarted_client_rejoins_sees_its_hand_and_verifies_with_its_se
         try:
             chosen = await _lobby_rejoin(LobbyClient(second), SeatStore(data, address))
             assert chosen == (Seat(table_id, seat.seat, seat.token), False)
-            await _play_out_the_deal(second, chosen[0], data, address, hand, seed)
+            await _play_out_the_deal(second, chosen[0], data, address, run.hand, run.seed)
         finally:
             await second.close()
         assert SeatStore(data, address).seed(table_id, 1) is None  # checked: seed by the record
@@ -164,16 +207,7 @@ async def _play_out_the_deal(
     channel: grpc.aio.Channel, seat: Seat, data: Path, address: str, hand: list[int], seed: bytes
 ) -> None:
     with create_pipe_input() as pipe:
-        screen = await open_table(
-            channel,
-            seat,
-            EN,
-            SessionState(host=address),
-            data,
-            input=pipe,
-            output=DummyOutput(),
-            store=SeatStore(data, address),
-        )
+        screen = await _open(channel, seat, address, data, pipe)
         game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
         model = screen.model
         _DEBUG[:] = [screen]
@@ -192,14 +226,7 @@ async def _play_out_the_deal(
             assert not refusal_shown(screen), screen.session.notice
             saved = record_path(data, model.table_id, 1)
             record = DealRecord.from_json(saved.read_bytes())
-            reveals = [parse_deal_event(e) for e in record.events]
-            mine = [
-                r.seed
-                for e in reveals
-                if e.WhichOneof("event") == "reveals"
-                for r in e.reveals.reveals
-                if r.seat == seat.seat
-            ]
+            mine = [seed for seed, _ in _revealed(record, seat.seat)]
             assert mine == [seed]  # the first run's seed is in the deal's mix
             assert f"seed {seed.hex()}" in saved.with_suffix(".seed").read_text()
             assert json.loads(saved.read_text())["deal_no"] == 1
@@ -246,27 +273,8 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
     channel = open_channel("127.0.0.1", port)
     try:
         # The first run commits and reveals for deal 1 (its seed kept on disk), then quits.
-        lobby = LobbyClient(channel)
-        table_id = await lobby.create_table("away", ruleset_pb2.PRESET_CLASSIC, 2)
-        seat = await lobby.join(table_id, "Ada")
-        await lobby.add_bot(seat)
-        with create_pipe_input() as pipe:
-            screen = await open_table(
-                channel,
-                seat,
-                EN,
-                SessionState(host=address),
-                data,
-                start=True,
-                input=pipe,
-                output=DummyOutput(),
-                store=SeatStore(data, address),
-            )
-            game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
-            await dealt(game)
-            seed, cut = screen.fair_deal.exchanges[1].seed, screen.fair_deal.exchanges[1].cut
-            screen.quit()
-            await asyncio.wait_for(game.task, 20)
+        run = await _first_run(channel, "away", address, data)
+        table_id, seat, seed, cut = run.table_id, run.seat, run.seed, run.cut
         assert SeatStore(data, address).seed(table_id, 1) == (seed, cut)
 
         # Meanwhile the seat's moves come from elsewhere (its token), until deal 1 is signed.
@@ -281,16 +289,7 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
 
         # The client comes back: the snapshot is of deal 2; deal 1 is fetched and checked.
         with create_pipe_input() as pipe:
-            screen = await open_table(
-                channel,
-                seat,
-                EN,
-                SessionState(host=address),
-                data,
-                input=pipe,
-                output=DummyOutput(),
-                store=SeatStore(data, address),
-            )
+            screen = await _open(channel, seat, address, data, pipe)
             game = Game(screen, pipe, asyncio.create_task(screen.run_async()))
             model = screen.model
             try:
@@ -313,14 +312,8 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
         saved = record_path(data, table_id, 1)
         assert verification.record_path == str(saved)
         record = DealRecord.from_json(saved.read_bytes())
-        mine = [
-            (r.seed, r.cut)
-            for e in map(parse_deal_event, record.events)
-            if e.WhichOneof("event") == "reveals"
-            for r in e.reveals.reveals
-            if r.seat == seat.seat
-        ]
-        assert mine == [(seed, cut)]  # the first run's seed is in the deal's mix
+        # The first run's seed is in the deal's mix.
+        assert _revealed(record, seat.seat) == [(seed, cut)]
         seed_file = saved.with_suffix(".seed")
         assert f"seed {seed.hex()}" in seed_file.read_text() and mode(seed_file) == 0o600
         assert SeatStore(data, address).seed(table_id, 1) is None  # it lies by the record now
