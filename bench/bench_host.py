@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from host.bots import SimpleBot  # noqa: E402
 from host.server import Host  # noqa: E402
-from host.table import TableSettings  # noqa: E402
+from host.table_core import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
 from scala40_net.bots.netbot import NetworkSeat, SeatLog  # noqa: E402
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc  # noqa: E402

@@ -58,6 +58,12 @@ class TokenBook:
         for d in stale:
             del self._by_digest[d]
 
+    def remove_table(self, table_id: str) -> None:
+        """Every token of a table the host no longer runs (archived or removed)."""
+        stale = [d for d, p in self._by_digest.items() if p.table_id == table_id]
+        for d in stale:
+            del self._by_digest[d]
+
     def find(self, token: str) -> Principal | None:
         return self._by_digest.get(token_digest(token))
 

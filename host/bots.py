@@ -17,6 +17,8 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+import grpc
+
 from host.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
 from scala40_net.bots.base import playable_state
@@ -25,8 +27,12 @@ from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 if TYPE_CHECKING:
     from host.table import Table
+    from host.table_task import TableTask
 
 log = logging.getLogger(__name__)
+
+# How long a bot waits before trying again a move the host could not save.
+RETRY_SECONDS = 1.0
 
 
 class Bot(Protocol):
@@ -81,6 +87,7 @@ class Sight:
     in_deal: bool
     deal_events: tuple[bytes, ...]
     private_events: tuple[deal_pb2.PrivateDealEvent, ...]  # this seat's, in order
+    awaiting_commitment: bool
     awaiting_reveal: bool
     match_phase: match.MatchPhase | None
     rientro_fee: int | None
@@ -90,8 +97,8 @@ class Sight:
 class InHostSeat:
     """Drives one bot seat inside the host: it reads its view and acts through the table's task."""
 
-    def __init__(self, table: Table, seat: int, bot: Bot) -> None:
-        self.table = table
+    def __init__(self, task: TableTask, seat: int, bot: Bot) -> None:
+        self.task = task
         self.seat = seat
         self.bot = bot
         self.exchanges: dict[int, SeatExchange] = {}
@@ -123,9 +130,9 @@ class InHostSeat:
                 log.exception("bot seat %d: observe failed", self.seat)
         self.told = (sight.deal_no, len(sight.deal_events), done_private)
 
-    def _look(self) -> Sight:
+    def _look(self, table: Table) -> Sight:
         """Run as a job of the table: the state then matches the events published so far."""
-        table, seat = self.table, self.seat
+        seat = self.seat
         current, m = table.current, table.match
         state = m.deal if m is not None else None
         my_move = (
@@ -146,6 +153,8 @@ class InHostSeat:
             private_events=tuple(current.private_events.get(seat, ()))
             if current is not None
             else (),
+            awaiting_commitment=current is not None
+            and seat in current.exchange.awaiting_commitments,
             awaiting_reveal=current is not None and seat in current.exchange.awaiting_reveals,
             match_phase=m.phase if m is not None else None,
             rientro_fee=m.rientro_fee(seat) if pending and m is not None else None,
@@ -157,14 +166,14 @@ class InHostSeat:
 
     async def step(self) -> None:
         """Do whatever this seat has to do now, if anything."""
-        table, seat = self.table, self.seat
-        sight = await table.call(self._look)
+        task, seat = self.task, self.seat
+        sight = await task.call(self._look)
         self._tell(sight)
         if sight.in_deal and sight.deal_no is not None:
             await self._fair_deal(sight)
         if sight.rientro_fee is not None:
             buy = self.bot.buys_back(sight.rientro_fee)
-            await table.call(lambda: table.answer_rientro(seat, buy))
+            await task.call(lambda table: table.answer_rientro(seat, buy))
             return
         view = sight.view
         if view is None:
@@ -178,7 +187,7 @@ class InHostSeat:
             request = table_pb2.DrawRequest(
                 context=self._context(sight), source=wire.draw_source_to_pb(source)
             )
-            await table.call(lambda: table.draw(seat, request))
+            await task.call(lambda table: table.draw(seat, request))
         elif view.phase is deal.Phase.PLAY:
             await self._play(sight, view)
 
@@ -187,7 +196,7 @@ class InHostSeat:
 
         A bot must never leave its table waiting, whatever its strategy proposes.
         """
-        table, seat = self.table, self.seat
+        task, seat = self.task, self.seat
         assert view.hand is not None
         try:
             chosen = self.bot.choose_play(view)
@@ -202,33 +211,36 @@ class InHostSeat:
             if play.discard is not None:
                 request.discard = play.discard
             try:
-                await table.call(lambda r=request: table.play(seat, r))  # type: ignore[misc]
+                await task.call(lambda table, r=request: table.play(seat, r))  # type: ignore[misc]
                 return
             except Refusal as refusal:
                 if refusal.reason != "RULE_VIOLATION":
                     raise
         back = table_pb2.ReturnDiscardRequest(context=self._context(sight))
-        await table.call(lambda: table.return_discard(seat, back))
+        await task.call(lambda table: table.return_discard(seat, back))
 
     async def _fair_deal(self, sight: Sight) -> None:
-        table, seat = self.table, self.seat
+        task, seat = self.task, self.seat
         deal_no = sight.deal_no
         assert deal_no is not None
         published = [deal_pb2.DealEvent.FromString(data) for data in sight.deal_events]
         mine = self.exchanges.get(deal_no)
         if mine is None:
             # A seed journaled before a restart: the same seed and cut, the same commitment.
-            kept = table.bot_seeds.get((deal_no, seat))
+            kept = task.table.bot_seeds.get((deal_no, seat))
             mine = self.exchanges[deal_no] = SeatExchange(seat, kept[0] if kept else None)
             mine.on_announced(next(e for e in published if e.WhichOneof("event") == "announced"))
             if kept is not None:
                 mine.commit(kept[1] if mine.is_cutter else None)
-        if sight.step == table_pb2.TURN_PHASE_COMMIT and mine.commitment is None:
+        if sight.step == table_pb2.TURN_PHASE_COMMIT and sight.awaiting_commitment:
+            # A commitment the table does not have (a first one, or one whose write failed
+            # and was undone) is sent; the same one again, since it binds the same seed.
+            commitment = mine.commitment if mine.commitment is not None else mine.commit()
             commit = table_pb2.CommitSeedRequest(
-                context=self._context(sight), deal_no=deal_no, commitment=mine.commit()
+                context=self._context(sight), deal_no=deal_no, commitment=commitment
             )
             kept_seed = (mine.seed, mine.cut)
-            await table.call(lambda: table.commit_seed(seat, commit, kept_seed))
+            await task.call(lambda table: table.commit_seed(seat, commit, kept_seed))
         elif sight.step == table_pb2.TURN_PHASE_REVEAL and sight.awaiting_reveal:
             commitments = next(e for e in published if e.WhichOneof("event") == "commitments")
             mine.on_commitments(commitments)
@@ -236,7 +248,7 @@ class InHostSeat:
             request = table_pb2.RevealSeedRequest(
                 context=self._context(sight), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
             )
-            await table.call(lambda: table.reveal_seed(seat, request))
+            await task.call(lambda table: table.reveal_seed(seat, request))
         self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}
 
 
@@ -246,27 +258,31 @@ def level_bot(level: int) -> Bot:
     return bots.make_bot(names.get(level, "medium"), random.Random())
 
 
-async def run_bot_seat(table: Table, seat: int, bot: Bot | None = None) -> None:
+async def run_bot_seat(task: TableTask, seat: int, bot: Bot | None = None) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to."""
-    driver = InHostSeat(table, seat, bot or level_bot(table.seats[seat].bot_level))
+    driver = InHostSeat(task, seat, bot or level_bot(task.table.seats[seat].bot_level))
     subscriber = None
     try:
-        while table.match is None or table.match.phase is not match.MatchPhase.OVER:
+        while not task.match_over:
             if subscriber is None or subscriber.dropped:
                 # Falling behind costs only a wake-up: the bot reads its view, not the events.
-                _, subscriber = table.fanout.subscribe(
-                    seat, table.fanout.last_seq, table_pb2.TableEvent
+                _, subscriber = task.fanout.subscribe(
+                    seat, task.fanout.last_seq, table_pb2.TableEvent
                 )
-            if table.settings.bot_delay:
-                await asyncio.sleep(table.settings.bot_delay)
+            if task.settings.bot_delay:
+                await asyncio.sleep(task.settings.bot_delay)
             try:
                 await driver.step()
             except (Refusal, ExchangeError) as refusal:
-                log.warning("bot seat %d of table %s: %s", seat, table.table_id, refusal)
+                log.warning("bot seat %d of table %s: %s", seat, task.table_id, refusal)
+                if isinstance(refusal, Refusal) and refusal.code == grpc.StatusCode.UNAVAILABLE:
+                    # Nothing was done, so no event will wake the bot: try again in a while.
+                    await asyncio.sleep(RETRY_SECONDS)
+                    continue
             # Every change of the table is an event, the bot's own moves included.
             await subscriber.queue.get()
             while not subscriber.queue.empty():
                 subscriber.queue.get_nowait()
     finally:
         if subscriber is not None:
-            table.fanout.unsubscribe(subscriber)
+            task.fanout.unsubscribe(subscriber)

@@ -12,7 +12,7 @@ from pathlib import Path
 import platformdirs
 
 from host.server import Host, serve
-from host.table import TableSettings
+from host.table_core import TableSettings
 from scala40_net.wire import DEFAULT_PORT
 
 

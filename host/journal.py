@@ -1,6 +1,11 @@
-"""The SQLite journals: a file per table; each accepted action or fair-deal message one transaction.
+"""The SQLite journals: a file per table; everything one table job accepted is one transaction.
 
-Nothing reaches a subscriber before its entry is committed. Each file is in
+A job (one request, or one of the host's own steps) may accept several entries:
+StartMatch is the start and the first deal's announcement, the play that ends a
+deal is the play, the deal's end and the next announcement. They are written
+together or not at all (``write_job``), so a crash at any instant leaves a
+journal that ends at a job boundary, which the replay always accepts. Nothing
+reaches a subscriber before its job is committed. Each file is in
 WAL mode with ``synchronous=FULL`` and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
@@ -17,6 +22,8 @@ and a restart rebuilds the table (``host.recovery``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import os
 import sqlite3
 import threading
@@ -42,7 +49,8 @@ CREATE TABLE IF NOT EXISTS entries (
     seat INTEGER,                   -- who asked, NULL for the host itself
     request_id TEXT,                -- the client's id, for idempotent retries
     request BLOB NOT NULL,          -- the request's bytes, to replay it
-    response BLOB NOT NULL          -- the answer given, to repeat it on a retry
+    response BLOB NOT NULL,         -- the answer given, to repeat it on a retry
+    job_no INTEGER                  -- the job (one transaction) that wrote it
 );
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY,
@@ -73,6 +81,8 @@ CREATE TABLE IF NOT EXISTS deal_records (
 """
 
 TABLES_FOLDER = "tables"
+ARCHIVE_FOLDER = "archive"
+DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
 # Enough threads for the disk waits of many tables at once; each table writes in order.
 # A thread spends nearly all of its time in fsync, with the GIL released; with too few, a
@@ -132,19 +142,49 @@ def _private_file(path: Path) -> None:
         os.chmod(companion, 0o600)
 
 
+class JournalWriteFailed(Exception):
+    """A job's transaction did not commit: nothing of it is in the journal.
+
+    ``why`` says it for a person ("disk full", "the journal is locked by another
+    process"); the table refuses the move with it and keeps its state as the journal has it.
+    """
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path = path
+        self.why = why
+        super().__init__(f"{path}: {why}")
+
+
+def _why(error: sqlite3.Error | OSError) -> str:
+    """The sentence for a failed write, from SQLite's own error name."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL" or getattr(error, "errno", None) == errno.ENOSPC:
+        return "disk full"
+    if name.startswith("SQLITE_BUSY") or name.startswith("SQLITE_LOCKED"):
+        return "the journal is locked by another process"
+    if name.startswith("SQLITE_IOERR"):
+        return f"the disk refused the write ({error})"
+    if name in ("SQLITE_READONLY", "SQLITE_CANTOPEN") or isinstance(error, PermissionError):
+        return f"the journal cannot be written ({error})"
+    return f"the journal refused the write ({error})"
+
+
 class TableJournal:
     """The journal file of one table; every write returns once it is durable."""
 
     def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
         _private_file(path)
-        # Autocommit mode: transactions are opened explicitly, one per entry.
+        # Autocommit mode: transactions are opened explicitly, one per job.
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        if "job_no" not in columns:  # a journal from before jobs were numbered
+            self._db.execute("ALTER TABLE entries ADD COLUMN job_no INTEGER")
         self._writers = writers
-        # The table's task writes one entry at a time; reads may come from the event loop.
+        # The table's task writes one job at a time; reads may come from the event loop.
         self._lock = threading.Lock()
         self._next_entry = self._last_entry() + 1
 
@@ -156,39 +196,59 @@ class TableJournal:
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
 
-    async def write(self, entry: Entry) -> None:
-        """``append`` in a writer thread, so the event loop never waits on the disk."""
-        await asyncio.get_running_loop().run_in_executor(self._writers, self.append, entry)
+    async def write_job(self, entries: Sequence[Entry]) -> None:
+        """``append_job`` in a writer thread, so the event loop never waits on the disk."""
+        await asyncio.get_running_loop().run_in_executor(self._writers, self.append_job, entries)
 
-    def append(self, entry: Entry) -> None:
-        """Write one entry and everything that goes with it in one transaction."""
-        with self._transaction():
-            entry_no = self._next_entry
-            self._db.execute(
-                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)",
-                (entry_no, entry.kind, entry.seat, entry.request_id, entry.request, entry.response),
+    def append_job(self, entries: Sequence[Entry]) -> None:
+        """Write every entry of one job, and everything that goes with them, in one transaction.
+
+        Raises ``JournalWriteFailed`` when the transaction did not commit (rolled back:
+        the journal is as it was before the job).
+        """
+        try:
+            with self._transaction():
+                job_no = self._next_entry
+                for offset, entry in enumerate(entries):
+                    self._insert(job_no + offset, job_no, entry)
+        except (sqlite3.Error, OSError) as error:
+            raise JournalWriteFailed(self.path, _why(error)) from error
+        self._next_entry += len(entries)
+
+    def _insert(self, entry_no: int, job_no: int, entry: Entry) -> None:
+        self._db.execute(
+            "INSERT INTO entries (entry_no, kind, seat, request_id, request, response, job_no)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                entry_no,
+                entry.kind,
+                entry.seat,
+                entry.request_id,
+                entry.request,
+                entry.response,
+                job_no,
+            ),
+        )
+        # Only the statements with rows to write: each one is a round trip for the GIL,
+        # which this thread waits for while the event loop is busy.
+        if entry.events:
+            self._db.executemany(
+                "INSERT INTO events VALUES (?, ?, ?)",
+                [(event.seq, entry_no, event.public) for event in entry.events],
             )
-            # Only the statements with rows to write: each one is a round trip for the GIL,
-            # which this thread waits for while the event loop is busy.
-            if entry.events:
-                self._db.executemany(
-                    "INSERT INTO events VALUES (?, ?, ?)",
-                    [(event.seq, entry_no, event.public) for event in entry.events],
-                )
-            private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
-            if private:
-                self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
-            if entry.host_seed is not None:
-                self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
-            if entry.bot_seed is not None:
-                self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
-            if entry.deal_record is not None:
-                self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
-            if entry.tokens:
-                self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
-            if entry.forget_seat is not None:
-                self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
-        self._next_entry = entry_no + 1
+        private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
+        if private:
+            self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
+        if entry.host_seed is not None:
+            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
+        if entry.bot_seed is not None:
+            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
+        if entry.deal_record is not None:
+            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
+        if entry.tokens:
+            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
+        if entry.forget_seat is not None:
+            self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
 
     def _last_entry(self) -> int:
         row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
@@ -254,14 +314,23 @@ class TableJournal:
 
 
 class JournalStore:
-    """The folder of table journals and the writer threads they share."""
+    """The data dir's journal folders and the writer threads the tables share.
+
+    ``tables/`` holds the journals of live tables (replayed at start), ``archive/``
+    those of finished matches (kept with their results and signed deal records,
+    never replayed), and ``damaged/`` those that could not be read or played back,
+    each beside a ``.reason`` file that says why.
+    """
 
     def __init__(self, data_dir: Path) -> None:
         self.folder = data_dir / TABLES_FOLDER
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.folder, 0o700)
+        self.archive_folder = data_dir / ARCHIVE_FOLDER
+        self.damaged_folder = data_dir / DAMAGED_FOLDER
+        for folder in (self.folder, self.archive_folder, self.damaged_folder):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
         self._writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="journal")
-        self._open: list[TableJournal] = []
+        self._open: dict[Path, TableJournal] = {}
 
     def path(self, table_id: str) -> Path:
         return self.folder / f"{table_id}{SUFFIX}"
@@ -270,33 +339,85 @@ class JournalStore:
         """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
 
         def make() -> TableJournal:
-            journal = self._opened(self.path(table_id))
+            journal = self.open(self.path(table_id))
             journal.create(config)
             return journal
 
         return await asyncio.get_running_loop().run_in_executor(self._writers, make)
 
-    def existing(self) -> list[tuple[str, TableJournal, bytes]]:
-        """Every table journal in the folder, oldest table first: (table id, journal, config)."""
-        found = []
-        for path in sorted(self.folder.glob(f"*{SUFFIX}")):
-            journal = self._opened(path)
-            config = journal.config()
-            if config is None:  # created but never written: nothing to reopen
-                continue
-            found.append((config[0], path.name.removesuffix(SUFFIX), journal, config[1]))
-        found.sort(key=lambda item: item[0])
-        return [(table_id, journal, config) for _, table_id, journal, config in found]
+    def live_paths(self) -> list[Path]:
+        """The journal files of the live tables, to open one by one (any may be damaged)."""
+        return sorted(self.folder.glob(f"*{SUFFIX}"))
 
-    def _opened(self, path: Path) -> TableJournal:
+    def open(self, path: Path) -> TableJournal:
+        """Open a journal file; raises ``sqlite3.Error`` or ``OSError`` for a damaged one."""
         journal = TableJournal(path, self._writers)
-        self._open.append(journal)
+        self._open[path] = journal
         return journal
+
+    def forget(self, journal: TableJournal) -> None:
+        """Close a journal the host no longer uses."""
+        self._open.pop(journal.path, None)
+        with contextlib.suppress(sqlite3.Error):
+            journal.close()
+
+    def set_aside(self, path: Path, reason: str) -> Path:
+        """Move a journal that cannot be used to ``damaged/``, with the reason beside it."""
+        journal = self._open.get(path)
+        if journal is not None:
+            self.forget(journal)
+        target = self.damaged_folder / path.name
+        _move_with_companions(path, target)
+        reason_file = Path(f"{target}.reason")
+        reason_file.write_text(reason + "\n", encoding="utf-8")
+        os.chmod(reason_file, 0o600)
+        return target
+
+    def damaged(self) -> dict[str, str]:
+        """The table ids set aside, at this start or an earlier one, with their reasons."""
+        found = {}
+        for path in sorted(self.damaged_folder.glob(f"*{SUFFIX}")):
+            reason_file = Path(f"{path}.reason")
+            reason = reason_file.read_text(encoding="utf-8").strip() if reason_file.exists() else ""
+            found[path.name.removesuffix(SUFFIX)] = reason or "its journal could not be read"
+        return found
+
+    def damaged_tokens(self, table_id: str) -> list[tuple[bytes, int | None]]:
+        """The seat tokens a set-aside journal still holds, if it can be read at all, so its
+        seats are told the table was damaged rather than that their token is unknown."""
+        path = self.damaged_folder / f"{table_id}{SUFFIX}"
+        try:
+            with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+                rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
+        except sqlite3.Error:
+            return []
+        return [(bytes(digest), seat) for digest, seat in rows]
+
+    def archive(self, journal: TableJournal) -> Path:
+        """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
+        self.forget(journal)
+        target = self.archive_folder / journal.path.name
+        _move_with_companions(journal.path, target)
+        return target
+
+    def remove(self, journal: TableJournal) -> None:
+        """Delete the journal of a table that never started (nothing in it is worth keeping)."""
+        self.forget(journal)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{journal.path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
         self._writers.shutdown(wait=True)
-        for journal in self._open:
-            journal.close()
+        for journal in list(self._open.values()):
+            self.forget(journal)
+
+
+def _move_with_companions(path: Path, target: Path) -> None:
+    """Rename a journal and its -wal/-shm files (same file system: one rename each)."""
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{target}{suffix}"))
 
 
 class _Transaction:
@@ -308,10 +429,28 @@ class _Transaction:
 
     def __enter__(self) -> None:
         self._lock.acquire()
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
         try:
-            self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+            if kind is None:
+                try:
+                    self._db.execute("COMMIT")
+                    return
+                except sqlite3.Error:
+                    # A COMMIT that failed (a full disk) leaves the transaction open: undo it,
+                    # or the next job could not even begin.
+                    self._rollback()
+                    raise
+            self._rollback()
         finally:
             self._lock.release()
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")

@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 import grpc
 
 from host import auth
-from host.errors import Refusal, malformed, not_found, permission_denied
+from host.errors import Refusal, malformed, permission_denied
 from host.registry import Registry
 from host.table import Table
 from scala40_net import wire
@@ -19,7 +19,8 @@ from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 VERSION = "0.1.0"
 FAIR_DEAL_VERSION = 1
 MAX_TABLE_NAME = 40
-# Each table keeps its journal file open (three descriptors with WAL).
+# Each live table keeps its journal file open (three descriptors with WAL); finished
+# matches are archived and do not count.
 MAX_TABLES = 500
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -56,11 +57,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
-        if len(self._registry.tables) >= MAX_TABLES:
+        if self._registry.live_count() >= MAX_TABLES:
             raise Refusal(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "TOO_MANY_TABLES",
-                f"this host keeps at most {MAX_TABLES} tables",
+                f"this host runs at most {MAX_TABLES} tables whose match is not over",
             )
         try:
             ruleset = wire.ruleset_from_pb(request.ruleset, request.seats)
@@ -87,20 +88,19 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: table.join(request))
+        task = self._registry.get(request.table_id)
+        return await task.call(lambda table: table.join(request))
 
     async def SpectateTable(
         self, request: lobby_pb2.SpectateTableRequest, context: Context
     ) -> lobby_pb2.SpectateTableResponse:
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: table.spectate(request))
+        task = self._registry.get(request.table_id)
+        return await task.call(lambda table: table.spectate(request))
 
     def _own_seat(self, table_id: str) -> int:
         principal = auth.current_principal()
         if principal.table_id != table_id:
-            if table_id not in self._registry.tables:
-                raise not_found("NO_SUCH_TABLE", f"there is no table {table_id!r} on this host")
+            self._registry.get(table_id)  # NOT_FOUND for a table that is not (or no longer) here
             raise permission_denied("OTHER_TABLE", "this token is for another table")
         assert principal.seat is not None
         return principal.seat
@@ -110,8 +110,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> Response:
         """Hand ``act`` of the caller's seat at the table the request names to its task."""
         seat = self._own_seat(request.table_id)
-        table = self._registry.get(request.table_id)
-        return await table.call(lambda: act(table, seat, request))
+        task = self._registry.get(request.table_id)
+        return await task.call(lambda table: act(table, seat, request))
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context

@@ -8,24 +8,26 @@ deal's host seed from the seeds kept with it), so the engine reaches exactly
 the state it had. The events published are the journaled ones, and every deal
 event the engine produces again must be the same bytes, or the table is not
 reopened: its hash chains and signatures depend on them.
+
+The journal ends at a job boundary (``host.journal``), so the entries a
+request led to (StartMatch's start and announcement, say) are all there or
+none is. The playback is the table's ``Outbox`` and ``Randomness`` while it runs.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import Message
 
 from host.errors import Refusal
 from host.fanout import Record
 from host.journal import StoredEntry, TableJournal
+from host.outbox import Extras, Numbered, PendingEvents
+from host.table import Table
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
-
-if TYPE_CHECKING:
-    from host.table import Table
-    from host.table_task import PendingEvents, TableTask
 
 # Entries the host writes on its own; at the head of the journal they are a deadline's doing.
 HOST_STEPS = {"announce", "commitments", "deal", "rebuild", "deal_end", "rientro_timeout"}
@@ -41,11 +43,22 @@ class Replay:
     def __init__(self, entries: list[StoredEntry], host_seeds: dict[int, bytes]) -> None:
         self.pending = deque(entries)
         self._host_seeds = host_seeds
+        self.records: list[Record] = []  # what the entry being played back published
 
     def commit(
-        self, table: TableTask, kind: str, seat: int | None, events: PendingEvents, *, game: bool
+        self,
+        table: Numbered,
+        kind: str,
+        seat: int | None,
+        request: Message | None,
+        response: Message | None,
+        events: PendingEvents,
+        *,
+        request_id: str | None,
+        game: bool,
+        extras: Extras,
     ) -> list[int]:
-        """Stand in for ``Table._commit``: match the next entry and publish its journaled events."""
+        """Match the next entry and take its journaled events as the ones published."""
         if not self.pending:
             raise ReplayError(f"the engine made a {kind!r} entry the journal does not have")
         entry = self.pending.popleft()
@@ -70,10 +83,14 @@ class Replay:
                 table.last_game_seq = records[-1].seq
         if entry.request_id:
             table.remember_answer(seat, entry.request_id, kind, entry.response)
-        table.outbox_replayed(records)
+        self.records += records
         return [r.seq for r in records]
 
-    def first_dealer(self) -> int:
+    def after_commit(self, step: Callable[[], None]) -> None:
+        """Nothing to do again: the tokens are read from the journal itself, and the task
+        seats the host bots once the playback is over."""
+
+    def first_dealer(self, players: list[int]) -> int:
         """The first dealer the host drew (R2.1), from the journaled MatchStarted."""
         entry = self.pending[0]
         started = table_pb2.TableEvent.FromString(entry.events[0].public)
@@ -107,7 +124,8 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
     seat, data = entry.seat, entry.request
     kind = entry.kind
     if kind in HOST_STEPS:
-        table.deadline_passed_now()
+        table.deadline.clear()
+        table.deadline_passed()
     elif kind == "join":
         table.join(lobby_pb2.JoinTableRequest.FromString(data))
     elif kind == "spectate":
@@ -126,11 +144,19 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
         raise ReplayError(f"journal entry {entry.entry_no} has an unknown kind {kind!r}")
 
 
-def play_back(table: Table, journal: TableJournal) -> None:
-    """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done."""
+def play_back(
+    table: Table, journal: TableJournal, publish: Callable[[Record], None] | None
+) -> None:
+    """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done.
+
+    ``publish`` gets every journaled event in order (into a new fan-out at a
+    restart); None when they were published already (the table is rebuilt after
+    a failed job, beside the fan-out that has them).
+    """
     replay = Replay(journal.entries(), journal.host_seeds())
     table.bot_seeds = journal.bot_seeds()
-    table.replay = replay
+    live_outbox, live_randomness = table.outbox, table.randomness
+    table.outbox, table.randomness, table.replaying = replay, replay, True
     try:
         while replay.pending:
             head = replay.pending[0]
@@ -144,6 +170,9 @@ def play_back(table: Table, journal: TableJournal) -> None:
                     ) from None
             if replay.pending and replay.pending[0] is head:
                 raise ReplayError(f"journal entry {head.entry_no} ({head.kind}) changed nothing")
-            table.publish_replayed()
+            if publish is not None:
+                for record in replay.records:
+                    publish(record)
+            replay.records.clear()
     finally:
-        table.replay = None
+        table.outbox, table.randomness, table.replaying = live_outbox, live_randomness, False

@@ -13,11 +13,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from host.auth import Access, AuthInterceptor, TokenBook
+from host.datadir import DataDirLock
 from host.journal import JournalStore
 from host.lobby import LobbyService
 from host.registry import Registry
 from host.rules_service import RulesService
-from host.table import TableSettings
+from host.table_core import TableSettings
 from host.table_service import TableService
 from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
@@ -61,7 +62,16 @@ class Host:
     port: int = 0
 
     async def start(self) -> int:
-        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        """Take the data dir (refused while another host has it), reopen the tables, listen."""
+        self._lock = DataDirLock(self.data_dir)
+        self._lock.acquire()
+        try:
+            return await self._start()
+        except BaseException:
+            await self.stop(grace=0)
+            raise
+
+    async def _start(self) -> int:
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
         self.tokens = TokenBook()
@@ -70,7 +80,8 @@ class Host:
             log.error("%s", problem)
         self.server = grpc.aio.server(
             interceptors=[AuthInterceptor(self.tokens, method_access())],
-            options=wire.SERVER_OPTIONS,
+            # No port sharing: a second host on a port in use is an error, not half the tables.
+            options=(*wire.SERVER_OPTIONS, ("grpc.so_reuseport", 0)),
         )
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
             LobbyService(self.registry, self.identity), self.server
@@ -89,9 +100,14 @@ class Host:
             ),
             self.server,
         )
-        self.port = self.server.add_insecure_port(self.listen)
+        try:
+            self.port = self.server.add_insecure_port(self.listen)
+        except RuntimeError as error:  # grpc's word for a port it could not bind
+            raise OSError(
+                f"cannot listen on {self.listen}: {error} (is another host on it?)"
+            ) from None
         if self.port == 0:
-            raise OSError(f"cannot listen on {self.listen}")
+            raise OSError(f"cannot listen on {self.listen} (is another host on it?)")
         await self.server.start()
         log.info(
             "host %s listening on %s (port %d)", self.identity.fingerprint, self.listen, self.port
@@ -99,13 +115,24 @@ class Host:
         return self.port
 
     async def stop(self, grace: float = 5.0) -> None:
-        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journals."""
-        await self.health.enter_graceful_shutdown()
-        for table in self.registry.tables.values():
-            table.fanout.close()
-        await self.server.stop(grace)
-        await self.registry.close()
-        self.journals.close()
+        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journals.
+
+        Safe after a start that failed part-way: it undoes what was done.
+        """
+        if getattr(self, "health", None) is not None:
+            await self.health.enter_graceful_shutdown()
+        if getattr(self, "registry", None) is not None:
+            for task in self.registry.tables.values():
+                task.fanout.close()
+        if getattr(self, "server", None) is not None:
+            await self.server.stop(grace)
+        if getattr(self, "registry", None) is not None:
+            await self.registry.close()
+        if getattr(self, "journals", None) is not None:
+            self.journals.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
 
 
 async def serve(host: Host) -> None:

@@ -1,7 +1,8 @@
 """One table as the services see it: its seats (lobby), its turns (moves), its views.
 
 Everything here runs inside the table's task (``TableTask.call``); the deals
-themselves, with the fair-deal exchange, are ``DealingTable``'s.
+themselves, with the fair-deal exchange, are ``DealingTable``'s, and the state
+and the way a change is recorded ``TableCore``'s.
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ import grpc
 
 from host import auth
 from host.errors import Refusal, malformed, not_found, permission_denied, precondition
-from host.fanout import Subscriber
+from host.table_core import SeatState
 from host.table_deal import DealingTable
-from host.table_task import DealInProgress, PendingEvents, SeatState, TableSettings, TableTask
-from host.views import table_view
 from scala40_net import actions, deal, match, wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 MAX_NAME = 24
 MAX_CHAT = 500
-
-__all__ = ["DealInProgress", "PendingEvents", "SeatState", "Table", "TableSettings", "TableTask"]
 
 
 class Table(DealingTable):
@@ -38,7 +35,7 @@ class Table(DealingTable):
     def seat_info(self, seat: int, connected_seats: set[int] | None = None) -> lobby_pb2.SeatInfo:
         s = self.seats[seat]
         if connected_seats is None:
-            connected_seats = self.fanout.connected_seats()
+            connected_seats = self.presence.connected_seats()
         connected = s.is_bot or (s.taken and seat in connected_seats)
         return lobby_pb2.SeatInfo(
             seat=seat, taken=s.taken, name=s.name, bot=s.is_bot, connected=connected
@@ -50,7 +47,7 @@ class Table(DealingTable):
         return wire.ruleset_options_to_pb(self.ruleset)
 
     def summary(self) -> lobby_pb2.TableSummary:
-        connected_seats = self.fanout.connected_seats()
+        connected_seats = self.presence.connected_seats()
         return lobby_pb2.TableSummary(
             table_id=self.table_id,
             name=self.config.name,
@@ -62,7 +59,7 @@ class Table(DealingTable):
         )
 
     def _check_password(self, password: str | None) -> None:
-        if self.password_digest is None or self.replay is not None:
+        if self.password_digest is None or self.replaying:
             return
         if password is None or not secrets.compare_digest(
             auth.token_digest(password), self.password_digest
@@ -118,7 +115,8 @@ class Table(DealingTable):
             game=False,
             tokens=((digest, seat),),
         )
-        self.tokens.add(digest, auth.Principal(self.table_id, seat))
+        principal = auth.Principal(self.table_id, seat)
+        self.outbox.after_commit(lambda: self.tokens.add(digest, principal))
         return response
 
     def spectate(self, request: lobby_pb2.SpectateTableRequest) -> lobby_pb2.SpectateTableResponse:
@@ -126,7 +124,8 @@ class Table(DealingTable):
         token = auth.new_token()
         digest = auth.token_digest(token)
         self._commit("spectate", None, None, None, [], tokens=((digest, None),))
-        self.tokens.add(digest, auth.Principal(self.table_id, None))
+        principal = auth.Principal(self.table_id, None)
+        self.outbox.after_commit(lambda: self.tokens.add(digest, principal))
         return lobby_pb2.SpectateTableResponse(spectator_token=token)
 
     def add_bot(self, caller: int, request: lobby_pb2.AddBotRequest) -> lobby_pb2.AddBotResponse:
@@ -155,10 +154,10 @@ class Table(DealingTable):
         else:
             # During a match the seat keeps playing: a bot takes it over.
             self.seats[seat].bot_level = lobby_pb2.BOT_LEVEL_EASY
-        self.tokens.remove_seat(self.table_id, seat)
         self._commit(
             "leave", seat, request, None, [self._seat_changed(seat)], game=False, forget_seat=seat
         )
+        self.outbox.after_commit(lambda: self.tokens.remove_seat(self.table_id, seat))
         if self.phase == lobby_pb2.TABLE_PHASE_PLAYING:
             self._start_bot(seat)
         return lobby_pb2.LeaveTableResponse()
@@ -194,10 +193,7 @@ class Table(DealingTable):
             ) from None
         self.phase = lobby_pb2.TABLE_PHASE_PLAYING
         # R2.1: the first dealer is drawn at random by the host, announced before any commitment.
-        if self.replay is not None:
-            first_dealer = self.replay.first_dealer()
-        else:
-            first_dealer = secrets.choice(players)
+        first_dealer = self.randomness.first_dealer(players)
         self.match = match.start_match(self.ruleset, players, first_dealer)
         started = table_pb2.MatchStarted(first_dealer_seat=first_dealer, seats=players)
         self._commit(
@@ -287,20 +283,3 @@ class Table(DealingTable):
             "play", seat, request, response, request.context.request_id, engine_events
         )
         return response
-
-    def view(self, seat: int | None) -> table_pb2.TableView:
-        """The table as ``seat`` (None: a spectator) sees it, through the engine's view."""
-        return table_view(self, seat)
-
-    def subscribe(
-        self, seat: int | None, after_seq: int
-    ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
-        if after_seq > self.fanout.last_seq:
-            raise malformed(
-                f"after_seq {after_seq} is after the table's last event {self.fanout.last_seq}"
-            )
-
-        def snapshot() -> table_pb2.TableEvent:
-            return table_pb2.TableEvent(seq=self.fanout.last_seq, snapshot=self.view(seat))
-
-        return self.fanout.subscribe(seat, after_seq, snapshot)

@@ -15,10 +15,10 @@ import grpc
 from google.protobuf.message import Message
 
 from host.errors import Refusal, malformed, not_found, precondition
-from host.table_task import DealInProgress, TableTask
+from host.table_core import DealInProgress, TableCore
 from scala40_net import actions, deal, events, match, rules, wire
 from scala40_net.fairdeal import spec
-from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange, new_seed
+from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange
 from scala40_net.fairdeal.record import DealRecorder
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
@@ -49,7 +49,7 @@ def _receive(
         raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
 
 
-class DealingTable(TableTask):
+class DealingTable(TableCore):
     """A table's deals: the exchange, the moves' consequences, the records."""
 
     def _publish_engine_events(
@@ -94,7 +94,7 @@ class DealingTable(TableTask):
             deck_size=self.ruleset.deck_size,
             ruleset=wire.ruleset_to_pb(self.preset, self.ruleset),
         )
-        host_seed = self.replay.host_seed(self.deal_no) if self.replay is not None else new_seed()
+        host_seed = self.randomness.host_seed(self.deal_no)
         self.current = DealInProgress(
             HostExchange(setup, host_seed), DealRecorder(self.table_id, self.deal_no)
         )
@@ -213,7 +213,7 @@ class DealingTable(TableTask):
         """Step 4 then 5: every reveal and the seats left out; then the deal itself."""
         current = self.current
         assert current is not None
-        self._deadline = None
+        self.deadline.clear()
         revealed = current.exchange.publish_reveals()
         out = [self._deal_event(revealed)]
         engine_events = self._apply(None, match.StartDeal(tuple(current.exchange.derivation.deck)))
@@ -221,7 +221,7 @@ class DealingTable(TableTask):
         out += [self._deal_event_from_engine(e) for e in engine_events]
         self._commit("deal", None, None, None, out)
 
-    def _deadline_passed(self) -> None:
+    def deadline_passed(self) -> None:
         if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
             self._rientro_unanswered()
             return
@@ -289,7 +289,7 @@ class DealingTable(TableTask):
         if self.match.phase is match.MatchPhase.OVER:
             self.phase = lobby_pb2.TABLE_PHASE_FINISHED
         elif self.match.phase is match.MatchPhase.DEAL_DUE:
-            self._deadline = None
+            self.deadline.clear()
             self._announce_deal()
 
     def _rientro_unanswered(self) -> None:

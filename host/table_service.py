@@ -16,6 +16,7 @@ from host import auth
 from host.errors import Refusal
 from host.registry import Registry
 from host.table import Table
+from host.table_task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -27,29 +28,29 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
-    def _caller(self) -> tuple[Table, int | None]:
+    def _caller(self) -> tuple[TableTask, int | None]:
         principal = auth.current_principal()
         return self._registry.get(principal.table_id), principal.seat
 
-    def _seat(self) -> tuple[Table, int]:
-        table, seat = self._caller()
+    def _seat(self) -> tuple[TableTask, int]:
+        task, seat = self._caller()
         assert seat is not None  # the interceptor lets only seat tokens in
-        return table, seat
+        return task, seat
 
     async def _as_seat(
         self, move: Callable[[Table, int, Request], Response], request: Request
     ) -> Response:
         """Hand ``move`` of the caller's seat, with its request, to the table's task."""
-        table, seat = self._seat()
-        return await table.call(lambda: move(table, seat, request))
+        task, seat = self._seat()
+        return await task.call(lambda table: move(table, seat, request))
 
     async def SubscribeEvents(
         self, request: table_pb2.SubscribeEventsRequest, context: Context
     ) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
-        table, seat = self._caller()
-        backlog, subscriber = await table.call(lambda: table.subscribe(seat, request.after_seq))
+        task, seat = self._caller()
+        backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
         if seat is not None:
-            table.call_soon(lambda: table.connection_changed(seat))
+            task.call_soon(lambda table: table.connection_changed(seat))
         try:
             for event in backlog:
                 yield table_pb2.SubscribeEventsResponse(event=event)
@@ -67,16 +68,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     return
                 yield table_pb2.SubscribeEventsResponse(event=next_event)
         finally:
-            table.fanout.unsubscribe(subscriber)
+            task.fanout.unsubscribe(subscriber)
             if seat is not None:
-                table.call_soon(lambda: table.connection_changed(seat))
+                task.call_soon(lambda table: table.connection_changed(seat))
 
     async def GetView(
         self, request: table_pb2.GetViewRequest, context: Context
     ) -> table_pb2.GetViewResponse:
-        table, seat = self._caller()
-        return await table.call(
-            lambda: table_pb2.GetViewResponse(view=table.view(seat), seq=table.fanout.last_seq)
+        task, seat = self._caller()
+        return await task.call(
+            lambda _: table_pb2.GetViewResponse(view=task.view(seat), seq=task.fanout.last_seq)
         )
 
     async def Draw(
@@ -107,8 +108,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def AnswerRientro(
         self, request: table_pb2.AnswerRientroRequest, context: Context
     ) -> table_pb2.AnswerRientroResponse:
-        table, seat = self._seat()
-        return await table.call(lambda: table.answer_rientro(seat, request.buy_back, request))
+        task, seat = self._seat()
+        return await task.call(lambda table: table.answer_rientro(seat, request.buy_back, request))
 
     async def SendChat(
         self, request: table_pb2.SendChatRequest, context: Context
@@ -118,6 +119,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:
-        table, seat = self._caller()
-        record = await table.call(lambda: table.deal_record(seat, request.deal_no))
+        task, seat = self._caller()
+        record = await task.call(lambda table: table.deal_record(seat, request.deal_no))
         return table_pb2.GetDealRecordResponse(record=record)

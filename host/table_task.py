@@ -1,11 +1,13 @@
-"""The task of one table: it owns the table's state and runs every change to it, one at a time.
+"""The task of one table: it owns the table and runs every change to it, one job at a time.
 
-RPC handlers and bots hand it a function through ``call`` and wait for the
-answer. A function checks, asks the engine and records what was accepted
-(``_commit``) without awaiting anything, so nothing can interleave with it;
-when it returns, the task journals each accepted entry (one transaction, in
-a writer thread) and only then publishes its events and answers. Fair-deal
-deadlines wake the task even when nobody calls.
+RPC handlers and bots hand it a function of the table through ``call`` and
+wait for the answer. A job runs to its end without awaiting (so nothing can
+interleave with it), and everything it accepted is then journaled in one
+transaction (a writer thread) and only then published and answered. A job
+that fails, because its write failed (a full disk, a journal locked by
+another process) or because it raised, leaves nothing behind: the table is
+rebuilt from its journal, the caller is told why, and the table serves on.
+The table's deadline wakes the task even when nobody calls.
 """
 
 from __future__ import annotations
@@ -13,80 +15,34 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from google.protobuf.message import Message
+import grpc
 
 from host import auth
-from host.errors import Refusal, malformed, rule_broken
-from host.fanout import Fanout, Record
-from host.journal import Entry, JournaledEvent, TableJournal
-from scala40_net import deal, events, match, rules, views, wire
-from scala40_net.errors import RuleViolation
-from scala40_net.fairdeal.exchange import HostExchange
+from host.deadline import Deadline
+from host.errors import Refusal
+from host.fanout import Fanout, Subscriber
+from host.journal import JournalWriteFailed, TableJournal
+from host.outbox import JobOutbox
+from host.recovery import play_back
+from host.table import Table
+from host.table_core import TableSettings
+from host.views import table_view
+from scala40_net import match, rules
 from scala40_net.fairdeal.identity import HostIdentity
-from scala40_net.fairdeal.record import DealRecorder
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
-
-if TYPE_CHECKING:
-    from host.recovery import Replay
+from scala40_net.pb import lobby_pb2, table_pb2
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-MAX_REQUEST_ID = 128
-
-# Events a job made, each with every seat's private part, before they get their seqs.
-PendingEvents = list[tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]]
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    """Timing and sizes of a table; tests shorten the fair-deal deadlines."""
-
-    commit_timeout: float = 30.0
-    reveal_timeout: float = 30.0
-    queue_size: int = 256
-    keep_events: int = 100_000
-    # A pause before each bot move, so people can follow; 0 in tests and benchmarks.
-    bot_delay: float = 0.0
-
-
-@dataclass
-class SeatState:
-    """Who sits on a seat: a person (bot_level 0) or a bot of a BotLevel."""
-
-    number: int
-    name: str = ""
-    taken: bool = False
-    bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
-
-    @property
-    def is_bot(self) -> bool:
-        return self.taken and self.bot_level != 0
-
-
-@dataclass
-class DealInProgress:
-    """One deal attempt: its fair-deal exchange, its recorder (the hash chain), its step."""
-
-    exchange: HostExchange
-    recorder: DealRecorder
-    step: int = table_pb2.TURN_PHASE_COMMIT  # COMMIT, REVEAL, then UNSPECIFIED once dealt
-    private_events: dict[int, list[deal_pb2.PrivateDealEvent]] = field(default_factory=dict)
-
-    @property
-    def deal_no(self) -> int:
-        return self.exchange.setup.deal_no
-
-    @property
-    def dealer(self) -> int:
-        return self.exchange.setup.dealer
+Job = Callable[[Table], Any]
+# How a host bot is seated: the registry's driver, given the task and the seat.
+BotRunner = Callable[["TableTask", int], "asyncio.Task[None]"]
 
 
 class TableTask:
-    """A table's state, its task, and the one way its changes are journaled and published."""
+    """One table's task: its table, fan-out, deadline, journal writes and host bot seats."""
 
     def __init__(
         self,
@@ -97,47 +53,54 @@ class TableTask:
         identity: HostIdentity,
         tokens: auth.TokenBook,
         settings: TableSettings,
+        run_bot: BotRunner | None = None,
     ) -> None:
         self.table_id = table_id
         self.config = config
-        self.preset = wire.preset_name(config.ruleset.preset)
         self.ruleset = ruleset
         self.journal = journal
         self.identity = identity
         self.tokens = tokens
         self.settings = settings
-        self.seats = [SeatState(n) for n in range(config.seats)]
-        self.phase = lobby_pb2.TABLE_PHASE_WAITING
         self.fanout = Fanout(settings.keep_events, settings.queue_size)
-        # The config is kept as the journal holds it: a password only as its digest (hex).
-        self.password_digest = (
-            bytes.fromhex(config.password) if config.HasField("password") else None
-        )
-        # Match and deal: set while playing. The engine's MatchState holds the deal too.
-        self.match: match.MatchState | None = None
-        self.deal_no = 0
-        self.current: DealInProgress | None = None
-        # Every ended deal's recorder, for GetDealRecord with the caller's private part.
-        self.recorders: dict[int, DealRecorder] = {}
-        # The host bot seats' seeds and cuts by (deal_no, seat), as journaled; read back on a
-        # restart so a bot that committed before it can still reveal (host.recovery).
-        self.bot_seeds: dict[tuple[int, int], tuple[bytes, int]] = {}
-        self.last_game_seq = 0
-        self._answers: dict[tuple[int | None, str], tuple[str, bytes]] = {}
-        self._inbox: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any]] | None] = (
-            asyncio.Queue()
-        )
-        self._deadline: float | None = None
-        # Entries accepted by the running job, journaled and published when it ends.
-        self._outbox: list[tuple[Entry | None, list[Record]]] = []
-        self.seq = 0  # the last seq given to an event (published or about to be)
-        self._task: asyncio.Task[None] | None = None
+        self.deadline = Deadline()
+        self._outbox = JobOutbox()
+        self._run_bot = run_bot
         self.bots: dict[int, asyncio.Task[None]] = {}
-        self.on_bot_needed: Callable[[TableTask, int], asyncio.Task[None]] | None = None
-        # Set while the journal is played back after a restart (host.recovery).
-        self.replay: Replay | None = None
+        self.table = self._new_table()
+        self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._failing_since: str | None = None  # the write failure already logged, if any
+        self.last_request = 0.0  # loop time of the last job a caller handed in
+        self.finished_at: float | None = None  # loop time the match ended, for the archive
+        self.broken: str | None = None  # why the table can no longer take moves, if it cannot
+
+    def _new_table(self) -> Table:
+        table = Table(
+            self.table_id,
+            self.config,
+            self.ruleset,
+            self.journal,
+            self.identity,
+            self.tokens,
+            self.settings,
+            presence=self.fanout,
+            deadline=self.deadline,
+            start_bot=self._start_bot,
+        )
+        table.outbox = self._outbox
+        return table
+
+    def play_back(self) -> None:
+        """Bring the table to where its journal ends, publishing every event (at start)."""
+        play_back(self.table, self.journal, self.fanout.publish)
+        self.table.outbox = self._outbox
 
     def start(self) -> None:
+        """Run the task; deadlines start afresh and the host bots take their seats."""
+        self.last_request = asyncio.get_running_loop().time()
+        self.table.resume()
+        self._seat_bots()
         self._task = asyncio.create_task(self._run(), name=f"table {self.table_id}")
 
     async def stop(self) -> None:
@@ -150,245 +113,180 @@ class TableTask:
             await self._task
         self.fanout.close()
 
-    async def call(self, job: Callable[[], T]) -> T:
-        """Run ``job`` inside the table's task and return its answer (or raise its refusal)."""
+    async def call(self, job: Callable[[Table], T]) -> T:
+        """Run ``job`` on the table inside its task and return its answer (or raise its refusal)."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self.last_request = asyncio.get_running_loop().time()
         await self._inbox.put((job, future))
         return await future
 
-    def call_soon(self, job: Callable[[], object]) -> None:
+    def call_soon(self, job: Callable[[Table], object]) -> None:
         """Queue ``job`` for the table's task without waiting (from a closing stream, say)."""
-        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        future.add_done_callback(lambda f: f.cancelled() or f.exception())
-        self._inbox.put_nowait((job, future))
+        self._inbox.put_nowait((job, None))
+
+    # --- Reads that run as jobs ------------------------------------------------------------
+
+    def view(self, seat: int | None) -> table_pb2.TableView:
+        """The table as ``seat`` (None: a spectator) sees it; call it inside a job."""
+        return table_view(self.table, seat)
+
+    def subscribe(
+        self, seat: int | None, after_seq: int
+    ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
+        """A stream's first events and its subscriber; call it inside a job."""
+        if after_seq > self.fanout.last_seq:
+            raise Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                f"after_seq {after_seq} is after the table's last event {self.fanout.last_seq}",
+            )
+
+        def snapshot() -> table_pb2.TableEvent:
+            return table_pb2.TableEvent(seq=self.fanout.last_seq, snapshot=self.view(seat))
+
+        return self.fanout.subscribe(seat, after_seq, snapshot)
+
+    def summary(self) -> lobby_pb2.TableSummary:
+        return self.table.summary()
+
+    @property
+    def live(self) -> bool:
+        """Counted against the host's table cap: a match not yet over."""
+        return self.table.phase != lobby_pb2.TABLE_PHASE_FINISHED
+
+    # --- The loop ---------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             try:
-                if self._inbox.qsize() or self._deadline is None:
+                if self._inbox.qsize() or not self.deadline.armed:
                     item = await self._inbox.get()
                 else:
-                    async with asyncio.timeout(max(0.0, self._deadline - loop.time())):
+                    async with asyncio.timeout(self.deadline.remaining()):
                         item = await self._inbox.get()
             except TimeoutError:
-                self._deadline = None
-                self._guard(self._deadline_passed)
-                await self._flush()
+                self.deadline.clear()
+                await self._run_job(lambda table: table.deadline_passed(), None)
                 continue
             if item is None:
                 return
-            job, future = item
-            try:
-                result = job()
-            except Refusal as refusal:
-                await self._flush()  # a refused move may still have been journaled (a bad reveal)
-                if not future.done():
-                    future.set_exception(refusal)
-            except Exception as error:  # a bug: answer INTERNAL, keep the table alive
-                log.exception("table %s: job failed", self.table_id)
-                await self._flush()
-                if not future.done():
-                    future.set_exception(error)
-            else:
-                # The answer goes out only once its events are durable and published.
-                await self._flush()
-                if not future.done():
-                    future.set_result(result)
+            await self._run_job(*item)
 
-    def _guard(self, step: Callable[[], None]) -> None:
-        try:
-            step()
-        except Exception:
-            log.exception("table %s: step failed", self.table_id)
-
-    async def _flush(self) -> None:
-        """Journal every entry the last job accepted, each in its own transaction, then publish.
-
-        The table's own journal file is written in a writer thread, so a slow disk
-        holds up this table only, never the other tables or the streams.
-        """
-        while self._outbox:
-            entry, records = self._outbox.pop(0)
-            if entry is not None:  # None: played back from the journal, already there
-                await self.journal.write(entry)
-            for record in records:
-                self.fanout.publish(record)
-
-    def remember_answer(
-        self, seat: int | None, request_id: str, kind: str, response: bytes
-    ) -> None:
-        self._answers[(seat, request_id)] = (kind, response)
-
-    def outbox_replayed(self, records: list[Record]) -> None:
-        self._outbox.append((None, records))
-
-    def deadline_passed_now(self) -> None:
-        """The host's own step when a deadline passes (used to play the journal back)."""
-        self._deadline = None
-        self._deadline_passed()
-
-    def resume_after_restart(self) -> None:
-        """After playing the journal back: deadlines start afresh, bots take their seats again."""
-        if self.current is not None and self.current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
-            timeout = (
-                self.settings.commit_timeout
-                if self.current.step == table_pb2.TURN_PHASE_COMMIT
-                else self.settings.reveal_timeout
-            )
-            self._set_deadline(timeout)
-        if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
-            self._set_deadline(self.settings.reveal_timeout)
-        if self.phase == lobby_pb2.TABLE_PHASE_PLAYING:
-            for seat in self.seats:
-                if seat.is_bot:
-                    self._start_bot(seat.number)
-
-    def publish_replayed(self) -> None:
-        """Publish what a played-back entry produced (it is in the journal already)."""
-        for entry, records in self._outbox:
-            assert entry is None
-            for record in records:
-                self.fanout.publish(record)
-        self._outbox.clear()
-
-    def _set_deadline(self, seconds: float) -> None:
-        self._deadline = asyncio.get_running_loop().time() + seconds
-
-    def seconds_to_deadline(self) -> float:
-        """What is left of the running fair-deal or rientro deadline (0 when none runs)."""
-        if self._deadline is None:
-            return 0.0
-        return max(0.0, self._deadline - asyncio.get_running_loop().time())
-
-    def _commit(
-        self,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        events: PendingEvents,
-        *,
-        request_id: str | None = None,
-        game: bool = True,
-        host_seed: tuple[int, bytes] | None = None,
-        bot_seed: tuple[int, int, bytes, int] | None = None,
-        deal_record: tuple[int, bytes] | None = None,
-        tokens: tuple[tuple[bytes, int | None], ...] = (),
-        forget_seat: int | None = None,
-    ) -> list[int]:
-        """Number one accepted action's events and queue it for the journal, then the streams.
-
-        The job that called this ends before anything is sent: ``_flush`` writes
-        the entry (one transaction) and only then publishes its events.
-        """
-        if self.replay is not None:
-            return self.replay.commit(self, kind, seat, events, game=game)
-        first = self.seq + 1
-        records = []
-        for offset, (public, private) in enumerate(events):
-            public.seq = first + offset
-            records.append(Record(public.seq, public, private))
-        self.seq += len(records)
-        response_bytes = response.SerializeToString() if response is not None else b""
-        self._outbox.append(
-            (
-                Entry(
-                    kind=kind,
-                    seat=seat,
-                    request_id=request_id or None,
-                    request=request.SerializeToString() if request is not None else b"",
-                    response=response_bytes,
-                    events=[
-                        JournaledEvent(
-                            r.seq,
-                            r.public.SerializeToString(),
-                            {s: p.SerializeToString() for s, p in r.private.items()},
-                        )
-                        for r in records
-                    ],
-                    host_seed=host_seed,
-                    bot_seed=bot_seed,
-                    deal_record=deal_record,
-                    tokens=tokens,
-                    forget_seat=forget_seat,
+    async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> None:
+        """Run one job, write what it accepted in one transaction, then publish and answer."""
+        outcome: BaseException | None = None
+        result: Any = None
+        if self.broken is not None:
+            _answer(
+                future,
+                error=Refusal(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "TABLE_DAMAGED",
+                    f"this table is damaged: {self.broken}",
                 ),
-                records,
             )
-        )
-        if request_id:
-            self._answers[(seat, request_id)] = (kind, response_bytes)
-        if game and records:
-            self.last_game_seq = records[-1].seq
-        return [r.seq for r in records]
-
-    def _deal_event(
-        self,
-        public: deal_pb2.DealEvent,
-        private: dict[int, deal_pb2.PrivateDealEvent] | None = None,
-    ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
-        """Serialize a deal event once: those bytes go on the wire and into the hash chain."""
-        assert self.current is not None
-        data = public.SerializeToString()
-        self.current.recorder.public(data)
-        private = private or {}
-        for seat, part in private.items():
-            self.current.recorder.private(seat, part.SerializeToString())
-            self.current.private_events.setdefault(seat, []).append(part)
-        event = table_pb2.TableEvent(deal=table_pb2.DealEventEnvelope(public_event=data))
-        return event, private
-
-    @property
-    def deal_state(self) -> deal.DealState | None:
-        return None if self.match is None else self.match.deal
-
-    def _apply(self, seat: int | None, action: match.MatchAction) -> list[events.Event]:
-        """Ask the engine; on success the table's match state is the new one."""
-        assert self.match is not None
+            return
         try:
-            self.match, engine_events = match.apply_match(self.match, seat, action)
-        except RuleViolation as violation:
-            raise rule_broken(violation) from None
-        return engine_events
+            result = job(self.table)
+        except Refusal as refusal:
+            outcome = refusal  # what it accepted before refusing (a bad reveal) is still kept
+        except Exception as error:  # a bug: answer INTERNAL, undo the job, keep the table alive
+            log.exception("table %s: a job failed; it is undone", self.table_id)
+            self._outbox.take()
+            self._rebuild()
+            _answer(future, error=error)
+            return
+        entries, records, steps = self._outbox.take()
+        if entries:
+            try:
+                await self.journal.write_job(entries)
+            except JournalWriteFailed as failure:
+                self._write_failed(failure)
+                self._rebuild()
+                _answer(
+                    future,
+                    error=Refusal(
+                        grpc.StatusCode.UNAVAILABLE,
+                        "NOT_SAVED",
+                        f"the host could not save this move: {failure.why}; nothing of it "
+                        "was done, try again",
+                    ),
+                )
+                return
+            self._write_succeeded()
+        for record in records:
+            self.fanout.publish(record)
+        for step in steps:
+            step()
+        self._note_finished()
+        _answer(future, result=result, error=outcome)
 
-    def _deal_event_from_engine(
-        self, event: events.Event
-    ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
-        """An engine deal event on the wire: public as a spectator sees it, private per seat.
+    def _rebuild(self) -> None:
+        """The table as its journal has it: what a failed job changed in memory is gone.
 
-        ``views.view_event`` is the one function that removes hidden cards.
+        Nothing of the job was published, so the fan-out keeps what it has. A
+        deadline the job had armed or cleared starts afresh from the rebuilt state.
         """
-        state = self.deal_state
-        assert state is not None
-        public = wire.deal_event_to_pb(
-            views.view_event(event, None), self.table_id, self.deal_no, state.opened
-        )
-        private = {}
-        for seat in state.seats:
-            part = wire.private_event_to_pb(
-                views.view_event(event, seat), seat, self.table_id, self.deal_no
-            )
-            if part is not None:
-                private[seat] = part
-        return self._deal_event(public, private)
+        table = self._new_table()
+        try:
+            play_back(table, self.journal, None)
+        except Exception as error:  # the journal itself went bad under the running table
+            log.exception("table %s: could not be rebuilt from its journal", self.table_id)
+            self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"
+            return
+        table.outbox = self._outbox
+        self.table = table
+        table.resume()
+        self._seat_bots()
 
-    def _repeat(self, seat: int, kind: str, context: table_pb2.MoveContext) -> bytes | None:
-        """The answer already given to this request id, when this is a retry."""
-        if len(context.request_id) > MAX_REQUEST_ID:
-            raise malformed(f"a request id has at most {MAX_REQUEST_ID} characters")
-        if not context.request_id:
-            return None
-        found = self._answers.get((seat, context.request_id))
-        if found is None:
-            return None
-        if found[0] != kind:
-            raise malformed(f"request id {context.request_id!r} was already used for a {found[0]}")
-        return found[1]
+    def _write_failed(self, failure: JournalWriteFailed) -> None:
+        if self._failing_since != failure.why:  # logged once per kind of failure, not per move
+            log.error(
+                "table %s: the host could not save a move to %s: %s (moves are refused "
+                "until a write succeeds)",
+                self.table_id,
+                failure.path,
+                failure.why,
+            )
+            self._failing_since = failure.why
+
+    def _write_succeeded(self) -> None:
+        if self._failing_since is not None:
+            log.warning(
+                "table %s: the journal %s takes writes again", self.table_id, self.journal.path
+            )
+            self._failing_since = None
+
+    def _note_finished(self) -> None:
+        if self.finished_at is None and self.table.phase == lobby_pb2.TABLE_PHASE_FINISHED:
+            self.finished_at = asyncio.get_running_loop().time()
+
+    # --- Host bot seats ---------------------------------------------------------------------
 
     def _start_bot(self, seat: int) -> None:
-        if self.on_bot_needed is not None and seat not in self.bots:
-            self.bots[seat] = self.on_bot_needed(self, seat)
+        if self._run_bot is not None and seat not in self.bots:
+            self.bots[seat] = self._run_bot(self, seat)
 
-    def _deadline_passed(self) -> None:
-        """What the table does when a fair-deal or rientro deadline passes (``DealingTable``)."""
-        raise NotImplementedError
+    def _seat_bots(self) -> None:
+        for seat in self.table.bot_seats():
+            self._start_bot(seat)
+
+    @property
+    def match_over(self) -> bool:
+        m = self.table.match
+        return m is not None and m.phase is match.MatchPhase.OVER
+
+
+def _answer(
+    future: asyncio.Future[Any] | None, *, result: Any = None, error: BaseException | None = None
+) -> None:
+    if future is None:
+        if error is not None and not isinstance(error, Refusal):
+            log.error("a table's own step failed: %s", error)
+        return
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)

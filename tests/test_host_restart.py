@@ -37,14 +37,14 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    before = first.host.registry.tables[table_id]
+    before = first.host.registry.tables[table_id].table
     await first.channel.close()
     await first.host.stop(grace=0.5)
     stopped_at, deal_no = before.seq, before.deal_no
 
     second = await start_host(data_dir)
     try:
-        table = second.host.registry.tables[table_id]
+        table = second.host.registry.tables[table_id].table
         assert (table.seq, table.deal_no) == (stopped_at, deal_no)
         for seat in seats:  # the same clients, the same tokens, a new connection
             seat.tables = table_pb2_grpc.TableServiceStub(second.channel)
@@ -99,7 +99,7 @@ async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
     await first.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(token)
     )
-    table = first.host.registry.tables[table_id]
+    table = first.host.registry.tables[table_id].table
     bot = 1 - ann.seat
     async with asyncio.timeout(10):  # the bot commits; ann has not, so no reveal can start
         while table.current is None or bot in table.current.exchange.awaiting_commitments:

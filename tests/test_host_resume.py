@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import HostClient, bearer, bot_seat, start_host
 
 from host.fanout import Fanout, Record
-from host.table import TableSettings
+from host.table_core import TableSettings
 from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.pb import lobby_pb2, table_pb2
 

@@ -1,0 +1,304 @@
+"""A table's own state and the one way a change to it is recorded (``_commit``).
+
+Table methods check, ask the engine and hand what was accepted to the table's
+``Outbox`` without awaiting anything, so nothing can interleave with them; the
+table's task (``host.table_task``) writes each job and only then publishes it.
+The table knows its task only through the small pieces it is given: the
+outbox, the deadline, who is connected, and how to seat a host bot.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from google.protobuf.message import Message
+
+from host import auth
+from host.deadline import Deadline
+from host.errors import malformed, rule_broken
+from host.journal import TableJournal
+from host.outbox import Extras, JobOutbox, Outbox, PendingEvents
+from scala40_net import deal, events, match, rules, views, wire
+from scala40_net.errors import RuleViolation
+from scala40_net.fairdeal.exchange import HostExchange, new_seed
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.fairdeal.record import DealRecorder
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+log = logging.getLogger(__name__)
+MAX_REQUEST_ID = 128
+
+__all__ = [
+    "DealInProgress",
+    "FreshRandomness",
+    "PendingEvents",
+    "Presence",
+    "Randomness",
+    "SeatState",
+    "TableCore",
+    "TableSettings",
+]
+
+
+class Randomness(Protocol):
+    """Where a table's random choices come from: the OS, or the journal when played back."""
+
+    def first_dealer(self, players: list[int]) -> int: ...
+
+    def host_seed(self, deal_no: int) -> bytes: ...
+
+
+class FreshRandomness:
+    """The live table's: the OS CSPRNG, as FAIR_DEAL.md asks for every seed."""
+
+    def first_dealer(self, players: list[int]) -> int:
+        return secrets.choice(players)
+
+    def host_seed(self, deal_no: int) -> bytes:
+        return new_seed()
+
+
+class Presence(Protocol):
+    """Who has an event stream open (the table's fan-out)."""
+
+    def connected_seats(self) -> set[int]: ...
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """Timing and sizes of a table; tests shorten the fair-deal deadlines."""
+
+    commit_timeout: float = 30.0
+    reveal_timeout: float = 30.0
+    queue_size: int = 256
+    keep_events: int = 100_000
+    # A pause before each bot move, so people can follow; 0 in tests and benchmarks.
+    bot_delay: float = 0.0
+    # A finished match stays live this long (its seats fetch the last records), then is archived.
+    archive_after: float = 300.0
+    # A table whose match never started is removed after this long without a request.
+    idle_removal: float = 1800.0
+
+
+@dataclass
+class SeatState:
+    """Who sits on a seat: a person (bot_level 0) or a bot of a BotLevel."""
+
+    number: int
+    name: str = ""
+    taken: bool = False
+    bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
+
+    @property
+    def is_bot(self) -> bool:
+        return self.taken and self.bot_level != 0
+
+
+@dataclass
+class DealInProgress:
+    """One deal attempt: its fair-deal exchange, its recorder (the hash chain), its step."""
+
+    exchange: HostExchange
+    recorder: DealRecorder
+    step: int = table_pb2.TURN_PHASE_COMMIT  # COMMIT, REVEAL, then UNSPECIFIED once dealt
+    private_events: dict[int, list[deal_pb2.PrivateDealEvent]] = field(default_factory=dict)
+
+    @property
+    def deal_no(self) -> int:
+        return self.exchange.setup.deal_no
+
+    @property
+    def dealer(self) -> int:
+        return self.exchange.setup.dealer
+
+
+class TableCore:
+    """A table's state: seats, match, deal in progress, seqs; the engine and outbox behind it."""
+
+    def __init__(
+        self,
+        table_id: str,
+        config: lobby_pb2.CreateTableRequest,
+        ruleset: rules.Ruleset,
+        journal: TableJournal,
+        identity: HostIdentity,
+        tokens: auth.TokenBook,
+        settings: TableSettings,
+        *,
+        presence: Presence,
+        deadline: Deadline,
+        start_bot: Callable[[int], None],
+    ) -> None:
+        self.table_id = table_id
+        self.config = config
+        self.preset = wire.preset_name(config.ruleset.preset)
+        self.ruleset = ruleset
+        self.journal = journal
+        self.identity = identity
+        self.tokens = tokens
+        self.settings = settings
+        self.presence = presence
+        self.deadline = deadline
+        self._seat_bot = start_bot
+        self.outbox: Outbox = JobOutbox()
+        self.seats = [SeatState(n) for n in range(config.seats)]
+        self.phase = lobby_pb2.TABLE_PHASE_WAITING
+        # The config is kept as the journal holds it: a password only as its digest (hex).
+        self.password_digest = (
+            bytes.fromhex(config.password) if config.HasField("password") else None
+        )
+        # Match and deal: set while playing. The engine's MatchState holds the deal too.
+        self.match: match.MatchState | None = None
+        self.deal_no = 0
+        self.current: DealInProgress | None = None
+        # Every ended deal's recorder, for GetDealRecord with the caller's private part.
+        self.recorders: dict[int, DealRecorder] = {}
+        # The host bot seats' seeds and cuts by (deal_no, seat), as journaled; read back on a
+        # restart so a bot that committed before it can still reveal (host.recovery).
+        self.bot_seeds: dict[tuple[int, int], tuple[bytes, int]] = {}
+        self.last_game_seq = 0
+        self.seq = 0  # the last seq given to an event (published or about to be)
+        self._answers: dict[tuple[int | None, str], tuple[str, bytes]] = {}
+        # Both replaced by the journal's playback while it runs (host.recovery).
+        self.randomness: Randomness = FreshRandomness()
+        self.replaying = False
+
+    def remember_answer(
+        self, seat: int | None, request_id: str, kind: str, response: bytes
+    ) -> None:
+        self._answers[(seat, request_id)] = (kind, response)
+
+    def deadline_passed(self) -> None:
+        """What the table does when its deadline passes (``DealingTable``)."""
+        raise NotImplementedError
+
+    def resume(self) -> None:
+        """After the journal was played back: the deadline starts afresh for the step waiting."""
+        self.deadline.clear()
+        if self.current is not None and self.current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+            timeout = (
+                self.settings.commit_timeout
+                if self.current.step == table_pb2.TURN_PHASE_COMMIT
+                else self.settings.reveal_timeout
+            )
+            self._set_deadline(timeout)
+        if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
+            self._set_deadline(self.settings.reveal_timeout)
+
+    def bot_seats(self) -> list[int]:
+        """The seats a host bot plays now."""
+        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING:
+            return []
+        return [seat.number for seat in self.seats if seat.is_bot]
+
+    def _set_deadline(self, seconds: float) -> None:
+        self.deadline.arm(seconds)
+
+    def seconds_to_deadline(self) -> float:
+        """What is left of the running fair-deal or rientro deadline (0 when none runs)."""
+        return self.deadline.remaining()
+
+    def _commit(
+        self,
+        kind: str,
+        seat: int | None,
+        request: Message | None,
+        response: Message | None,
+        events: PendingEvents,
+        *,
+        request_id: str | None = None,
+        game: bool = True,
+        host_seed: tuple[int, bytes] | None = None,
+        bot_seed: tuple[int, int, bytes, int] | None = None,
+        deal_record: tuple[int, bytes] | None = None,
+        tokens: tuple[tuple[bytes, int | None], ...] = (),
+        forget_seat: int | None = None,
+    ) -> list[int]:
+        """Number one accepted action's events and hand it to the outbox.
+
+        The job that called this ends before anything is sent: the task writes
+        the job's entries (one transaction) and only then publishes their events.
+        """
+        extras = Extras(host_seed, bot_seed, deal_record, tokens, forget_seat)
+        return self.outbox.commit(
+            self,
+            kind,
+            seat,
+            request,
+            response,
+            events,
+            request_id=request_id,
+            game=game,
+            extras=extras,
+        )
+
+    def _deal_event(
+        self,
+        public: deal_pb2.DealEvent,
+        private: dict[int, deal_pb2.PrivateDealEvent] | None = None,
+    ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
+        """Serialize a deal event once: those bytes go on the wire and into the hash chain."""
+        assert self.current is not None
+        data = public.SerializeToString()
+        self.current.recorder.public(data)
+        private = private or {}
+        for seat, part in private.items():
+            self.current.recorder.private(seat, part.SerializeToString())
+            self.current.private_events.setdefault(seat, []).append(part)
+        event = table_pb2.TableEvent(deal=table_pb2.DealEventEnvelope(public_event=data))
+        return event, private
+
+    @property
+    def deal_state(self) -> deal.DealState | None:
+        return None if self.match is None else self.match.deal
+
+    def _apply(self, seat: int | None, action: match.MatchAction) -> list[events.Event]:
+        """Ask the engine; on success the table's match state is the new one."""
+        assert self.match is not None
+        try:
+            self.match, engine_events = match.apply_match(self.match, seat, action)
+        except RuleViolation as violation:
+            raise rule_broken(violation) from None
+        return engine_events
+
+    def _deal_event_from_engine(
+        self, event: events.Event
+    ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
+        """An engine deal event on the wire: public as a spectator sees it, private per seat.
+
+        ``views.view_event`` is the one function that removes hidden cards.
+        """
+        state = self.deal_state
+        assert state is not None
+        public = wire.deal_event_to_pb(
+            views.view_event(event, None), self.table_id, self.deal_no, state.opened
+        )
+        private = {}
+        for seat in state.seats:
+            part = wire.private_event_to_pb(
+                views.view_event(event, seat), seat, self.table_id, self.deal_no
+            )
+            if part is not None:
+                private[seat] = part
+        return self._deal_event(public, private)
+
+    def _repeat(self, seat: int, kind: str, context: table_pb2.MoveContext) -> bytes | None:
+        """The answer already given to this request id, when this is a retry."""
+        if len(context.request_id) > MAX_REQUEST_ID:
+            raise malformed(f"a request id has at most {MAX_REQUEST_ID} characters")
+        if not context.request_id:
+            return None
+        found = self._answers.get((seat, context.request_id))
+        if found is None:
+            return None
+        if found[0] != kind:
+            raise malformed(f"request id {context.request_id!r} was already used for a {found[0]}")
+        return found[1]
+
+    def _start_bot(self, seat: int) -> None:
+        """A host bot takes ``seat`` once the job that seated it is durable."""
+        self.outbox.after_commit(lambda: self._seat_bot(seat))
