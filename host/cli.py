@@ -6,11 +6,14 @@ import argparse
 import asyncio
 import logging
 import resource
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import platformdirs
 
+from host import matches
+from host.datadir import DataDirInUse
 from host.server import Host, serve
 from host.table_core import TableSettings
 from scala40_net.wire import DEFAULT_PORT
@@ -48,6 +51,17 @@ def _parser() -> argparse.ArgumentParser:
         default=0.6,
         help="seconds a bot waits before each move, so people can follow (default 0.6)",
     )
+    parser.add_argument(
+        "--list-matches",
+        action="store_true",
+        help="print a line per match in the data dir (live and archived) and exit",
+    )
+    parser.add_argument(
+        "--export-records",
+        type=Path,
+        metavar="DIR",
+        help="write every signed deal record of the data dir to DIR (for scala40-verify) and exit",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     return parser
 
@@ -62,6 +76,8 @@ def _more_open_files() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.list_matches or args.export_records is not None:
+        return _report(args.data_dir, args.list_matches, args.export_records)
     _more_open_files()
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -73,5 +89,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot_delay=args.bot_delay,
     )
     host = Host(args.listen, args.data_dir, settings)
-    asyncio.run(serve(host))
+    try:
+        asyncio.run(serve(host))
+    except (DataDirInUse, OSError) as error:
+        print(f"scala40-host: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _report(data_dir: Path, listing: bool, export_to: Path | None) -> int:
+    """The host owner's read-only commands: they never need the host stopped."""
+    if listing:
+        lines = matches.list_matches(data_dir)
+        print("\n".join(lines) if lines else f"no matches in {data_dir}")
+    if export_to is not None:
+        written = matches.export_records(data_dir, export_to)
+        print(f"{len(written)} deal record(s) written to {export_to}")
     return 0
