@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint bench proto clean play host
+.PHONY: test lint bench proto clean play host soak
 
 # The venv is (re)installed whenever the project's own dependency list changes.
 $(STAMP): pyproject.toml
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40).
+soak: $(STAMP)
+	SCALA40_KILL_POINTS=300 $(PY) -m pytest -q -s tests/test_host_kill.py --timeout 3600
 
 lint: $(STAMP)
 	cd protos && ../$(VENV)/bin/buf lint

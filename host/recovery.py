@@ -11,7 +11,11 @@ reopened: its hash chains and signatures depend on them.
 
 The journal ends at a job boundary (``host.journal``), so the entries a
 request led to (StartMatch's start and announcement, say) are all there or
-none is. The playback is the table's ``Outbox`` and ``Randomness`` while it runs.
+none is. A journal written by an older host, which committed each entry on
+its own, may end inside a job: the rest of that job was never published, so
+the playback makes it again, live (a fresh seed where one is needed), and the
+task writes it as one job before the table opens. The playback is the
+table's ``Outbox`` and ``Randomness`` while it runs.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from google.protobuf.message import Message
 from host.errors import Refusal
 from host.fanout import Record
 from host.journal import StoredEntry, TableJournal
-from host.outbox import Extras, Numbered, PendingEvents
+from host.outbox import Extras, JobOutbox, Numbered, PendingEvents
 from host.table import Table
+from scala40_net.fairdeal.exchange import new_seed
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 # Entries the host writes on its own; at the head of the journal they are a deadline's doing.
@@ -44,6 +49,8 @@ class Replay:
         self.pending = deque(entries)
         self._host_seeds = host_seeds
         self.records: list[Record] = []  # what the entry being played back published
+        # The rest of a job the journal ends inside of (an older host's crash), made live.
+        self.rest_of_job = JobOutbox()
 
     def commit(
         self,
@@ -59,8 +66,18 @@ class Replay:
         extras: Extras,
     ) -> list[int]:
         """Match the next entry and take its journaled events as the ones published."""
-        if not self.pending:
-            raise ReplayError(f"the engine made a {kind!r} entry the journal does not have")
+        if not self.pending:  # past the journal's end, inside its last job: made anew
+            return self.rest_of_job.commit(
+                table,
+                kind,
+                seat,
+                request,
+                response,
+                events,
+                request_id=request_id,
+                game=game,
+                extras=extras,
+            )
         entry = self.pending.popleft()
         if (entry.kind, entry.seat) != (kind, seat) or len(entry.events) != len(events):
             raise ReplayError(
@@ -99,9 +116,11 @@ class Replay:
         return started.match_started.first_dealer_seat
 
     def host_seed(self, deal_no: int) -> bytes:
-        if deal_no not in self._host_seeds:
-            raise ReplayError(f"the host seed of deal {deal_no} is not in the journal")
-        return self._host_seeds[deal_no]
+        if deal_no in self._host_seeds:
+            return self._host_seeds[deal_no]
+        if not self.pending:  # a deal the journal's last job had not announced yet
+            return new_seed()
+        raise ReplayError(f"the host seed of deal {deal_no} is not in the journal")
 
 
 def _seat_calls(table: Table) -> dict[str, tuple[Callable[[int, Any], object], type[Message]]]:
@@ -146,12 +165,13 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
 
 def play_back(
     table: Table, journal: TableJournal, publish: Callable[[Record], None] | None
-) -> None:
+) -> JobOutbox:
     """Bring ``table`` to where its journal ends; raises ``ReplayError`` if that cannot be done.
 
     ``publish`` gets every journaled event in order (into a new fan-out at a
     restart); None when they were published already (the table is rebuilt after
-    a failed job, beside the fan-out that has them).
+    a failed job, beside the fan-out that has them). Returns the rest of a job the
+    journal ended inside of, not yet written (empty for a journal this host wrote).
     """
     replay = Replay(journal.entries(), journal.host_seeds())
     table.bot_seeds = journal.bot_seeds()
@@ -176,3 +196,4 @@ def play_back(
             replay.records.clear()
     finally:
         table.outbox, table.randomness, table.replaying = live_outbox, live_randomness, False
+    return replay.rest_of_job

@@ -103,12 +103,10 @@ class Registry:
                 target = self.journals.set_aside(path, reason)
                 problems.append(f"table {table_id} set aside as {target}: {reason}")
                 continue
-            if task is None:
-                continue
-            if task.match_over:  # a finished match left from before: archived, not reopened
-                self._archive(task)
-                continue
-            self._open(task)
+            if task is not None:
+                # A finished match too: its seats may come back for its last records; it is
+                # archived like any other, ``archive_after`` from now.
+                self._open(task)
         self.damaged = self.journals.damaged()
         for table_id in self.damaged:
             for digest, seat in self.journals.damaged_tokens(table_id):
@@ -145,7 +143,6 @@ class Registry:
     # --- Archive and idle tables ------------------------------------------------------------
 
     def _archive(self, task: TableTask) -> None:
-        self.tables.pop(task.table_id, None)
         self.tokens.remove_table(task.table_id)
         target = self.journals.archive(task.journal)
         log.info("table %s: match over, archived as %s", task.table_id, target)

@@ -92,8 +92,23 @@ class TableTask:
         return table
 
     def play_back(self) -> None:
-        """Bring the table to where its journal ends, publishing every event (at start)."""
-        play_back(self.table, self.journal, self.fanout.publish)
+        """Bring the table to where its journal ends, publishing every event (at start).
+
+        A job the journal ends inside of (written by an older host that crashed
+        in it) is finished now and written as one job before anyone is told of it.
+        """
+        rest = play_back(self.table, self.journal, self.fanout.publish)
+        entries, records, _ = rest.take()
+        if entries:
+            self.journal.append_job(entries)
+            log.warning(
+                "table %s: its journal ended inside a job; the job's last %d entr(ies) were "
+                "made again and written",
+                self.table_id,
+                len(entries),
+            )
+        for record in records:
+            self.fanout.publish(record)
         self.table.outbox = self._outbox
 
     def start(self) -> None:
@@ -101,6 +116,7 @@ class TableTask:
         self.last_request = asyncio.get_running_loop().time()
         self.table.resume()
         self._seat_bots()
+        self._note_finished()
         self._task = asyncio.create_task(self._run(), name=f"table {self.table_id}")
 
     async def stop(self) -> None:
@@ -229,7 +245,9 @@ class TableTask:
         """
         table = self._new_table()
         try:
-            play_back(table, self.journal, None)
+            rest = play_back(table, self.journal, None)
+            if rest.entries:  # this host's journals end at job boundaries
+                raise ValueError("the journal ends inside a job")
         except Exception as error:  # the journal itself went bad under the running table
             log.exception("table %s: could not be rebuilt from its journal", self.table_id)
             self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"

@@ -75,6 +75,7 @@ async def test_a_finished_match_is_archived_listed_exported_and_verifiable(
     served = await start_host(data_dir, QUICK)  # archived: not replayed, not listed
     try:
         assert table_id not in served.host.registry.tables
+        assert path.exists()
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
@@ -83,7 +84,9 @@ async def test_a_finished_match_is_archived_listed_exported_and_verifiable(
     (line,) = [x for x in lines if x.startswith(table_id)]
     assert "archive" in line and "over" in line and "ann" in line and "won by" in line
     out = tmp_path / "records"
-    assert "deal record(s) written" in host_cli("--data-dir", str(data_dir), "--export-records", str(out))
+    assert "deal record(s) written" in host_cli(
+        "--data-dir", str(data_dir), "--export-records", str(out)
+    )
     records = sorted(out.glob(f"{table_id}-deal-*.json"))
     assert records
     verified = subprocess.run(
@@ -128,6 +131,31 @@ async def test_a_table_that_never_starts_is_removed_once_idle(tmp_path: Path) ->
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await served.join(idle, "late")
         assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_a_match_that_ended_just_before_a_restart_is_reopened_then_archived(
+    tmp_path: Path,
+) -> None:
+    """Its seats may come back for the last deal's record after the restart: the table is
+    there, finished, and is archived ``archive_after`` later like any other."""
+    data_dir = tmp_path / "host"
+    long_wait = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=600)
+    served = await start_host(data_dir, long_wait)
+    try:
+        table_id = await a_finished_match(served)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    served = await start_host(data_dir, QUICK)
+    try:
+        answer = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+        (table,) = [t for t in answer.tables if t.table_id == table_id]
+        assert table.phase == lobby_pb2.TABLE_PHASE_FINISHED
+        await until((data_dir / ARCHIVE_FOLDER / f"{table_id}{SUFFIX}").exists)
+        assert table_id not in await listed(served)
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)

@@ -338,3 +338,48 @@ async def test_stopping_a_host_whose_journal_fails_exits_cleanly(tmp_path: Path)
         await chat(served, tokens[0], "lost")
     await served.channel.close()
     await asyncio.wait_for(served.host.stop(grace=0.5), timeout=10)
+
+
+async def test_a_journal_an_older_host_left_inside_a_job_is_finished_at_start(
+    tmp_path: Path,
+) -> None:
+    """The issue's reproduction: StartMatch's announcement (entry, events, host seed) gone,
+    as an older host that committed entry by entry left it when killed between them. The
+    table is not lost: the rest of the job is made again (a fresh announcement, never
+    published before) and written, and the deal goes on from there."""
+    data_dir = tmp_path / "host"
+    served = await start_host(data_dir)
+    try:
+        table_id, tokens = await two_seats(served)
+        await start(served, table_id, tokens[0])
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    path = journal_path(data_dir, table_id)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        (last,) = db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
+        assert db.execute("SELECT kind FROM entries WHERE entry_no = ?", (last,)).fetchone() == (
+            "announce",
+        )
+        seqs = [s for (s,) in db.execute("SELECT seq FROM events WHERE entry_no = ?", (last,))]
+        db.executemany("DELETE FROM private_events WHERE seq = ?", [(seq,) for seq in seqs])
+        db.execute("DELETE FROM events WHERE entry_no = ?", (last,))
+        db.execute("DELETE FROM host_seeds")
+        db.execute("DELETE FROM entries WHERE entry_no = ?", (last,))
+        db.commit()
+    served = await start_host(data_dir)
+    try:
+        assert await phase_of(served, table_id) == lobby_pb2.TABLE_PHASE_PLAYING
+        view = await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(tokens[0]))
+        assert view.view.deal_no == 1 and len(view.view.deal_events) == 1  # announced again
+        assert entry_kinds(path)[-2:] == ["start", "announce"]
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    served = await start_host(data_dir)  # and what was written then replays like any journal
+    try:
+        again = await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(tokens[0]))
+        assert again.view.deal_events == view.view.deal_events
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
