@@ -171,7 +171,9 @@ class InHostSeat:
         self._tell(sight)
         if sight.in_deal and sight.deal_no is not None:
             await self._fair_deal(sight)
-        if sight.rientro_fee is not None:
+        if sight.rientro_fee is not None and task.table.seats[seat].is_bot:
+            # A bot seat answers for itself; a person's offer is theirs to answer (no answer
+            # by its deadline retires them), even while a host bot plays their seat.
             buy = self.bot.buys_back(sight.rientro_fee)
             await task.call(lambda table: table.answer_rientro(seat, buy))
             return
@@ -260,10 +262,12 @@ def level_bot(level: int) -> Bot:
 
 async def run_bot_seat(task: TableTask, seat: int, bot: Bot | None = None) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to."""
-    driver = InHostSeat(task, seat, bot or level_bot(task.table.seats[seat].bot_level))
+    level = task.table.seats[seat].bot_level or task.config.stand_in_level
+    driver = InHostSeat(task, seat, bot or level_bot(level))
     subscriber = None
     try:
-        while not task.match_over:
+        # A person's seat is played only while its player is away.
+        while not task.match_over and task.table.seats[seat].played_by_host:
             if subscriber is None or subscriber.dropped:
                 # Falling behind costs only a wake-up: the bot reads its view, not the events.
                 _, subscriber = task.fanout.subscribe(
@@ -286,3 +290,5 @@ async def run_bot_seat(task: TableTask, seat: int, bot: Bot | None = None) -> No
     finally:
         if subscriber is not None:
             task.fanout.unsubscribe(subscriber)
+        if task.bots.get(seat) is asyncio.current_task():
+            del task.bots[seat]

@@ -151,6 +151,12 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
         table.spectate(lobby_pb2.SpectateTableRequest())
     elif kind == "connection" and seat is not None:
         table.connection_changed(seat)
+    elif kind.startswith("timeout_"):  # the host played the seat's turn when its clock ran out
+        table.play_timed_out_turn()
+    elif kind == "away" and seat is not None:
+        table.mark_away(seat, lobby_pb2.SeatInfo.FromString(data).away)
+    elif kind == "back" and seat is not None:
+        table.mark_back(seat)
     elif seat is None:
         raise ReplayError(f"journal entry {entry.entry_no} ({kind}) names no seat")
     elif kind == "rientro":

@@ -17,7 +17,9 @@ from host.errors import Refusal, malformed, not_found, permission_denied, precon
 from host.table_core import SeatState
 from host.table_deal import DealingTable
 from scala40_net import actions, deal, match, wire
+from scala40_net.cards import face
 from scala40_net.errors import InvalidRuleset
+from scala40_net.melds import face_points
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 MAX_NAME = 24
@@ -38,7 +40,25 @@ class Table(DealingTable):
             connected_seats = self.presence.connected_seats()
         connected = s.is_bot or (s.taken and seat in connected_seats)
         return lobby_pb2.SeatInfo(
-            seat=seat, taken=s.taken, name=s.name, bot=s.is_bot, connected=connected
+            seat=seat,
+            taken=s.taken,
+            name=s.name,
+            bot=s.is_bot,
+            connected=connected,
+            away=s.away,  # type: ignore[arg-type]
+            decides_absences=seat == self.decider(),
+        )
+
+    def decider(self) -> int | None:
+        """The seat that may decide for absent ones (DecideAbsence): the first person who
+        joined and is still at the table."""
+        return next(
+            (
+                n
+                for n in self.joined
+                if self.seats[n].taken and self.seats[n].away != lobby_pb2.AWAY_REASON_LEFT
+            ),
+            None,
         )
 
     @functools.cached_property
@@ -56,6 +76,8 @@ class Table(DealingTable):
             seats=[self.seat_info(n, connected_seats) for n in range(len(self.seats))],
             phase=self.phase,
             has_password=self.password_digest is not None,
+            turn_seconds=self.turn_seconds,
+            grace_seconds=self.grace_seconds,
         )
 
     def _check_password(self, password: str | None) -> None:
@@ -101,6 +123,7 @@ class Table(DealingTable):
         token = auth.new_token()
         digest = auth.token_digest(token)
         self.seats[seat] = SeatState(seat, name, True, 0)
+        self.joined.append(seat)
         response = lobby_pb2.JoinTableResponse(seat=seat, seat_token=token)
         stored = lobby_pb2.JoinTableResponse(seat=seat)  # the journal never holds the token itself
         kept = lobby_pb2.JoinTableRequest()
@@ -151,9 +174,12 @@ class Table(DealingTable):
     ) -> lobby_pb2.LeaveTableResponse:
         if self.phase == lobby_pb2.TABLE_PHASE_WAITING:
             self.seats[seat] = SeatState(seat)
+            if seat in self.joined:
+                self.joined.remove(seat)
         else:
-            # During a match the seat keeps playing: a bot takes it over.
-            self.seats[seat].bot_level = lobby_pb2.BOT_LEVEL_EASY
+            # During a match the seat keeps playing, and keeps its score: a host bot plays
+            # it to the end of the match.
+            self.seats[seat].away = lobby_pb2.AWAY_REASON_LEFT
         self._commit(
             "leave", seat, request, None, [self._seat_changed(seat)], game=False, forget_seat=seat
         )
@@ -166,6 +192,44 @@ class Table(DealingTable):
         """A seat's stream opened or closed: everyone sees who is there."""
         if self.seats[seat].taken:
             self._commit("connection", seat, None, None, [self._seat_changed(seat)], game=False)
+
+    def mark_away(self, seat: int, reason: int) -> None:
+        """A host bot plays ``seat`` for its player from now on, until the player is back."""
+        s = self.seats[seat]
+        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING or not s.taken or s.is_bot:
+            raise precondition(
+                "NOT_A_PLAYER", f"seat {seat} has no player in a match to stand in for"
+            )
+        if s.away:
+            raise precondition("ALREADY_AWAY", f"a host bot already plays seat {seat}")
+        s.away = reason
+        said = lobby_pb2.SeatInfo(seat=seat, away=reason)  # type: ignore[arg-type]
+        self._commit("away", seat, said, None, [self._seat_changed(seat)], game=False)
+        self._start_bot(seat)
+
+    def mark_back(self, seat: int) -> None:
+        """The player of ``seat`` plays it again (the host bot stops at its next step)."""
+        s = self.seats[seat]
+        if not s.away or s.away == lobby_pb2.AWAY_REASON_LEFT:
+            raise precondition(
+                "NOT_AWAY", f"seat {seat} is not played by a host bot for its player"
+            )
+        s.away = 0
+        self._commit("back", seat, None, None, [self._seat_changed(seat)], game=False)
+
+    def may_hand_back(self, seat: int) -> bool:
+        """Whether the player may take ``seat`` back now: at a turn boundary (not between its
+        draw and its discard), and not while a fair-deal exchange the host bot took part in
+        for it is still open (the bot holds that seed)."""
+        current, state = self.current, self.deal_state
+        if current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+            return False
+        return not (
+            state is not None
+            and not state.is_over
+            and state.turn == seat
+            and state.phase is not deal.Phase.DRAW
+        )
 
     def chat(self, seat: int, request: table_pb2.SendChatRequest) -> table_pb2.SendChatResponse:
         text = request.text.strip()
@@ -283,3 +347,39 @@ class Table(DealingTable):
             "play", seat, request, response, request.context.request_id, engine_events
         )
         return response
+
+    def play_timed_out_turn(self) -> None:
+        """The turn clock ran out: the host plays the turn as a cautious player would (draw
+        from the stock, or put back a taken discard, which draws from it; lay nothing;
+        discard the costliest card the rules allow), marks the moves by_host, and a host bot
+        plays the seat until its player is back."""
+        state = self.deal_state
+        if (
+            self.match is None
+            or state is None
+            or state.phase not in (deal.Phase.DRAW, deal.Phase.PLAY)
+        ):
+            raise precondition("NO_TURN", "no turn is being played now", "R3")
+        seat = state.turn
+        self.moving_for_seat = True
+        try:
+            if state.phase is deal.Phase.DRAW:
+                drawn = self._apply(seat, actions.Draw(actions.DrawSource.STOCK))
+                self._publish_engine_events("timeout_draw", seat, None, None, None, drawn)
+            elif state.taken_discard is not None:
+                back = self._apply(seat, actions.ReturnDiscard())
+                self._publish_engine_events("timeout_return", seat, None, None, None, back)
+            state = self.deal_state
+            assert state is not None
+            hand = state.hand(seat)
+            for card in sorted(hand, key=lambda c: (-face_points(face(c)), -c)):
+                try:
+                    played = self._apply(seat, actions.Play((), card))
+                except Refusal:  # a discard the rules bar (R3.3, R8.2): the next costliest
+                    continue
+                self._publish_engine_events("timeout_play", seat, None, None, None, played)
+                break
+        finally:
+            self.moving_for_seat = False
+        if not self.seats[seat].away:
+            self.mark_away(seat, lobby_pb2.AWAY_REASON_TIMED_OUT)

@@ -82,6 +82,9 @@ class TableSettings:
     archive_after: float = 300.0
     # A table whose match never started is removed after this long without a request.
     idle_removal: float = 1800.0
+    # The turn clock and the grace period of a table that does not set its own.
+    turn_seconds: int = 90
+    grace_seconds: int = 60
 
 
 @dataclass
@@ -92,10 +95,16 @@ class SeatState:
     name: str = ""
     taken: bool = False
     bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
+    away: int = 0  # lobby_pb2.AwayReason while a host bot plays for the person; 0 otherwise
 
     @property
     def is_bot(self) -> bool:
         return self.taken and self.bot_level != 0
+
+    @property
+    def played_by_host(self) -> bool:
+        """A bot seat, or a person's seat a host bot plays while its player is away."""
+        return self.is_bot or (self.taken and self.away != 0)
 
 
 @dataclass
@@ -146,6 +155,7 @@ class TableCore:
         self._seat_bot = start_bot
         self.outbox: Outbox = JobOutbox()
         self.seats = [SeatState(n) for n in range(config.seats)]
+        self.joined: list[int] = []  # people's seats in the order they joined
         self.phase = lobby_pb2.TABLE_PHASE_WAITING
         # The config is kept as the journal holds it: a password only as its digest (hex).
         self.password_digest = (
@@ -166,6 +176,14 @@ class TableCore:
         # Both replaced by the journal's playback while it runs (host.recovery).
         self.randomness: Randomness = FreshRandomness()
         self.replaying = False
+        # Set while the host itself plays a seat's timed-out turn: its events say so.
+        self.moving_for_seat = False
+        self.turn_seconds = (
+            config.turn_seconds if config.HasField("turn_seconds") else settings.turn_seconds
+        )
+        self.grace_seconds = (
+            config.grace_seconds if config.HasField("grace_seconds") else settings.grace_seconds
+        )
 
     def remember_answer(
         self, seat: int | None, request_id: str, kind: str, response: bytes
@@ -190,10 +208,10 @@ class TableCore:
             self._set_deadline(self.settings.reveal_timeout)
 
     def bot_seats(self) -> list[int]:
-        """The seats a host bot plays now."""
+        """The seats a host bot plays now: bot seats, and people's seats while they are away."""
         if self.phase != lobby_pb2.TABLE_PHASE_PLAYING:
             return []
-        return [seat.number for seat in self.seats if seat.is_bot]
+        return [seat.number for seat in self.seats if seat.played_by_host]
 
     def _set_deadline(self, seconds: float) -> None:
         self.deadline.arm(seconds)
@@ -249,8 +267,8 @@ class TableCore:
         for seat, part in private.items():
             self.current.recorder.private(seat, part.SerializeToString())
             self.current.private_events.setdefault(seat, []).append(part)
-        event = table_pb2.TableEvent(deal=table_pb2.DealEventEnvelope(public_event=data))
-        return event, private
+        envelope = table_pb2.DealEventEnvelope(public_event=data, by_host=self.moving_for_seat)
+        return table_pb2.TableEvent(deal=envelope), private
 
     @property
     def deal_state(self) -> deal.DealState | None:
@@ -284,7 +302,18 @@ class TableCore:
             )
             if part is not None:
                 private[seat] = part
-        return self._deal_event(public, private)
+        out = self._deal_event(public, private)
+        if self.turn_seconds and self._starts_a_turn(event):
+            out[0].deal.turn_time_ms = self.turn_seconds * 1000
+        return out
+
+    def _starts_a_turn(self, event: events.Event) -> bool:
+        """The deal's start, or a play after which another seat is to draw: the turn clock of
+        the seat to move starts with this event."""
+        state = self.deal_state
+        if state is None or state.is_over:
+            return False
+        return isinstance(event, events.DealStarted | events.Played)
 
     def _repeat(self, seat: int, kind: str, context: table_pb2.MoveContext) -> bytes | None:
         """The answer already given to this request id, when this is a retry."""

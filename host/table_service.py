@@ -116,6 +116,12 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.SendChatResponse:
         return await self._as_seat(Table.chat, request)
 
+    async def DecideAbsence(
+        self, request: table_pb2.DecideAbsenceRequest, context: Context
+    ) -> table_pb2.DecideAbsenceResponse:
+        task, seat = self._seat()
+        return await task.call(lambda table: task.decide_absence(table, seat, request))
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

@@ -7,7 +7,9 @@ transaction (a writer thread) and only then published and answered. A job
 that fails, because its write failed (a full disk, a journal locked by
 another process) or because it raised, leaves nothing behind: the table is
 rebuilt from its journal, the caller is told why, and the table serves on.
-The table's deadline wakes the task even when nobody calls.
+The table's deadline, its turn clock and the grace periods of absent
+players (``host.turn_clock``, ``host.absences``) wake the task even when
+nobody calls.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ from typing import Any, TypeVar
 import grpc
 
 from host import auth
+from host.absences import Absences
 from host.deadline import Deadline
-from host.errors import Refusal
+from host.errors import Refusal, malformed, permission_denied, precondition
 from host.fanout import Fanout, Subscriber
 from host.journal import JournalWriteFailed, TableJournal
 from host.outbox import JobOutbox
 from host.recovery import play_back
 from host.table import Table
 from host.table_core import TableSettings
+from host.turn_clock import TurnClock
 from host.views import table_view
 from scala40_net import match, rules
 from scala40_net.fairdeal.identity import HostIdentity
@@ -64,6 +68,8 @@ class TableTask:
         self.settings = settings
         self.fanout = Fanout(settings.keep_events, settings.queue_size)
         self.deadline = Deadline()
+        self.clock = TurnClock()
+        self.absences = Absences()
         self._outbox = JobOutbox()
         self._run_bot = run_bot
         self.bots: dict[int, asyncio.Task[None]] = {}
@@ -74,6 +80,7 @@ class TableTask:
         self.last_request = 0.0  # loop time of the last job a caller handed in
         self.finished_at: float | None = None  # loop time the match ended, for the archive
         self.broken: str | None = None  # why the table can no longer take moves, if it cannot
+        self._back: list[int] = []  # seats whose players came back, to hand back after the job
 
     def _new_table(self) -> Table:
         table = Table(
@@ -117,6 +124,7 @@ class TableTask:
         self.table.resume()
         self._seat_bots()
         self._note_finished()
+        self._watch()
         self._task = asyncio.create_task(self._run(), name=f"table {self.table_id}")
 
     async def stop(self) -> None:
@@ -144,7 +152,35 @@ class TableTask:
 
     def view(self, seat: int | None) -> table_pb2.TableView:
         """The table as ``seat`` (None: a spectator) sees it; call it inside a job."""
-        return table_view(self.table, seat)
+        view = table_view(self.table, seat)
+        left = self.clock.remaining()
+        if left is not None:
+            view.turn_time_left_ms = round(left * 1000)
+        return view
+
+    def decide_absence(
+        self, table: Table, caller: int, request: table_pb2.DecideAbsenceRequest
+    ) -> table_pb2.DecideAbsenceResponse:
+        """The deciding seat hands an absent seat to a host bot now, or gives it more time."""
+        if caller != table.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER",
+                "only the first person who joined this table decides for absent seats",
+            )
+        if request.seat >= len(table.seats) or not table.seats[request.seat].taken:
+            raise malformed(f"seat {request.seat} has no player at this table")
+        seat = table.seats[request.seat]
+        if seat.is_bot or seat.away:
+            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
+        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
+            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
+        elif request.choice == table_pb2.ABSENCE_CHOICE_MORE_TIME:
+            self.absences.more_time(request.seat)
+            if self.clock.seat == request.seat:
+                self.clock.restart(table)
+        else:
+            raise malformed("choose ABSENCE_CHOICE_HAND_TO_BOT or ABSENCE_CHOICE_MORE_TIME")
+        return table_pb2.DecideAbsenceResponse()
 
     def subscribe(
         self, seat: int | None, after_seq: int
@@ -175,21 +211,52 @@ class TableTask:
     async def _run(self) -> None:
         while True:
             try:
-                if self._inbox.qsize() or not self.deadline.armed:
+                wait = self._next_wake()
+                if self._inbox.qsize() or wait is None:
                     item = await self._inbox.get()
                 else:
-                    async with asyncio.timeout(self.deadline.remaining()):
+                    async with asyncio.timeout(wait):
                         item = await self._inbox.get()
             except TimeoutError:
-                self.deadline.clear()
-                await self._run_job(lambda table: table.deadline_passed(), None)
+                await self._wake()
                 continue
             if item is None:
                 return
             await self._run_job(*item)
 
-    async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> None:
-        """Run one job, write what it accepted in one transaction, then publish and answer."""
+    def _next_wake(self) -> float | None:
+        """Seconds until the first of the deadline, the turn clock and a grace period."""
+        times = [
+            self.deadline.remaining() if self.deadline.armed else None,
+            self.clock.remaining(),
+            self.absences.remaining(self.table.grace_seconds),
+        ]
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    async def _wake(self) -> None:
+        """Whatever is due: the fair-deal or rientro deadline, a turn, a grace period."""
+        if self.deadline.armed and self.deadline.remaining() <= 0:
+            self.deadline.clear()
+            await self._run_job(lambda table: table.deadline_passed(), None)
+        left = self.clock.remaining()
+        turn_due = left is not None and left <= 0
+        if turn_due and not await self._run_job(lambda table: table.play_timed_out_turn(), None):
+            self.clock.restart(self.table)  # not saved: tried again a whole turn later
+        for seat in self.absences.due(self.table.grace_seconds):
+            if not await self._run_job(_gone(seat), None):
+                self.absences.more_time(seat)  # not saved: tried again a grace period later
+
+    def _watch(self) -> None:
+        """After a job: the turn clock and the grace periods follow the table."""
+        self.clock.watch(self.table)
+        self._back = self.absences.watch(self.table, self.fanout)
+
+    async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> bool:
+        """Run one job, write what it accepted in one transaction, then publish and answer.
+
+        False when the job failed and was undone (the caller was told why).
+        """
         outcome: BaseException | None = None
         result: Any = None
         if self.broken is not None:
@@ -201,7 +268,7 @@ class TableTask:
                     f"this table is damaged: {self.broken}",
                 ),
             )
-            return
+            return False
         try:
             result = job(self.table)
         except Refusal as refusal:
@@ -211,7 +278,7 @@ class TableTask:
             self._outbox.take()
             self._rebuild()
             _answer(future, error=error)
-            return
+            return False
         entries, records, steps = self._outbox.take()
         if entries:
             try:
@@ -228,7 +295,7 @@ class TableTask:
                         "was done, try again",
                     ),
                 )
-                return
+                return False
             self._write_succeeded()
         for record in records:
             self.fanout.publish(record)
@@ -236,6 +303,10 @@ class TableTask:
             step()
         self._note_finished()
         _answer(future, result=result, error=outcome)
+        self._watch()
+        for seat in self._back:  # players back: from this turn boundary the seat is theirs
+            await self._run_job(_back(seat), None)
+        return True
 
     def _rebuild(self) -> None:
         """The table as its journal has it: what a failed job changed in memory is gone.
@@ -256,6 +327,7 @@ class TableTask:
         self.table = table
         table.resume()
         self._seat_bots()
+        self.clock.watch(table)  # the same turn keeps its clock
 
     def _write_failed(self, failure: JournalWriteFailed) -> None:
         if self._failing_since != failure.why:  # logged once per kind of failure, not per move
@@ -293,6 +365,16 @@ class TableTask:
     def match_over(self) -> bool:
         m = self.table.match
         return m is not None and m.phase is match.MatchPhase.OVER
+
+
+def _gone(seat: int) -> Job:
+    """The job that hands a seat with no stream past its grace period to a host bot."""
+    return lambda table: table.mark_away(seat, lobby_pb2.AWAY_REASON_DISCONNECTED)
+
+
+def _back(seat: int) -> Job:
+    """The job that gives a seat back to its player."""
+    return lambda table: table.mark_back(seat)
 
 
 def _answer(

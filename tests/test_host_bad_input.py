@@ -30,7 +30,11 @@ class Dealt:
         return 1 - self.mover
 
     async def snapshot_all(self) -> list[bytes]:
-        return [(await view(self.served, t)).SerializeToString() for t in self.tokens.values()]
+        """Every seat's view, less the turn clock's countdown (time passes, nothing else)."""
+        views = [await view(self.served, t) for t in self.tokens.values()]
+        for one in views:
+            one.view.ClearField("turn_time_left_ms")
+        return [one.SerializeToString() for one in views]
 
     async def refused(
         self,

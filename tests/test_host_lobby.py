@@ -173,4 +173,6 @@ async def test_a_person_plays_alone_against_bots_and_leaving_hands_the_seat_to_a
             break
         await asyncio.sleep(0.1)
     assert listed[0].phase == lobby_pb2.TABLE_PHASE_FINISHED
-    assert listed[0].seats[0].bot
+    # The seat keeps its player's name and score; a host bot played it to the end.
+    assert listed[0].seats[0].away == lobby_pb2.AWAY_REASON_LEFT
+    assert listed[0].seats[0].name == "ann" and not listed[0].seats[0].bot

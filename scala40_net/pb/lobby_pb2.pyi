@@ -15,6 +15,14 @@ class TablePhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TABLE_PHASE_PLAYING: _ClassVar[TablePhase]
     TABLE_PHASE_FINISHED: _ClassVar[TablePhase]
 
+class AwayReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AWAY_REASON_UNSPECIFIED: _ClassVar[AwayReason]
+    AWAY_REASON_TIMED_OUT: _ClassVar[AwayReason]
+    AWAY_REASON_DISCONNECTED: _ClassVar[AwayReason]
+    AWAY_REASON_HANDED_OVER: _ClassVar[AwayReason]
+    AWAY_REASON_LEFT: _ClassVar[AwayReason]
+
 class BotLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     BOT_LEVEL_UNSPECIFIED: _ClassVar[BotLevel]
@@ -25,6 +33,11 @@ TABLE_PHASE_UNSPECIFIED: TablePhase
 TABLE_PHASE_WAITING: TablePhase
 TABLE_PHASE_PLAYING: TablePhase
 TABLE_PHASE_FINISHED: TablePhase
+AWAY_REASON_UNSPECIFIED: AwayReason
+AWAY_REASON_TIMED_OUT: AwayReason
+AWAY_REASON_DISCONNECTED: AwayReason
+AWAY_REASON_HANDED_OVER: AwayReason
+AWAY_REASON_LEFT: AwayReason
 BOT_LEVEL_UNSPECIFIED: BotLevel
 BOT_LEVEL_EASY: BotLevel
 BOT_LEVEL_MEDIUM: BotLevel
@@ -47,16 +60,22 @@ class GetHostInfoResponse(_message.Message):
     def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("name", "ruleset", "seats", "password")
+    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    STAND_IN_LEVEL_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: _ruleset_pb2.Ruleset
     seats: int
     password: str
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ...) -> None: ...
+    turn_seconds: int
+    grace_seconds: int
+    stand_in_level: BotLevel
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id",)
@@ -69,21 +88,25 @@ class ListTablesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "taken", "name", "bot", "connected")
+    __slots__ = ("seat", "taken", "name", "bot", "connected", "away", "decides_absences")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    AWAY_FIELD_NUMBER: _ClassVar[int]
+    DECIDES_ABSENCES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     taken: bool
     name: str
     bot: bool
     connected: bool
-    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ...) -> None: ...
+    away: AwayReason
+    decides_absences: bool
+    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ..., away: _Optional[_Union[AwayReason, str]] = ..., decides_absences: _Optional[bool] = ...) -> None: ...
 
 class TableSummary(_message.Message):
-    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password")
+    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password", "turn_seconds", "grace_seconds")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
@@ -91,6 +114,8 @@ class TableSummary(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     HAS_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     ruleset: _ruleset_pb2.RulesetOptions
@@ -98,7 +123,9 @@ class TableSummary(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
     phase: TablePhase
     has_password: bool
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ...) -> None: ...
+    turn_seconds: int
+    grace_seconds: int
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ...) -> None: ...
 
 class ListTablesResponse(_message.Message):
     __slots__ = ("tables",)

@@ -17,11 +17,20 @@ class TurnPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TURN_PHASE_REVEAL: _ClassVar[TurnPhase]
     TURN_PHASE_DRAW: _ClassVar[TurnPhase]
     TURN_PHASE_PLAY: _ClassVar[TurnPhase]
+
+class AbsenceChoice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ABSENCE_CHOICE_UNSPECIFIED: _ClassVar[AbsenceChoice]
+    ABSENCE_CHOICE_HAND_TO_BOT: _ClassVar[AbsenceChoice]
+    ABSENCE_CHOICE_MORE_TIME: _ClassVar[AbsenceChoice]
 TURN_PHASE_UNSPECIFIED: TurnPhase
 TURN_PHASE_COMMIT: TurnPhase
 TURN_PHASE_REVEAL: TurnPhase
 TURN_PHASE_DRAW: TurnPhase
 TURN_PHASE_PLAY: TurnPhase
+ABSENCE_CHOICE_UNSPECIFIED: AbsenceChoice
+ABSENCE_CHOICE_HAND_TO_BOT: AbsenceChoice
+ABSENCE_CHOICE_MORE_TIME: AbsenceChoice
 
 class MoveContext(_message.Message):
     __slots__ = ("request_id", "last_seen_seq")
@@ -64,12 +73,16 @@ class TableEvent(_message.Message):
     def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ...) -> None: ...
 
 class DealEventEnvelope(_message.Message):
-    __slots__ = ("public_event", "private_event")
+    __slots__ = ("public_event", "private_event", "turn_time_ms", "by_host")
     PUBLIC_EVENT_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_EVENT_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    BY_HOST_FIELD_NUMBER: _ClassVar[int]
     public_event: bytes
     private_event: _deal_pb2.PrivateDealEvent
-    def __init__(self, public_event: _Optional[bytes] = ..., private_event: _Optional[_Union[_deal_pb2.PrivateDealEvent, _Mapping]] = ...) -> None: ...
+    turn_time_ms: int
+    by_host: bool
+    def __init__(self, public_event: _Optional[bytes] = ..., private_event: _Optional[_Union[_deal_pb2.PrivateDealEvent, _Mapping]] = ..., turn_time_ms: _Optional[int] = ..., by_host: _Optional[bool] = ...) -> None: ...
 
 class ChatMessage(_message.Message):
     __slots__ = ("seat", "name", "text")
@@ -152,7 +165,7 @@ class SeatView(_message.Message):
     def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "turn_time_left_ms")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +185,7 @@ class TableView(_message.Message):
     REBUILDS_FIELD_NUMBER: _ClassVar[int]
     DRAWN_FROM_FIELD_NUMBER: _ClassVar[int]
     RIENTRO_OFFERS_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -191,7 +205,8 @@ class TableView(_message.Message):
     rebuilds: int
     drawn_from: _deal_pb2.DrawSource
     rientro_offers: _containers.RepeatedCompositeFieldContainer[RientroOffer]
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ...) -> None: ...
+    turn_time_left_ms: int
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., turn_time_left_ms: _Optional[int] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
@@ -312,3 +327,17 @@ class GetDealRecordResponse(_message.Message):
     RECORD_FIELD_NUMBER: _ClassVar[int]
     record: bytes
     def __init__(self, record: _Optional[bytes] = ...) -> None: ...
+
+class DecideAbsenceRequest(_message.Message):
+    __slots__ = ("context", "seat", "choice")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    seat: int
+    choice: AbsenceChoice
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., seat: _Optional[int] = ..., choice: _Optional[_Union[AbsenceChoice, str]] = ...) -> None: ...
+
+class DecideAbsenceResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -87,6 +87,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.GetDealRecordRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.GetDealRecordResponse.FromString,
                 _registered_method=True)
+        self.DecideAbsence = channel.unary_unary(
+                '/scala40.v1.TableService/DecideAbsence',
+                request_serializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -169,6 +174,15 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DecideAbsence(self, request, context):
+        """For the seat that decides absences (SeatInfo.decides_absences): hand a
+        seat whose player is gone (no stream, or its turn clock running) to a host
+        bot at once, or give it more time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -221,6 +235,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetDealRecord,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.GetDealRecordRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.GetDealRecordResponse.SerializeToString,
+            ),
+            'DecideAbsence': grpc.unary_unary_rpc_method_handler(
+                    servicer.DecideAbsence,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -496,6 +515,33 @@ class TableService:
             '/scala40.v1.TableService/GetDealRecord',
             scala40_dot_v1_dot_table__pb2.GetDealRecordRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.GetDealRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DecideAbsence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/DecideAbsence',
+            scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.FromString,
             options,
             channel_credentials,
             insecure,
