@@ -610,6 +610,14 @@ def _check_swap_owner(state: DealState, seat: int, owner: int) -> None:
     )
 
 
+def may_close_in_first_turn(state: DealState) -> bool:
+    """R9.2: whether the seat to move, in its own first turn, may go out in it."""
+    mode = state.ruleset.first_turn_close
+    if mode is FirstTurnClose.NOT_AFTER_PICKUP:
+        return state.drawn is not DrawSource.DISCARD
+    return mode is FirstTurnClose.ALLOWED
+
+
 def _check_first_turn_close(state: DealState) -> None:
     """R9.2 for a player going out in their own first turn."""
     mode = state.ruleset.first_turn_close

@@ -118,21 +118,21 @@ OPTION_RANGES: dict[str, OptionRange] = {
     "rientro_max": OptionRange("R11.3", 1, RIENTRO_CEILING, off=True),
 }
 
-# The R-number of every option that is a choice among named values or yes/no.
-CHOICE_RULES: dict[str, str] = {
-    "discard_pickup": "R3.2",
-    "joker_swap": "R7.4",
-    "discard_attachable": "R8.2",
-    "close_without_discard": "R9.1",
-    "first_turn_close": "R9.2",
-    "closing_in_hand_double": "R9.3",
-    "lone_ace": "R9.4",
-    "unopened_penalty": "R9.5",
-    "match_mode": "R11",
-    "rientro": "R11.3",
-    "rientro_progression": "R11.3",
-    "rientro_pays_closer": "R11.3",
-    "pairs": "R11.4",
+# Every option that is a choice among named values (its enum) or yes/no (None), by R-number.
+CHOICES: dict[str, tuple[str, type[StrEnum] | None]] = {
+    "discard_pickup": ("R3.2", DiscardPickup),
+    "joker_swap": ("R7.4", JokerSwap),
+    "discard_attachable": ("R8.2", DiscardAttachable),
+    "close_without_discard": ("R9.1", None),
+    "first_turn_close": ("R9.2", FirstTurnClose),
+    "closing_in_hand_double": ("R9.3", None),
+    "lone_ace": ("R9.4", LoneAce),
+    "unopened_penalty": ("R9.5", UnopenedPenalty),
+    "match_mode": ("R11", MatchMode),
+    "rientro": ("R11.3", None),
+    "rientro_progression": ("R11.3", Progression),
+    "rientro_pays_closer": ("R11.3", None),
+    "pairs": ("R11.4", None),
 }
 
 
@@ -174,15 +174,17 @@ class Ruleset:
             value = getattr(self, name)
             if not allowed.admits(value):
                 raise OptionOutOfRange(name, value, allowed.text, allowed.rule)
-        for name, rule in CHOICE_RULES.items():
+        for name, (rule, kind) in CHOICES.items():
             value = getattr(self, name)
-            kind = type(Ruleset.__dataclass_fields__[name].default)
-            if kind is bool:
+            if kind is None:
                 if not isinstance(value, bool):
                     raise OptionOutOfRange(name, value, "yes or no", rule)
             elif not isinstance(value, kind):
-                values = " | ".join(str(v) for v in kind)  # type: ignore[attr-defined]
-                raise OptionOutOfRange(name, value, values, rule)
+                names = [str(v) for v in kind]
+                if value not in names:
+                    raise OptionOutOfRange(name, value, " | ".join(names), rule)
+                # A value given by its name ("free") is kept as the enum member.
+                object.__setattr__(self, name, kind(value))
         if self.decks == 1 and self.max_players != 2:
             raise InvalidRuleset("R1.1: one deck is allowed for 2 players only (set max_players=2)")
         if self.rientro and self.match_mode is not MatchMode.POINTS:
