@@ -1,7 +1,5 @@
 """R10.2's stall: a deal is void as soon as no card off the table can still be laid."""
 
-from dataclasses import replace
-
 import pytest
 
 from scala40_net.actions import Draw, DrawSource, Play
