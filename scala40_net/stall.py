@@ -30,7 +30,7 @@ def _scale_ranks(rank: int) -> tuple[int, ...]:
     return (ACE_LOW, ACE_HIGH) if rank == ACE_LOW else (rank,)
 
 
-class _OffTable:
+class OffTable:
     """The faces off the table, by suit on the scale 1..14 (an ace is at both ends)."""
 
     def __init__(self, cards: Iterable[int]) -> None:
@@ -102,7 +102,7 @@ class _OffTable:
 def is_stalled(table: Iterable[Meld], off_table: Iterable[int], max_run: int | None) -> bool:
     """R10.2: True when no card of ``off_table`` can be attached to a meld of ``table``
     (or take a joker's place in one) and no new meld can be made from those cards."""
-    cards = _OffTable(off_table)
+    cards = OffTable(off_table)
     if cards.new_meld():
         return False
     return not any(cards.joins(meld, max_run) for meld in table)
