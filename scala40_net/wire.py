@@ -670,4 +670,5 @@ def deal_view_from_pb(message: table_pb2.TableView) -> views.DealView | None:
         taken_discard=message.taken_discard if message.HasField("taken_discard") else None,
         rebuilds=message.rebuilds,
         result=None,
+        agreed_discard=message.agreed_discard if message.HasField("agreed_discard") else None,
     )

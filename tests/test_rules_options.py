@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from scala40_net.actions import Attach, Draw, DrawSource, NewMeld, Play, SwapJoker
+from scala40_net.bots.base import playable_state
 from scala40_net.cards import Face, parse_face, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, apply, deal_penalties
 from scala40_net.errors import RuleViolation
@@ -21,6 +22,7 @@ from scala40_net.rules import (
     with_options,
 )
 from scala40_net.scenario import position
+from scala40_net.views import view_state
 
 STOCK, DISCARD = Draw(DrawSource.STOCK), Draw(DrawSource.DISCARD)
 
@@ -236,3 +238,14 @@ def test_r9_4_at_99_follows_bust_at() -> None:
     rules = Ruleset(lone_ace=LoneAce.AT_99, bust_at=151)
     state = replace(position(rules, hands={0: "", 1: "AS"}, opened=[1]), totals=(0, 149))
     assert deal_penalties(state, 0, False) == (0, 1)
+
+
+def test_r8_2_agreed_mark_is_in_every_seats_view_and_its_playable_state() -> None:
+    rules = Ruleset(discard_attachable=DiscardAttachable.AGREED)
+    state = position(rules, hands={0: "8C 2D 5S", 1: "KS 3S"}, table=["5C 6C 7C"], opened=[1])
+    state = apply(state, 0, STOCK)[0]
+    state = apply(state, 0, Play((), one(state, 0, "8C")))[0]
+    eight = state.discard_pile[-1]
+    view = view_state(state, 1)
+    assert view.agreed_discard == eight
+    assert playable_state(view).agreed_discard == eight

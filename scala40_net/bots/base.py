@@ -78,6 +78,7 @@ def playable_state(view: DealView) -> DealState:
         taken_discard=view.taken_discard,
         rebuilds=view.rebuilds,
         result=view.result,
+        agreed_discard=view.agreed_discard,
     )
 
 

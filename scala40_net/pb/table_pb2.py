@@ -27,15 +27,15 @@ from scala40_net.pb import deal_pb2 as scala40_dot_v1_dot_deal__pb2
 from scala40_net.pb import lobby_pb2 as scala40_dot_v1_dot_lobby__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16scala40/v1/table.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x15scala40/v1/deal.proto\x1a\x16scala40/v1/lobby.proto\"8\n\x0bMoveContext\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x15\n\rlast_seen_seq\x18\x02 \x01(\x04\"+\n\x16SubscribeEventsRequest\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\"@\n\x17SubscribeEventsResponse\x12%\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.scala40.v1.TableEvent\"\xe6\x02\n\nTableEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12)\n\x08snapshot\x18\x02 \x01(\x0b\x32\x15.scala40.v1.TableViewH\x00\x12-\n\x04\x64\x65\x61l\x18\x03 \x01(\x0b\x32\x1d.scala40.v1.DealEventEnvelopeH\x00\x12,\n\x0cseat_changed\x18\x04 \x01(\x0b\x32\x14.scala40.v1.SeatInfoH\x00\x12\'\n\x04\x63hat\x18\x05 \x01(\x0b\x32\x17.scala40.v1.ChatMessageH\x00\x12/\n\x0cmatch_update\x18\x06 \x01(\x0b\x32\x17.scala40.v1.MatchUpdateH\x00\x12-\n\x0b\x64\x65\x61l_signed\x18\x07 \x01(\x0b\x32\x16.scala40.v1.DealSignedH\x00\x12\x31\n\rmatch_started\x18\x08 \x01(\x0b\x32\x18.scala40.v1.MatchStartedH\x00\x42\x07\n\x05\x65vent\"u\n\x11\x44\x65\x61lEventEnvelope\x12\x14\n\x0cpublic_event\x18\x01 \x01(\x0c\x12\x38\n\rprivate_event\x18\x02 \x01(\x0b\x32\x1c.scala40.v1.PrivateDealEventH\x00\x88\x01\x01\x42\x10\n\x0e_private_event\"7\n\x0b\x43hatMessage\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"8\n\x0cMatchStarted\x12\x19\n\x11\x66irst_dealer_seat\x18\x01 \x01(\r\x12\r\n\x05seats\x18\x02 \x03(\r\"U\n\tSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05total\x18\x02 \x01(\x03\x12\x0b\n\x03out\x18\x03 \x01(\x08\x12\x0f\n\x07rientri\x18\x04 \x01(\r\x12\r\n\x05\x63hips\x18\x05 \x01(\x03\"\x8b\x01\n\x0bMatchUpdate\x12%\n\x06scores\x18\x01 \x03(\x0b\x32\x15.scala40.v1.SeatScore\x12\x12\n\nmatch_over\x18\x02 \x01(\x08\x12\x0f\n\x07winners\x18\x03 \x03(\r\x12\x30\n\x0erientro_offers\x18\x04 \x03(\x0b\x32\x18.scala40.v1.RientroOffer\"C\n\x0cRientroOffer\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x66\x65\x65\x18\x02 \x01(\r\x12\x18\n\x10\x61nswer_within_ms\x18\x03 \x01(\r\"D\n\nDealSigned\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\r\x12\x12\n\nchain_head\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c\"\x9f\x01\n\x08SeatView\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.scala40.v1.SeatInfo\x12\x12\n\nhand_count\x18\x02 \x01(\r\x12\x0e\n\x06opened\x18\x03 \x01(\x08\x12$\n\x05score\x18\x04 \x01(\x0b\x32\x15.scala40.v1.SeatScore\x12\x0f\n\x07in_deal\x18\x05 \x01(\x08\x12\x14\n\x0cturns_played\x18\x06 \x01(\r\"\xfc\x04\n\tTableView\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.scala40.v1.TableSummary\x12\x14\n\x07my_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07my_hand\x18\x03 \x03(\r\x12#\n\x05seats\x18\x04 \x03(\x0b\x32\x14.scala40.v1.SeatView\x12$\n\x05melds\x18\x05 \x03(\x0b\x32\x15.scala40.v1.TableMeld\x12\x18\n\x0b\x64iscard_top\x18\x06 \x01(\rH\x01\x88\x01\x01\x12\x15\n\rdiscard_count\x18\x07 \x01(\r\x12\x13\n\x0bstock_count\x18\x08 \x01(\r\x12\x0f\n\x07\x64\x65\x61l_no\x18\t \x01(\r\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\n \x01(\r\x12\x16\n\tturn_seat\x18\x0b \x01(\rH\x02\x88\x01\x01\x12$\n\x05phase\x18\x0c \x01(\x0e\x32\x15.scala40.v1.TurnPhase\x12\x1a\n\rtaken_discard\x18\r \x01(\rH\x03\x88\x01\x01\x12\x13\n\x0b\x64\x65\x61l_events\x18\x0e \x03(\x0c\x12\x37\n\x11my_private_events\x18\x0f \x03(\x0b\x32\x1c.scala40.v1.PrivateDealEvent\x12\x14\n\x0c\x64iscard_pile\x18\x10 \x03(\r\x12\x10\n\x08rebuilds\x18\x11 \x01(\r\x12*\n\ndrawn_from\x18\x12 \x01(\x0e\x32\x16.scala40.v1.DrawSource\x12\x30\n\x0erientro_offers\x18\x13 \x03(\x0b\x32\x18.scala40.v1.RientroOfferB\n\n\x08_my_seatB\x0e\n\x0c_discard_topB\x0c\n\n_turn_seatB\x10\n\x0e_taken_discard\"\x10\n\x0eGetViewRequest\"C\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.scala40.v1.TableView\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"_\n\x0b\x44rawRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12&\n\x06source\x18\x02 \x01(\x0e\x32\x16.scala40.v1.DrawSource\")\n\x0c\x44rawResponse\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"\x84\x01\n\x0bPlayRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12)\n\noperations\x18\x02 \x03(\x0b\x32\x15.scala40.v1.Operation\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_discard\"\x1b\n\x0cPlayResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"@\n\x14ReturnDiscardRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\"$\n\x15ReturnDiscardResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"b\n\x11\x43ommitSeedRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\"\x14\n\x12\x43ommitSeedResponse\"i\n\x11RevealSeedRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x0b\n\x03\x63ut\x18\x04 \x01(\r\"\x14\n\x12RevealSeedResponse\"R\n\x14\x41nswerRientroRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x10\n\x08\x62uy_back\x18\x02 \x01(\x08\"\x17\n\x15\x41nswerRientroResponse\"\x1f\n\x0fSendChatRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\"\x12\n\x10SendChatResponse\"\'\n\x14GetDealRecordRequest\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\r\"\'\n\x15GetDealRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\x0c*\x7f\n\tTurnPhase\x12\x1a\n\x16TURN_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11TURN_PHASE_COMMIT\x10\x01\x12\x15\n\x11TURN_PHASE_REVEAL\x10\x02\x12\x13\n\x0fTURN_PHASE_DRAW\x10\x03\x12\x13\n\x0fTURN_PHASE_PLAY\x10\x04\x32\x89\x06\n\x0cTableService\x12\\\n\x0fSubscribeEvents\x12\".scala40.v1.SubscribeEventsRequest\x1a#.scala40.v1.SubscribeEventsResponse0\x01\x12\x42\n\x07GetView\x12\x1a.scala40.v1.GetViewRequest\x1a\x1b.scala40.v1.GetViewResponse\x12\x39\n\x04\x44raw\x12\x17.scala40.v1.DrawRequest\x1a\x18.scala40.v1.DrawResponse\x12\x39\n\x04Play\x12\x17.scala40.v1.PlayRequest\x1a\x18.scala40.v1.PlayResponse\x12T\n\rReturnDiscard\x12 .scala40.v1.ReturnDiscardRequest\x1a!.scala40.v1.ReturnDiscardResponse\x12K\n\nCommitSeed\x12\x1d.scala40.v1.CommitSeedRequest\x1a\x1e.scala40.v1.CommitSeedResponse\x12K\n\nRevealSeed\x12\x1d.scala40.v1.RevealSeedRequest\x1a\x1e.scala40.v1.RevealSeedResponse\x12T\n\rAnswerRientro\x12 .scala40.v1.AnswerRientroRequest\x1a!.scala40.v1.AnswerRientroResponse\x12\x45\n\x08SendChat\x12\x1b.scala40.v1.SendChatRequest\x1a\x1c.scala40.v1.SendChatResponse\x12T\n\rGetDealRecord\x12 .scala40.v1.GetDealRecordRequest\x1a!.scala40.v1.GetDealRecordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16scala40/v1/table.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x15scala40/v1/deal.proto\x1a\x16scala40/v1/lobby.proto\"8\n\x0bMoveContext\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x15\n\rlast_seen_seq\x18\x02 \x01(\x04\"+\n\x16SubscribeEventsRequest\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\"@\n\x17SubscribeEventsResponse\x12%\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.scala40.v1.TableEvent\"\xe6\x02\n\nTableEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12)\n\x08snapshot\x18\x02 \x01(\x0b\x32\x15.scala40.v1.TableViewH\x00\x12-\n\x04\x64\x65\x61l\x18\x03 \x01(\x0b\x32\x1d.scala40.v1.DealEventEnvelopeH\x00\x12,\n\x0cseat_changed\x18\x04 \x01(\x0b\x32\x14.scala40.v1.SeatInfoH\x00\x12\'\n\x04\x63hat\x18\x05 \x01(\x0b\x32\x17.scala40.v1.ChatMessageH\x00\x12/\n\x0cmatch_update\x18\x06 \x01(\x0b\x32\x17.scala40.v1.MatchUpdateH\x00\x12-\n\x0b\x64\x65\x61l_signed\x18\x07 \x01(\x0b\x32\x16.scala40.v1.DealSignedH\x00\x12\x31\n\rmatch_started\x18\x08 \x01(\x0b\x32\x18.scala40.v1.MatchStartedH\x00\x42\x07\n\x05\x65vent\"u\n\x11\x44\x65\x61lEventEnvelope\x12\x14\n\x0cpublic_event\x18\x01 \x01(\x0c\x12\x38\n\rprivate_event\x18\x02 \x01(\x0b\x32\x1c.scala40.v1.PrivateDealEventH\x00\x88\x01\x01\x42\x10\n\x0e_private_event\"7\n\x0b\x43hatMessage\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"8\n\x0cMatchStarted\x12\x19\n\x11\x66irst_dealer_seat\x18\x01 \x01(\r\x12\r\n\x05seats\x18\x02 \x03(\r\"U\n\tSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05total\x18\x02 \x01(\x03\x12\x0b\n\x03out\x18\x03 \x01(\x08\x12\x0f\n\x07rientri\x18\x04 \x01(\r\x12\r\n\x05\x63hips\x18\x05 \x01(\x03\"\x8b\x01\n\x0bMatchUpdate\x12%\n\x06scores\x18\x01 \x03(\x0b\x32\x15.scala40.v1.SeatScore\x12\x12\n\nmatch_over\x18\x02 \x01(\x08\x12\x0f\n\x07winners\x18\x03 \x03(\r\x12\x30\n\x0erientro_offers\x18\x04 \x03(\x0b\x32\x18.scala40.v1.RientroOffer\"C\n\x0cRientroOffer\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x66\x65\x65\x18\x02 \x01(\r\x12\x18\n\x10\x61nswer_within_ms\x18\x03 \x01(\r\"D\n\nDealSigned\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\r\x12\x12\n\nchain_head\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c\"\x9f\x01\n\x08SeatView\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.scala40.v1.SeatInfo\x12\x12\n\nhand_count\x18\x02 \x01(\r\x12\x0e\n\x06opened\x18\x03 \x01(\x08\x12$\n\x05score\x18\x04 \x01(\x0b\x32\x15.scala40.v1.SeatScore\x12\x0f\n\x07in_deal\x18\x05 \x01(\x08\x12\x14\n\x0cturns_played\x18\x06 \x01(\r\"\xac\x05\n\tTableView\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.scala40.v1.TableSummary\x12\x14\n\x07my_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07my_hand\x18\x03 \x03(\r\x12#\n\x05seats\x18\x04 \x03(\x0b\x32\x14.scala40.v1.SeatView\x12$\n\x05melds\x18\x05 \x03(\x0b\x32\x15.scala40.v1.TableMeld\x12\x18\n\x0b\x64iscard_top\x18\x06 \x01(\rH\x01\x88\x01\x01\x12\x15\n\rdiscard_count\x18\x07 \x01(\r\x12\x13\n\x0bstock_count\x18\x08 \x01(\r\x12\x0f\n\x07\x64\x65\x61l_no\x18\t \x01(\r\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\n \x01(\r\x12\x16\n\tturn_seat\x18\x0b \x01(\rH\x02\x88\x01\x01\x12$\n\x05phase\x18\x0c \x01(\x0e\x32\x15.scala40.v1.TurnPhase\x12\x1a\n\rtaken_discard\x18\r \x01(\rH\x03\x88\x01\x01\x12\x13\n\x0b\x64\x65\x61l_events\x18\x0e \x03(\x0c\x12\x37\n\x11my_private_events\x18\x0f \x03(\x0b\x32\x1c.scala40.v1.PrivateDealEvent\x12\x14\n\x0c\x64iscard_pile\x18\x10 \x03(\r\x12\x10\n\x08rebuilds\x18\x11 \x01(\r\x12*\n\ndrawn_from\x18\x12 \x01(\x0e\x32\x16.scala40.v1.DrawSource\x12\x30\n\x0erientro_offers\x18\x13 \x03(\x0b\x32\x18.scala40.v1.RientroOffer\x12\x1b\n\x0e\x61greed_discard\x18\x14 \x01(\rH\x04\x88\x01\x01\x42\n\n\x08_my_seatB\x0e\n\x0c_discard_topB\x0c\n\n_turn_seatB\x10\n\x0e_taken_discardB\x11\n\x0f_agreed_discard\"\x10\n\x0eGetViewRequest\"C\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.scala40.v1.TableView\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"_\n\x0b\x44rawRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12&\n\x06source\x18\x02 \x01(\x0e\x32\x16.scala40.v1.DrawSource\")\n\x0c\x44rawResponse\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"\x84\x01\n\x0bPlayRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12)\n\noperations\x18\x02 \x03(\x0b\x32\x15.scala40.v1.Operation\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_discard\"\x1b\n\x0cPlayResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"@\n\x14ReturnDiscardRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\"$\n\x15ReturnDiscardResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\"b\n\x11\x43ommitSeedRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\"\x14\n\x12\x43ommitSeedResponse\"i\n\x11RevealSeedRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\x12\x0b\n\x03\x63ut\x18\x04 \x01(\r\"\x14\n\x12RevealSeedResponse\"R\n\x14\x41nswerRientroRequest\x12(\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x17.scala40.v1.MoveContext\x12\x10\n\x08\x62uy_back\x18\x02 \x01(\x08\"\x17\n\x15\x41nswerRientroResponse\"\x1f\n\x0fSendChatRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\"\x12\n\x10SendChatResponse\"\'\n\x14GetDealRecordRequest\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\r\"\'\n\x15GetDealRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\x0c*\x7f\n\tTurnPhase\x12\x1a\n\x16TURN_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11TURN_PHASE_COMMIT\x10\x01\x12\x15\n\x11TURN_PHASE_REVEAL\x10\x02\x12\x13\n\x0fTURN_PHASE_DRAW\x10\x03\x12\x13\n\x0fTURN_PHASE_PLAY\x10\x04\x32\x89\x06\n\x0cTableService\x12\\\n\x0fSubscribeEvents\x12\".scala40.v1.SubscribeEventsRequest\x1a#.scala40.v1.SubscribeEventsResponse0\x01\x12\x42\n\x07GetView\x12\x1a.scala40.v1.GetViewRequest\x1a\x1b.scala40.v1.GetViewResponse\x12\x39\n\x04\x44raw\x12\x17.scala40.v1.DrawRequest\x1a\x18.scala40.v1.DrawResponse\x12\x39\n\x04Play\x12\x17.scala40.v1.PlayRequest\x1a\x18.scala40.v1.PlayResponse\x12T\n\rReturnDiscard\x12 .scala40.v1.ReturnDiscardRequest\x1a!.scala40.v1.ReturnDiscardResponse\x12K\n\nCommitSeed\x12\x1d.scala40.v1.CommitSeedRequest\x1a\x1e.scala40.v1.CommitSeedResponse\x12K\n\nRevealSeed\x12\x1d.scala40.v1.RevealSeedRequest\x1a\x1e.scala40.v1.RevealSeedResponse\x12T\n\rAnswerRientro\x12 .scala40.v1.AnswerRientroRequest\x1a!.scala40.v1.AnswerRientroResponse\x12\x45\n\x08SendChat\x12\x1b.scala40.v1.SendChatRequest\x1a\x1c.scala40.v1.SendChatResponse\x12T\n\rGetDealRecord\x12 .scala40.v1.GetDealRecordRequest\x1a!.scala40.v1.GetDealRecordResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TURNPHASE']._serialized_start=3032
-  _globals['_TURNPHASE']._serialized_end=3159
+  _globals['_TURNPHASE']._serialized_start=3080
+  _globals['_TURNPHASE']._serialized_end=3207
   _globals['_MOVECONTEXT']._serialized_start=109
   _globals['_MOVECONTEXT']._serialized_end=165
   _globals['_SUBSCRIBEEVENTSREQUEST']._serialized_start=167
@@ -61,43 +61,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATVIEW']._serialized_start=1242
   _globals['_SEATVIEW']._serialized_end=1401
   _globals['_TABLEVIEW']._serialized_start=1404
-  _globals['_TABLEVIEW']._serialized_end=2040
-  _globals['_GETVIEWREQUEST']._serialized_start=2042
-  _globals['_GETVIEWREQUEST']._serialized_end=2058
-  _globals['_GETVIEWRESPONSE']._serialized_start=2060
-  _globals['_GETVIEWRESPONSE']._serialized_end=2127
-  _globals['_DRAWREQUEST']._serialized_start=2129
-  _globals['_DRAWREQUEST']._serialized_end=2224
-  _globals['_DRAWRESPONSE']._serialized_start=2226
-  _globals['_DRAWRESPONSE']._serialized_end=2267
-  _globals['_PLAYREQUEST']._serialized_start=2270
-  _globals['_PLAYREQUEST']._serialized_end=2402
-  _globals['_PLAYRESPONSE']._serialized_start=2404
-  _globals['_PLAYRESPONSE']._serialized_end=2431
-  _globals['_RETURNDISCARDREQUEST']._serialized_start=2433
-  _globals['_RETURNDISCARDREQUEST']._serialized_end=2497
-  _globals['_RETURNDISCARDRESPONSE']._serialized_start=2499
-  _globals['_RETURNDISCARDRESPONSE']._serialized_end=2535
-  _globals['_COMMITSEEDREQUEST']._serialized_start=2537
-  _globals['_COMMITSEEDREQUEST']._serialized_end=2635
-  _globals['_COMMITSEEDRESPONSE']._serialized_start=2637
-  _globals['_COMMITSEEDRESPONSE']._serialized_end=2657
-  _globals['_REVEALSEEDREQUEST']._serialized_start=2659
-  _globals['_REVEALSEEDREQUEST']._serialized_end=2764
-  _globals['_REVEALSEEDRESPONSE']._serialized_start=2766
-  _globals['_REVEALSEEDRESPONSE']._serialized_end=2786
-  _globals['_ANSWERRIENTROREQUEST']._serialized_start=2788
-  _globals['_ANSWERRIENTROREQUEST']._serialized_end=2870
-  _globals['_ANSWERRIENTRORESPONSE']._serialized_start=2872
-  _globals['_ANSWERRIENTRORESPONSE']._serialized_end=2895
-  _globals['_SENDCHATREQUEST']._serialized_start=2897
-  _globals['_SENDCHATREQUEST']._serialized_end=2928
-  _globals['_SENDCHATRESPONSE']._serialized_start=2930
-  _globals['_SENDCHATRESPONSE']._serialized_end=2948
-  _globals['_GETDEALRECORDREQUEST']._serialized_start=2950
-  _globals['_GETDEALRECORDREQUEST']._serialized_end=2989
-  _globals['_GETDEALRECORDRESPONSE']._serialized_start=2991
-  _globals['_GETDEALRECORDRESPONSE']._serialized_end=3030
-  _globals['_TABLESERVICE']._serialized_start=3162
-  _globals['_TABLESERVICE']._serialized_end=3939
+  _globals['_TABLEVIEW']._serialized_end=2088
+  _globals['_GETVIEWREQUEST']._serialized_start=2090
+  _globals['_GETVIEWREQUEST']._serialized_end=2106
+  _globals['_GETVIEWRESPONSE']._serialized_start=2108
+  _globals['_GETVIEWRESPONSE']._serialized_end=2175
+  _globals['_DRAWREQUEST']._serialized_start=2177
+  _globals['_DRAWREQUEST']._serialized_end=2272
+  _globals['_DRAWRESPONSE']._serialized_start=2274
+  _globals['_DRAWRESPONSE']._serialized_end=2315
+  _globals['_PLAYREQUEST']._serialized_start=2318
+  _globals['_PLAYREQUEST']._serialized_end=2450
+  _globals['_PLAYRESPONSE']._serialized_start=2452
+  _globals['_PLAYRESPONSE']._serialized_end=2479
+  _globals['_RETURNDISCARDREQUEST']._serialized_start=2481
+  _globals['_RETURNDISCARDREQUEST']._serialized_end=2545
+  _globals['_RETURNDISCARDRESPONSE']._serialized_start=2547
+  _globals['_RETURNDISCARDRESPONSE']._serialized_end=2583
+  _globals['_COMMITSEEDREQUEST']._serialized_start=2585
+  _globals['_COMMITSEEDREQUEST']._serialized_end=2683
+  _globals['_COMMITSEEDRESPONSE']._serialized_start=2685
+  _globals['_COMMITSEEDRESPONSE']._serialized_end=2705
+  _globals['_REVEALSEEDREQUEST']._serialized_start=2707
+  _globals['_REVEALSEEDREQUEST']._serialized_end=2812
+  _globals['_REVEALSEEDRESPONSE']._serialized_start=2814
+  _globals['_REVEALSEEDRESPONSE']._serialized_end=2834
+  _globals['_ANSWERRIENTROREQUEST']._serialized_start=2836
+  _globals['_ANSWERRIENTROREQUEST']._serialized_end=2918
+  _globals['_ANSWERRIENTRORESPONSE']._serialized_start=2920
+  _globals['_ANSWERRIENTRORESPONSE']._serialized_end=2943
+  _globals['_SENDCHATREQUEST']._serialized_start=2945
+  _globals['_SENDCHATREQUEST']._serialized_end=2976
+  _globals['_SENDCHATRESPONSE']._serialized_start=2978
+  _globals['_SENDCHATRESPONSE']._serialized_end=2996
+  _globals['_GETDEALRECORDREQUEST']._serialized_start=2998
+  _globals['_GETDEALRECORDREQUEST']._serialized_end=3037
+  _globals['_GETDEALRECORDRESPONSE']._serialized_start=3039
+  _globals['_GETDEALRECORDRESPONSE']._serialized_end=3078
+  _globals['_TABLESERVICE']._serialized_start=3210
+  _globals['_TABLESERVICE']._serialized_end=3987
 # @@protoc_insertion_point(module_scope)
