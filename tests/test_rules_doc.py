@@ -97,3 +97,13 @@ def test_r10_1_the_rebuilt_stocks_cut_comes_from_the_committed_stream() -> None:
     assert "cut by the player on the dealer's left" not in " ".join(clause.split())
     fair = " ".join((DOCS / "FAIR_DEAL.md").read_text(encoding="utf-8").split())
     assert "a cut chosen live by a seat would let the host and that player choose" in fair
+
+
+def test_r4_4_joker_as_is_documented_as_the_host_reads_it() -> None:
+    protos = DOCS.parent / "protos" / "scala40" / "v1"
+    cards = " ".join((protos / "cards.proto").read_text(encoding="utf-8").split())
+    assert "Ignored otherwise" not in cards
+    assert "When set it is always checked" in cards
+    assert "Required when a joker is attached" in cards
+    protocol = " ".join((DOCS / "PROTOCOL.md").read_text(encoding="utf-8").split())
+    assert "is never ignored" in protocol and "`2H 3H JK` declared as `AH` is refused" in protocol
