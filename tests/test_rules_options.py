@@ -4,11 +4,13 @@ from dataclasses import replace
 
 import pytest
 
+from scala40_net import wire
 from scala40_net.actions import Attach, Draw, DrawSource, NewMeld, Play, SwapJoker
 from scala40_net.bots.base import playable_state
 from scala40_net.cards import Face, parse_face, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, apply, deal_penalties
 from scala40_net.errors import RuleViolation
+from scala40_net.pb import ruleset_pb2
 from scala40_net.rules import (
     PRESETS,
     DiscardAttachable,
@@ -249,3 +251,27 @@ def test_r8_2_agreed_mark_is_in_every_seats_view_and_its_playable_state() -> Non
     view = view_state(state, 1)
     assert view.agreed_discard == eight
     assert playable_state(view).agreed_discard == eight
+
+
+@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("discard_pickup", v) for v in DiscardPickup]
+    + [("discard_attachable", v) for v in DiscardAttachable]
+    + [("joker_swap", v) for v in JokerSwap]
+    + [("first_turn_close", v) for v in FirstTurnClose]
+    + [("closing_in_hand_double", v) for v in (True, False)]
+    + [("lone_ace", v) for v in LoneAce]
+    + [("unopened_penalty", v) for v in UnopenedPenalty],
+)
+def test_every_option_value_crosses_the_wire_and_back(
+    name: str, option: str, value: object
+) -> None:
+    rules = with_options(preset(name, 4), **{option: value})
+    message = wire.ruleset_to_pb(name, rules)
+    assert wire.ruleset_from_pb(message, 4) == rules
+    # Set alone over its preset, the option is read as given.
+    alone = ruleset_pb2.Ruleset(preset=wire.PRESET_BY_NAME[name])
+    field = getattr(message.options, option)
+    setattr(alone.options, option, field)
+    assert getattr(wire.ruleset_from_pb(alone, 4), option) == value
