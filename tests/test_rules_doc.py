@@ -107,3 +107,27 @@ def test_r4_4_joker_as_is_documented_as_the_host_reads_it() -> None:
     assert "Required when a joker is attached" in cards
     protocol = " ".join((DOCS / "PROTOCOL.md").read_text(encoding="utf-8").split())
     assert "is never ignored" in protocol and "`2H 3H JK` declared as `AH` is refused" in protocol
+
+
+def test_ruleset_proto_gives_every_option_its_range_and_source() -> None:
+    proto = (DOCS.parent / "protos" / "scala40" / "v1" / "ruleset.proto").read_text(
+        encoding="utf-8"
+    )
+    body = proto.split("message RulesetOptions {", 1)[1].split("\n}", 1)[0]
+    comments: dict[str, str] = {}
+    pending: list[str] = []
+    for line in body.splitlines():
+        line = line.strip()
+        if line.startswith("//"):
+            pending.append(line[2:].strip())
+        elif line:
+            field = line.rstrip(";").split("=")[0].split()[-1]
+            comments[field] = " ".join(pending)
+            pending = []
+    wire_name = {"deals": "deals_in_match"}
+    for f in fields(Ruleset):
+        text = comments[wire_name.get(f.name, f.name)]
+        assert re.search(r"seeds? 00[034]", text), f.name
+        if f.name in OPTION_RANGES:
+            allowed = OPTION_RANGES[f.name]
+            assert f"{allowed.low}..{allowed.high}" in text, f.name
