@@ -34,7 +34,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
             raise malformed(str(error)) from None
         except InvalidRuleset as error:
             raise Refusal(grpc.StatusCode.INVALID_ARGUMENT, "BAD_RULESET", str(error)) from None
-        check = melds.check_opening(proposed, ruleset.opening_points)
+        check = melds.check_opening(proposed, ruleset.opening_points, ruleset.max_run)
         response = rules_service_pb2.CheckMeldsResponse(
             melds=[wire.meld_check_to_pb(m) for m in check.melds],
             total_points=check.total,
@@ -43,10 +43,10 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
         )
         # A card named in two melds makes the melds refused together: say so at the top too.
         seen: set[int] = set()
-        for (ids, _), verdict in zip(proposed, check.melds, strict=True):
-            if seen & set(ids) and not verdict.valid:
+        for meld, verdict in zip(proposed, check.melds, strict=True):
+            if seen & set(meld.cards) and not verdict.valid:
                 response.rule = verdict.rule or ""
                 response.reason = verdict.reason or ""
                 break
-            seen |= set(ids)
+            seen |= set(meld.cards)
         return response

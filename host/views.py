@@ -56,6 +56,8 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         out.discard_count = len(deal_view.discard_pile)
         out.discard_pile.extend(deal_view.discard_pile)
         out.rebuilds = deal_view.rebuilds
+        if deal_view.agreed_discard is not None:
+            out.agreed_discard = deal_view.agreed_discard
         if deal_view.drawn is not None:
             out.drawn_from = wire.draw_source_to_pb(deal_view.drawn)
         out.stock_count = deal_view.stock_count

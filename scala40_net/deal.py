@@ -53,9 +53,13 @@ from scala40_net.rules import (
     HAND_SIZE,
     DiscardAttachable,
     DiscardPickup,
+    FirstTurnClose,
+    JokerSwap,
+    LoneAce,
     Ruleset,
     UnopenedPenalty,
 )
+from scala40_net.stall import is_stalled
 
 T = TypeVar("T")
 
@@ -73,6 +77,10 @@ class DealState:
 
     ``discard_pile`` is bottom first (its top is the last card); ``stock`` is
     top first. ``turn`` is the seat to move (during ``REBUILD``, the next one).
+    ``totals`` are the match totals before this deal (a pair's shared total in
+    pairs), for ``lone_ace=at_99`` (R9.4); empty outside a match.
+    ``agreed_discard`` is the top discard when it was discarded under
+    ``discard_attachable=agreed`` though it could be attached (R8.2).
     """
 
     ruleset: Ruleset
@@ -95,6 +103,8 @@ class DealState:
     idle_rebuilds: int = 0
     laid_since_rebuild: bool = False
     result: DealEnded | None = None
+    totals: tuple[int, ...] = ()
+    agreed_discard: int | None = None
 
     def index(self, seat: int) -> int:
         try:
@@ -141,12 +151,18 @@ def deal_order(seats: Sequence[int], dealer: int) -> tuple[int, ...]:
 
 
 def start_deal(
-    ruleset: Ruleset, seats: Sequence[int], dealer: int, deck: Sequence[int], deal_no: int = 1
+    ruleset: Ruleset,
+    seats: Sequence[int],
+    dealer: int,
+    deck: Sequence[int],
+    deal_no: int = 1,
+    totals: Sequence[int] = (),
 ) -> tuple[DealState, list[Event]]:
     """Deal ``deck`` (position 0 = top) as FAIR_DEAL.md "Deriving the deck" says (R2.3).
 
     Card ``k < 13n`` goes to seat ``deal_order(seats, dealer)[k % n]``; card
-    ``13n`` is the first discard; the rest is the stock, top first.
+    ``13n`` is the first discard; the rest is the stock, top first. ``totals``
+    (ascending seat order) are the match totals before the deal (R9.4 at_99).
     """
     seat_list = sorted(seats)
     if len(set(seat_list)) != len(seat_list):
@@ -159,6 +175,8 @@ def start_deal(
             "R1.1", f"the deck must hold each of the {ruleset.deck_size} cards exactly once"
         )
     n = len(seat_list)
+    if totals and len(totals) != n:
+        raise RuleViolation("R9.4", f"one total per seat in play: {n}, not {len(totals)}")
     order = deal_order(seat_list, dealer)
     dealt: dict[int, list[int]] = {s: [] for s in seat_list}
     for k in range(HAND_SIZE * n):
@@ -180,6 +198,7 @@ def start_deal(
         turn=order[0],
         phase=Phase.DRAW,
         deal_no=deal_no,
+        totals=tuple(totals),
     )
     event = DealStarted(
         deal_no, dealer, state.seats, first_discard, hands, (HAND_SIZE,) * n, len(stock)
@@ -206,30 +225,50 @@ def could_attach(table: Sequence[Meld], card: int) -> bool:
     return any(can_attach(meld, card) for meld in table)
 
 
-def hand_penalty(hand: Sequence[int]) -> int:
-    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; a lone ace counts 1."""
-    if len(hand) == 1 and not is_joker(hand[0]) and face(hand[0]).rank == 1:
+def hand_penalty(hand: Sequence[int], lone_ace_counts_one: bool = True) -> int:
+    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; a lone ace may count 1."""
+    lone_ace = len(hand) == 1 and not is_joker(hand[0]) and face(hand[0]).rank == 1
+    if lone_ace and lone_ace_counts_one:
         return 1
     return sum(face_points(face(c)) for c in hand)
+
+
+def lone_ace_counts_one(rules: Ruleset, total: int) -> bool:
+    """R9.4: whether a lone ace costs 1 to a player whose match total is ``total``.
+
+    ``at_99`` gives it to the player one point short of the total that keeps
+    them in after paying it: 99 when busting at 101 (Settled points).
+    """
+    if rules.lone_ace is LoneAce.ALWAYS:
+        return True
+    if rules.lone_ace is LoneAce.NEVER:
+        return False
+    return total == rules.bust_at - 2
 
 
 def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tuple[int, ...]:
     """R9.3-R9.6 (and R11.4 in pairs): each seat's points for a deal ``closer`` went out of."""
     rules = state.ruleset
     partner = state.partner(closer)
+    doubled = chiusura_in_mano and rules.closing_in_hand_double
+    totals = state.totals or (0,) * len(state.seats)
     out: list[int] = []
-    for seat, hand, opened in zip(state.seats, state.hands, state.opened, strict=True):
+    for seat, hand, opened, total in zip(
+        state.seats, state.hands, state.opened, totals, strict=True
+    ):
+        paid = hand_penalty(hand, lone_ace_counts_one(rules, total))
         if seat == closer:
             out.append(rules.closer_bonus)
         elif seat == partner:
             out.append(0)
         elif not opened and rules.unopened_penalty is UnopenedPenalty.FLAT100:
             out.append(100)
-        elif not opened:
+        elif not opened and rules.unopened_penalty is UnopenedPenalty.DOUBLE:
             # The doubling of R9.5 replaces that of R9.3, as the flat 100 does.
-            out.append(2 * hand_penalty(hand))
+            out.append(2 * paid)
         else:
-            out.append(hand_penalty(hand) * (2 if chiusura_in_mano else 1))
+            # An opened player, or an unopened one under unopened_penalty=hand (R9.5).
+            out.append(paid * (2 if doubled else 1))
     return tuple(out)
 
 
@@ -408,8 +447,13 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
     original = state.hands[i]
     opened_before = state.opened[i]
     taken = state.taken_discard
-    classic_pickup = taken is not None and rules.discard_pickup is DiscardPickup.CLASSIC
+    # R3.2: classic binds everyone who takes the discard; open_with_it only the unopened.
+    classic_pickup = taken is not None and (
+        rules.discard_pickup is DiscardPickup.CLASSIC
+        or (rules.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened_before)
+    )
     must_open_with_taken = classic_pickup and not opened_before
+    agreed = taken is not None and taken == state.agreed_discard
     scratch = _Scratch(list(original), list(state.table), list(state.owners), opened_before)
     swapped: list[int] = []
     applied: list[AppliedOperation] = []
@@ -435,6 +479,8 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
                 if not scratch.opened:
                     raise _not_open_yet("attach", "R6.1", scratch, must_open_with_taken, needed)
                 target = _meld_index(scratch, op.meld)
+                if agreed and taken in op.cards:
+                    raise _agreed_refusal(taken)
                 _take_from_hand(scratch, op.cards, original)
                 grown = attach(target, op.cards, op.joker_as)
                 pieces = split_run(grown, rules.max_run, op.split)
@@ -448,6 +494,9 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
                         "swap a joker", "R7.1", scratch, must_open_with_taken, needed
                     )
                 target = _meld_index(scratch, op.meld)
+                _check_swap_owner(state, seat, scratch.owners[op.meld])
+                if agreed and op.card == taken:
+                    raise _agreed_refusal(taken)
                 _take_from_hand(scratch, (op.card,), original)
                 was = target.joker_as
                 swapped_meld, joker = swap_joker(target, op.card)
@@ -496,7 +545,7 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
         scratch.hand.remove(play.discard)
     went_out = not scratch.hand
     if went_out and state.turns_played[i] == 0:
-        raise RuleViolation("R9.2", "nobody may go out in their own first turn")
+        _check_first_turn_close(state)
     opened_now = scratch.opened and not opened_before
     played = Played(seat, tuple(applied), play.discard, opened_now, went_out)
 
@@ -513,6 +562,7 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
         taken_discard=None,
         discard_barred=False,
         laid_since_rebuild=state.laid_since_rebuild or scratch.laid_any,
+        agreed_discard=_agreed_mark(rules, scratch, play.discard),
     )
     events: list[Event] = [played]
     if went_out:
@@ -531,6 +581,53 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
     if not new.stock:
         return _stock_ran_out(new, events)
     return new, events
+
+
+def _agreed_refusal(card: int) -> RuleViolation:
+    return RuleViolation(
+        "R8.2",
+        f"{card_text(card)} was discarded though it could be attached (di comune accordo): "
+        "who takes it may not attach it to a meld on the table in this turn",
+    )
+
+
+def _agreed_mark(rules: Ruleset, scratch: _Scratch, discard: int | None) -> int | None:
+    """R8.2 agreed: the discard the next player may take only if not attaching it."""
+    if rules.discard_attachable is not DiscardAttachable.AGREED or discard is None:
+        return None
+    return discard if could_attach(scratch.table, discard) else None
+
+
+def _check_swap_owner(state: DealState, seat: int, owner: int) -> None:
+    """R7.4 owner: only the player who laid the meld (or that player's partner, R11.4)."""
+    if state.ruleset.joker_swap is not JokerSwap.OWNER:
+        return
+    if owner in (seat, state.partner(seat)):
+        return
+    raise RuleViolation(
+        "R7.4",
+        f"only the player who laid a meld may take its joker: seat {owner} laid this one",
+    )
+
+
+def may_close_in_first_turn(state: DealState) -> bool:
+    """R9.2: whether the seat to move, in its own first turn, may go out in it."""
+    mode = state.ruleset.first_turn_close
+    if mode is FirstTurnClose.NOT_AFTER_PICKUP:
+        return state.drawn is not DrawSource.DISCARD
+    return mode is FirstTurnClose.ALLOWED
+
+
+def _check_first_turn_close(state: DealState) -> None:
+    """R9.2 for a player going out in their own first turn."""
+    mode = state.ruleset.first_turn_close
+    if mode is FirstTurnClose.NEVER:
+        raise RuleViolation("R9.2", "nobody may go out in their own first turn")
+    if mode is FirstTurnClose.NOT_AFTER_PICKUP and state.drawn is DrawSource.DISCARD:
+        raise RuleViolation(
+            "R9.2",
+            "nobody may go out in their own first turn after taking the discard",
+        )
 
 
 def _not_open_yet(
@@ -580,7 +677,9 @@ def _check_discard(
             raise RuleViolation("R8.3", "a joker may never be the closing discard")
         return
     mode = rules.discard_attachable
-    if mode is DiscardAttachable.FREE or (mode is DiscardAttachable.CLASSIC and scratch.opened):
+    if mode in (DiscardAttachable.FREE, DiscardAttachable.AGREED):
+        return
+    if mode is DiscardAttachable.CLASSIC and scratch.opened:
         return
 
     def barred(card: int) -> bool:
@@ -591,11 +690,13 @@ def _check_discard(
         # otherwise the turn could not end at all (see "Settled points").
         others = [c for c in hand if c != taken]
         if any(not barred(c) for c in others):
-            who = "nobody" if mode is DiscardAttachable.NEVER else "a player who has not opened"
+            who = (
+                "nobody may discard it, except as the closing discard"
+                if mode is DiscardAttachable.NEVER
+                else "a player who has not opened may not discard it"
+            )
             raise RuleViolation(
-                "R8.2",
-                f"{card_text(discard)} could be attached to a meld on the table: "
-                f"{who} may discard it",
+                "R8.2", f"{card_text(discard)} could be attached to a meld on the table: {who}"
             )
 
 
@@ -607,6 +708,17 @@ def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, li
     reason: str | None = None
     if not below_top:
         reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
+    elif is_stalled(
+        state.table,
+        [c for hand in state.hands for c in hand] + list(state.discard_pile),
+        state.ruleset.max_run,
+    ):
+        # Checked only here, when a rebuild is due: between rebuilds the stock still
+        # holds cards, and the check needs every card off the table (R10.2).
+        reason = (
+            "R10.2: no card off the table can be attached to a meld on the table "
+            "or make a new meld with others"
+        )
     elif stall is not None and idle >= stall:
         reason = f"R10.2: the stock ran out {idle} times with no card laid down or attached"
     if reason is not None:

@@ -38,3 +38,23 @@ class RuleViolation(Exception):
 
 class InvalidRuleset(ValueError):
     """A ruleset whose options do not go together (R1, R11), or that does not fit the table."""
+
+
+class OptionOutOfRange(InvalidRuleset):
+    """One option of a ruleset outside its range (``rules.OPTION_RANGES``).
+
+    ``option`` is the option's name in ``Ruleset`` (``"bust_at"``), ``allowed``
+    its range as RULES.md writes it (``"1..1000"``, ``"off or 3..13"``),
+    ``rule`` the R-number the option belongs to and ``value`` what was given.
+
+    >>> str(OptionOutOfRange("bust_at", 0, "1..1000", "R11.1"))
+    'R11.1: bust_at is 1..1000, not 0'
+    """
+
+    def __init__(self, option: str, value: object, allowed: str, rule: str | None) -> None:
+        self.option = option
+        self.value = value
+        self.allowed = allowed
+        self.rule = rule
+        prefix = f"{rule}: " if rule else ""
+        super().__init__(f"{prefix}{option} is {allowed}, not {value!r}")

@@ -131,8 +131,14 @@ def apply_match(
     if isinstance(action, StartDeal):
         if match.phase is not MatchPhase.DEAL_DUE or seat is not None:
             raise RuleViolation("R2", "the table deals, and only when a deal is due")
+        in_play = match.seats_in_play
         deal, events = start_deal(
-            match.ruleset, match.seats_in_play, match.dealer, action.deck, match.deal_no + 1
+            match.ruleset,
+            in_play,
+            match.dealer,
+            action.deck,
+            match.deal_no + 1,
+            tuple(match.team_total(s) for s in in_play),
         )
         new = replace(match, deal=deal, deal_no=match.deal_no + 1, phase=MatchPhase.IN_DEAL)
         return new, list(events)
@@ -193,13 +199,18 @@ def _deal_over(
 def _after_deals_mode(
     match: MatchState, closer: int, events: list[Event]
 ) -> tuple[MatchState, list[Event]]:
-    if match.deals_closed >= match.ruleset.deals:
-        teams = sorted({match.team(s) for s in match.seats})
-        best = max(match.team_deals_won(t[0]) for t in teams)
-        leaders = [t for t in teams if match.team_deals_won(t[0]) == best]
-        if len(leaders) == 1:
-            return _finish(match, leaders[0], events)
-        # A tie after the agreed deals: play on until one side leads alone (Settled points).
+    """R11.2: the match ends as soon as no other side can catch up with the leader.
+
+    After the agreed number of deals nothing is left to catch up with, so a lone
+    leader wins; a shared lead plays on until one side leads alone (Settled points).
+    """
+    left = max(0, match.ruleset.deals - match.deals_closed)
+    teams = sorted({match.team(s) for s in match.seats})
+    ranked = sorted(teams, key=lambda t: -match.team_deals_won(t[0]))
+    best = match.team_deals_won(ranked[0][0])
+    second = match.team_deals_won(ranked[1][0])
+    if best > second + left:
+        return _finish(match, ranked[0], events)
     return replace(match, dealer=_next_dealer(match), phase=MatchPhase.DEAL_DUE), events
 
 
@@ -218,9 +229,7 @@ def _after_points_deal(
     still_in = match.seats_in_play
     if rules.rientro and len(still_in) >= 2:
         offered = tuple(
-            s
-            for s in busted_now
-            if rules.rientro_max is None or match.rientri[match.index(s)] < rules.rientro_max
+            s for s in busted_now if match.rientri[match.index(s)] < rules.rientro_limit
         )
         if offered:
             events.append(RientroOffered(offered, tuple(match.rientro_fee(s) for s in offered)))

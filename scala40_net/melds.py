@@ -468,8 +468,20 @@ def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> t
 
 
 @dataclass(frozen=True)
+class ProposedMeld:
+    """A new meld to check: its cards in order, the joker's declaration, the R4.6 split."""
+
+    cards: tuple[int, ...]
+    joker_as: Face | None = None
+    split: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class MeldCheck:
-    """One proposed meld as the stateless "check melds" answer describes it."""
+    """One proposed meld as the stateless "check melds" answer describes it.
+
+    ``split`` gives the run lengths the meld lies as when R4.6 cuts it, else ().
+    """
 
     cards: tuple[int, ...]
     valid: bool
@@ -478,6 +490,7 @@ class MeldCheck:
     joker_as: Face | None
     rule: str | None
     reason: str | None
+    split: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -490,20 +503,31 @@ class OpeningCheck:
     would_open: bool
 
 
-def check_meld(cards: Sequence[int], joker_as: Face | None = None) -> MeldCheck:
+def check_meld(
+    cards: Sequence[int],
+    joker_as: Face | None = None,
+    max_run: int | None = None,
+    split: Sequence[int] = (),
+) -> MeldCheck:
+    """What laying ``cards`` as a new meld would give: the meld and its R4.6 cut, or why not."""
     cards = tuple(cards)
     try:
         meld = make_meld(cards, joker_as)
+        pieces = split_run(meld, max_run, split)
     except RuleViolation as refusal:
         return MeldCheck(cards, False, None, 0, joker_as, refusal.rule, refusal.reason)
-    return MeldCheck(cards, True, meld.kind, meld.points, meld.joker_as, None, None)
+    runs = tuple(len(p.cards) for p in pieces) if len(pieces) > 1 else ()
+    return MeldCheck(cards, True, meld.kind, meld.points, meld.joker_as, None, None, runs)
 
 
 def check_opening(
-    melds: Sequence[tuple[Sequence[int], Face | None]], opening_points: int = 40
+    melds: Sequence[ProposedMeld], opening_points: int = 40, max_run: int | None = None
 ) -> OpeningCheck:
-    """Check new melds as an opening (R5.1): only valid melds count, each card used once."""
-    checks = [check_meld(cards, joker_as) for cards, joker_as in melds]
+    """Check new melds as an opening (R5.1): only valid melds count, each card used once.
+
+    Each meld is checked as the engine lays it under ``max_run`` (R4.6).
+    """
+    checks = [check_meld(m.cards, m.joker_as, max_run, m.split) for m in melds]
     seen: set[int] = set()
     for i, check in enumerate(checks):
         if check.valid and seen & set(check.cards):

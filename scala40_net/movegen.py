@@ -245,7 +245,9 @@ def wants_discard(state: DealState, seat: int) -> Play | None:
     play = first_legal_play(after, seat)
     if play is None:
         return None
-    if state.ruleset.discard_pickup is DiscardPickup.FREE:
+    if state.ruleset.discard_pickup is DiscardPickup.FREE or (
+        state.ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and state.has_opened(seat)
+    ):
         taken = after.taken_discard
         used = any(
             taken in getattr(op, "cards", (getattr(op, "card", None),)) for op in play.operations

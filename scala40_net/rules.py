@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from scala40_net.errors import InvalidRuleset
+from scala40_net.errors import InvalidRuleset, OptionOutOfRange
 
 
 class DiscardPickup(StrEnum):
     """R3.2: who may take the top of the discard pile, and with what obligation."""
 
     CLASSIC = "classic"
+    OPEN_WITH_IT = "open_with_it"
     FREE = "free"
 
 
@@ -20,13 +21,38 @@ class DiscardAttachable(StrEnum):
 
     CLASSIC = "classic"
     NEVER = "never"
+    AGREED = "agreed"
     FREE = "free"
+
+
+class JokerSwap(StrEnum):
+    """R7.4: who may take a joker from a meld on the table."""
+
+    ANY_OPENED = "any_opened"
+    OWNER = "owner"
+
+
+class FirstTurnClose(StrEnum):
+    """R9.2: may a player go out in their own first turn?"""
+
+    NEVER = "never"
+    NOT_AFTER_PICKUP = "not_after_pickup"
+    ALLOWED = "allowed"
+
+
+class LoneAce(StrEnum):
+    """R9.4: when an ace that is the only card left in a hand counts 1 instead of 11."""
+
+    ALWAYS = "always"
+    AT_99 = "at_99"
+    NEVER = "never"
 
 
 class UnopenedPenalty(StrEnum):
     """R9.5: what a player who never opened pays when someone goes out."""
 
     FLAT100 = "flat100"
+    HAND = "hand"
     DOUBLE = "double"
 
 
@@ -47,17 +73,87 @@ class Progression(StrEnum):
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 HAND_SIZE = 13
+# R11.3: "illimitatamente" still stops here, so that the 20th doubling fee
+# (rientro_fee × 2^19) fits the wire's 32-bit fee (RULES.md "Settled points").
+RIENTRO_CEILING = 20
+
+
+@dataclass(frozen=True)
+class OptionRange:
+    """The values an integer option may take; ``off`` says whether None (no limit) is allowed."""
+
+    rule: str
+    low: int
+    high: int
+    off: bool = False
+
+    @property
+    def text(self) -> str:
+        span = f"{self.low}..{self.high}"
+        return f"off or {span}" if self.off else span
+
+    def admits(self, value: object) -> bool:
+        if value is None:
+            return self.off
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and self.low <= value <= self.high
+        )
+
+
+# Every integer option's range. The bounds keep every score and fee inside its wire
+# type for any match (RULES.md "Option ranges" gives the sums): a deal's penalty
+# (int32) is at most 396, a fee (uint32) at most 1000 × 2^19.
+OPTION_RANGES: dict[str, OptionRange] = {
+    "decks": OptionRange("R1.1", 1, 2),
+    "max_players": OptionRange("R1.2", MIN_PLAYERS, MAX_PLAYERS),
+    "max_run": OptionRange("R4.6", 3, 13, off=True),
+    "opening_points": OptionRange("R5.1", 0, 150),
+    "closer_bonus": OptionRange("R9.6", -100, 0),
+    "stall_rebuilds": OptionRange("R10.2", 1, 99, off=True),
+    "bust_at": OptionRange("R11.1", 1, 1000),
+    "deals": OptionRange("R11.2", 1, 99),
+    "rientro_fee": OptionRange("R11.3", 0, 1000),
+    "rientro_max": OptionRange("R11.3", 1, RIENTRO_CEILING, off=True),
+}
+
+# Every option that is a choice among named values (its enum) or yes/no (None), by R-number.
+CHOICES: dict[str, tuple[str, type[StrEnum] | None]] = {
+    "discard_pickup": ("R3.2", DiscardPickup),
+    "joker_swap": ("R7.4", JokerSwap),
+    "discard_attachable": ("R8.2", DiscardAttachable),
+    "close_without_discard": ("R9.1", None),
+    "first_turn_close": ("R9.2", FirstTurnClose),
+    "closing_in_hand_double": ("R9.3", None),
+    "lone_ace": ("R9.4", LoneAce),
+    "unopened_penalty": ("R9.5", UnopenedPenalty),
+    "match_mode": ("R11", MatchMode),
+    "rientro": ("R11.3", None),
+    "rientro_progression": ("R11.3", Progression),
+    "rientro_pays_closer": ("R11.3", None),
+    "pairs": ("R11.4", None),
+}
 
 
 @dataclass(frozen=True)
 class Ruleset:
-    """Every option of RULES.md; the defaults are the ``classic`` preset."""
+    """Every option of RULES.md; the defaults are the ``classic`` preset.
+
+    Construction checks every option against its range (``OPTION_RANGES``,
+    ``OptionOutOfRange``) and the options against each other (``InvalidRuleset``),
+    so no impossible ruleset exists.
+    """
 
     decks: int = 2
     max_players: int = MAX_PLAYERS
     discard_pickup: DiscardPickup = DiscardPickup.CLASSIC
     discard_attachable: DiscardAttachable = DiscardAttachable.CLASSIC
+    joker_swap: JokerSwap = JokerSwap.ANY_OPENED
     close_without_discard: bool = False
+    first_turn_close: FirstTurnClose = FirstTurnClose.NEVER
+    closing_in_hand_double: bool = True
+    lone_ace: LoneAce = LoneAce.ALWAYS
     unopened_penalty: UnopenedPenalty = UnopenedPenalty.FLAT100
     opening_points: int = 40
     max_run: int | None = None
@@ -74,28 +170,23 @@ class Ruleset:
     pairs: bool = False
 
     def __post_init__(self) -> None:
-        if self.decks not in (1, 2):
-            raise InvalidRuleset(f"R1.1: decks is 1 or 2, not {self.decks}")
-        if not MIN_PLAYERS <= self.max_players <= MAX_PLAYERS:
-            raise InvalidRuleset(f"R1.2: max_players is 2..6, not {self.max_players}")
+        for name, allowed in OPTION_RANGES.items():
+            value = getattr(self, name)
+            if not allowed.admits(value):
+                raise OptionOutOfRange(name, value, allowed.text, allowed.rule)
+        for name, (rule, kind) in CHOICES.items():
+            value = getattr(self, name)
+            if kind is None:
+                if not isinstance(value, bool):
+                    raise OptionOutOfRange(name, value, "yes or no", rule)
+            elif not isinstance(value, kind):
+                names = [str(v) for v in kind]
+                if value not in names:
+                    raise OptionOutOfRange(name, value, " | ".join(names), rule)
+                # A value given by its name ("free") is kept as the enum member.
+                object.__setattr__(self, name, kind(value))
         if self.decks == 1 and self.max_players != 2:
             raise InvalidRuleset("R1.1: one deck is allowed for 2 players only (set max_players=2)")
-        if self.opening_points < 0:
-            raise InvalidRuleset("R5.1: opening_points cannot be negative")
-        if self.max_run is not None and not 3 <= self.max_run <= 13:
-            raise InvalidRuleset(f"R4.6: max_run is off or 3..13, not {self.max_run}")
-        if self.closer_bonus > 0:
-            raise InvalidRuleset("R9.6: closer_bonus is 0 or negative (a prize lowers the score)")
-        if self.stall_rebuilds is not None and self.stall_rebuilds < 1:
-            raise InvalidRuleset("R10.2: stall_rebuilds is off or at least 1")
-        if self.bust_at < 1:
-            raise InvalidRuleset("R11.1: bust_at must be positive")
-        if self.deals < 1:
-            raise InvalidRuleset("R11.2: a match has at least one deal")
-        if self.rientro_fee < 0:
-            raise InvalidRuleset("R11.3: rientro_fee cannot be negative")
-        if self.rientro_max is not None and self.rientro_max < 1:
-            raise InvalidRuleset("R11.3: rientro_max is unlimited or at least 1")
         if self.rientro and self.match_mode is not MatchMode.POINTS:
             raise InvalidRuleset("R11.3: rientro needs a match played to points")
         if self.pairs and self.max_players < 4:
@@ -118,6 +209,11 @@ class Ruleset:
     def deck_size(self) -> int:
         return 54 * self.decks
 
+    @property
+    def rientro_limit(self) -> int:
+        """Most buy-backs per player: ``rientro_max``, or the ceiling when it is unlimited."""
+        return RIENTRO_CEILING if self.rientro_max is None else self.rientro_max
+
 
 PRESETS = ("classic", "tradizionale", "semplice")
 
@@ -134,7 +230,10 @@ def preset(name: str = "classic", players: int = 4) -> Ruleset:
         ruleset = Ruleset()
     elif name == "tradizionale":
         ruleset = Ruleset(
+            discard_pickup=DiscardPickup.OPEN_WITH_IT,
             discard_attachable=DiscardAttachable.NEVER,
+            closing_in_hand_double=False,
+            unopened_penalty=UnopenedPenalty.HAND,
             max_run=5,
             rientro=True,
         )
@@ -144,7 +243,10 @@ def preset(name: str = "classic", players: int = 4) -> Ruleset:
             max_players=2 if players == 2 else MAX_PLAYERS,
             discard_pickup=DiscardPickup.FREE,
             discard_attachable=DiscardAttachable.FREE,
+            joker_swap=JokerSwap.OWNER,
             close_without_discard=True,
+            first_turn_close=FirstTurnClose.NOT_AFTER_PICKUP,
+            closing_in_hand_double=False,
             unopened_penalty=UnopenedPenalty.DOUBLE,
         )
     else:

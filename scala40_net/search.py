@@ -32,7 +32,7 @@ from itertools import combinations, product
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import Face, Suit, face, is_joker
-from scala40_net.deal import DealState, Phase
+from scala40_net.deal import DealState, Phase, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     ACE_HIGH,
@@ -50,7 +50,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
-from scala40_net.rules import DiscardPickup, Ruleset
+from scala40_net.rules import DiscardPickup, JokerSwap, Ruleset
 
 FACES = 52
 JOKER_PENALTY = 25
@@ -769,9 +769,13 @@ def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, l
     return counts, jokers, by_face
 
 
-def _possible_swaps(table: Sequence[Meld], counts: Sequence[int]) -> list[_Swap]:
+def _possible_swaps(
+    table: Sequence[Meld], counts: Sequence[int], swappable: frozenset[int] | None
+) -> list[_Swap]:
     out: list[_Swap] = []
     for slot, meld in enumerate(table):
+        if swappable is not None and slot not in swappable:
+            continue  # R7.4 owner: another player's meld keeps its joker.
         joker_as, joker = meld.joker_as, meld.joker
         if joker_as is None or joker is None or joker_as.suit is None:
             continue
@@ -812,12 +816,20 @@ def _search(
     keep_discard: bool = True,
     floor: int = -1,
     stop_at: int | None = None,
+    swappable: frozenset[int] | None = None,
 ) -> LayDown | None:
-    """The best lay-down worth more than ``floor`` (or the first worth ``stop_at``), or None."""
+    """The best lay-down worth more than ``floor`` (or the first worth ``stop_at``), or None.
+
+    ``first_turn`` says the seat may not go out (R9.2); ``swappable`` the table
+    melds whose joker it may take (None: every meld, R7.4).
+    """
     counts, own_jokers, _ = _hand_counts(hand)
-    classic = ruleset.discard_pickup is DiscardPickup.CLASSIC
+    # R3.2: classic binds every taker to use the card; open_with_it only the unopened.
+    classic = ruleset.discard_pickup is DiscardPickup.CLASSIC or (
+        ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened
+    )
     taken_face = None if taken is None else face_index(taken)
-    swaps = _possible_swaps(table, counts) if table and not by_points else []
+    swaps = _possible_swaps(table, counts, swappable) if table and not by_points else []
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
@@ -1065,12 +1077,18 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if state.phase is not Phase.PLAY or state.turn != seat:
         raise ValueError("best_play needs the seat to move, after its draw")
     i = state.index(seat)
+    rules = state.ruleset
+    swappable = None
+    if rules.joker_swap is JokerSwap.OWNER:
+        own = (seat, state.partner(seat))
+        swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
     return _search(
         state.hands[i],
         state.table,
-        state.ruleset,
+        rules,
         opened=state.opened[i],
         by_points=False,
         taken=state.taken_discard,
-        first_turn=state.turns_played[i] == 0,
+        first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
+        swappable=swappable,
     )

@@ -40,6 +40,7 @@ class DealView:
     taken_discard: int | None
     rebuilds: int
     result: DealEnded | None
+    agreed_discard: int | None = None
 
 
 @dataclass(frozen=True)
@@ -121,4 +122,5 @@ def view_state(state: DealState | MatchState, seat: int | None) -> DealView | Ma
         taken_discard=state.taken_discard,
         rebuilds=state.rebuilds,
         result=state.result,
+        agreed_discard=state.agreed_discard,
     )

@@ -77,15 +77,32 @@ PRESET_BY_NAME = {
 }
 _PICKUP = {
     ruleset_pb2.DISCARD_PICKUP_CLASSIC: rules.DiscardPickup.CLASSIC,
+    ruleset_pb2.DISCARD_PICKUP_OPEN_WITH_IT: rules.DiscardPickup.OPEN_WITH_IT,
     ruleset_pb2.DISCARD_PICKUP_FREE: rules.DiscardPickup.FREE,
 }
 _ATTACHABLE = {
     ruleset_pb2.DISCARD_ATTACHABLE_CLASSIC: rules.DiscardAttachable.CLASSIC,
     ruleset_pb2.DISCARD_ATTACHABLE_NEVER: rules.DiscardAttachable.NEVER,
+    ruleset_pb2.DISCARD_ATTACHABLE_AGREED: rules.DiscardAttachable.AGREED,
     ruleset_pb2.DISCARD_ATTACHABLE_FREE: rules.DiscardAttachable.FREE,
+}
+_JOKER_SWAP = {
+    ruleset_pb2.JOKER_SWAP_ANY_OPENED: rules.JokerSwap.ANY_OPENED,
+    ruleset_pb2.JOKER_SWAP_OWNER: rules.JokerSwap.OWNER,
+}
+_FIRST_TURN_CLOSE = {
+    ruleset_pb2.FIRST_TURN_CLOSE_NEVER: rules.FirstTurnClose.NEVER,
+    ruleset_pb2.FIRST_TURN_CLOSE_NOT_AFTER_PICKUP: rules.FirstTurnClose.NOT_AFTER_PICKUP,
+    ruleset_pb2.FIRST_TURN_CLOSE_ALLOWED: rules.FirstTurnClose.ALLOWED,
+}
+_LONE_ACE = {
+    ruleset_pb2.LONE_ACE_ALWAYS: rules.LoneAce.ALWAYS,
+    ruleset_pb2.LONE_ACE_AT_99: rules.LoneAce.AT_99,
+    ruleset_pb2.LONE_ACE_NEVER: rules.LoneAce.NEVER,
 }
 _UNOPENED = {
     ruleset_pb2.UNOPENED_PENALTY_FLAT100: rules.UnopenedPenalty.FLAT100,
+    ruleset_pb2.UNOPENED_PENALTY_HAND: rules.UnopenedPenalty.HAND,
     ruleset_pb2.UNOPENED_PENALTY_DOUBLE: rules.UnopenedPenalty.DOUBLE,
 }
 _MODE = {
@@ -131,6 +148,7 @@ def ruleset_from_pb(message: ruleset_pb2.Ruleset, players: int) -> rules.Ruleset
         "rientro_fee",
         "pairs",
         "rientro_pays_closer",
+        "closing_in_hand_double",
     ):
         if o.HasField(field):
             changes[field] = getattr(o, field)
@@ -146,6 +164,9 @@ def ruleset_from_pb(message: ruleset_pb2.Ruleset, players: int) -> rules.Ruleset
     _enum_option(o.discard_pickup, _PICKUP, "discard_pickup", changes)  # type: ignore[arg-type]
     _enum_option(o.discard_attachable, _ATTACHABLE, "discard_attachable", changes)  # type: ignore[arg-type]
     _enum_option(o.unopened_penalty, _UNOPENED, "unopened_penalty", changes)  # type: ignore[arg-type]
+    _enum_option(o.joker_swap, _JOKER_SWAP, "joker_swap", changes)  # type: ignore[arg-type]
+    _enum_option(o.first_turn_close, _FIRST_TURN_CLOSE, "first_turn_close", changes)  # type: ignore[arg-type]
+    _enum_option(o.lone_ace, _LONE_ACE, "lone_ace", changes)  # type: ignore[arg-type]
     _enum_option(o.match_mode, _MODE, "match_mode", changes)  # type: ignore[arg-type]
     _enum_option(o.rientro_progression, _PROGRESSION, "rientro_progression", changes)  # type: ignore[arg-type]
     ruleset = rules.with_options(base, **changes) if changes else base
@@ -179,6 +200,10 @@ def ruleset_options_to_pb(ruleset: rules.Ruleset) -> ruleset_pb2.RulesetOptions:
         rientro_max=ruleset.rientro_max or 0,
         pairs=ruleset.pairs,
         rientro_pays_closer=ruleset.rientro_pays_closer,
+        joker_swap=_reverse(_JOKER_SWAP, ruleset.joker_swap),  # type: ignore[arg-type]
+        first_turn_close=_reverse(_FIRST_TURN_CLOSE, ruleset.first_turn_close),  # type: ignore[arg-type]
+        closing_in_hand_double=ruleset.closing_in_hand_double,
+        lone_ace=_reverse(_LONE_ACE, ruleset.lone_ace),  # type: ignore[arg-type]
     )
 
 
@@ -288,6 +313,7 @@ def meld_check_to_pb(check: melds.MeldCheck) -> rules_service_pb2.MeldCheck:
         points=check.points,
         rule=check.rule or "",
         reason=check.reason or "",
+        split=list(check.split),
     )
     joker = next((c for c in check.cards if cards.is_joker(c)), None)
     if check.valid and joker is not None and check.joker_as is not None:
@@ -299,10 +325,11 @@ def meld_check_to_pb(check: melds.MeldCheck) -> rules_service_pb2.MeldCheck:
 
 def proposed_meld_from_pb(
     message: rules_service_pb2.ProposedMeld, decks: int = 2
-) -> tuple[tuple[int, ...], cards.Face | None]:
+) -> melds.ProposedMeld:
+    """A meld to check, read as the host reads a NewMeld (joker declaration, R4.6 split)."""
     ids = cards_from_pb(message.cards, decks)
     joker_as = face_from_pb(message.joker_as) if message.HasField("joker_as") else None
-    return ids, _declared(ids, joker_as)
+    return melds.ProposedMeld(ids, _declared(ids, joker_as), tuple(message.split))
 
 
 # --- Deal events --------------------------------------------------------------------------
@@ -643,4 +670,5 @@ def deal_view_from_pb(message: table_pb2.TableView) -> views.DealView | None:
         taken_discard=message.taken_discard if message.HasField("taken_discard") else None,
         rebuilds=message.rebuilds,
         result=None,
+        agreed_discard=message.agreed_discard if message.HasField("agreed_discard") else None,
     )

@@ -228,6 +228,19 @@ def test_hard_holds_its_opening_for_a_one_turn_close_against_a_big_opened_hand()
     assert play_of(HardBot(random.Random(0)), state).operations != ()
 
 
+def test_hard_opens_at_once_when_r9_3_does_not_double() -> None:
+    # The same big opened hand, but with closing_in_hand_double off there is nothing to wait for.
+    hand = "KH KD KC QS QD QC 5H 6H 7H 2S 2D 2C 8C"
+    big = "3C 4C 5C 6D 7D 8D 9D 10D 2H 4H 9S"
+    rules = Ruleset(closing_in_hand_double=False)
+    state = after_draw(
+        position(
+            rules, hands={0: hand, 1: big}, opened=[1], table=["AS AD AC"], stock_top="JC", turn=0
+        )
+    )
+    assert play_of(HardBot(random.Random(0)), state).operations != ()
+
+
 def test_hard_avoids_what_the_next_player_took_from_the_pile() -> None:
     # Unopened, hard throws its lowest loose card (8H) - unless seat 1 collects 8s.
     state = position(hands={0: "8H KD QC 3S 3D", 1: "5C 6C"}, stock_top="KS", turn=0)

@@ -26,7 +26,7 @@ from scala40_net.match import (
     apply_match,
     start_match,
 )
-from scala40_net.rules import MatchMode, Progression, Ruleset
+from scala40_net.rules import RIENTRO_CEILING, LoneAce, MatchMode, Progression, Ruleset
 from scala40_net.scenario import position
 
 STOCK = Draw(DrawSource.STOCK)
@@ -107,6 +107,29 @@ def test_r11_2_deals_mode_most_deals_won_wins() -> None:
     assert isinstance(ended, MatchEnded) and ended.winners == (0,)
 
 
+def test_r11_2_a_best_of_three_ends_at_2_0() -> None:
+    # "generalmente 2 su 3": after two deals won of three, nobody can catch up.
+    rules = Ruleset(match_mode=MatchMode.DEALS, deals=3)
+    match = start_match(rules, (0, 1), 0)
+    for _ in range(2):
+        match = in_deal(match, 0, {1: "KD"}, [1])
+        match, events = close(match, 0)
+    ended = events[-1]
+    assert isinstance(ended, MatchEnded) and ended.winners == (0,)
+    assert match.phase is MatchPhase.OVER and match.deals_closed == 2
+
+
+def test_r11_2_the_match_goes_on_while_another_player_can_still_catch_up() -> None:
+    # Best of 5 among three: 2-0-0 after two deals, three left: not decided; 3-0-0 is.
+    rules = Ruleset(match_mode=MatchMode.DEALS, deals=5)
+    match = start_match(rules, (0, 1, 2), 0)
+    for deal in range(3):
+        match = in_deal(match, 0, {1: "KD", 2: "KS"}, [1, 2])
+        match, events = close(match, 0)
+        assert (match.phase is MatchPhase.OVER) == (deal == 2)
+    assert isinstance(events[-1], MatchEnded) and events[-1].winners == (0,)
+
+
 def test_r11_2_a_tie_after_the_agreed_deals_plays_on() -> None:
     rules = Ruleset(match_mode=MatchMode.DEALS, deals=3)
     match = start_match(rules, (0, 1, 2), 0)
@@ -118,6 +141,28 @@ def test_r11_2_a_tie_after_the_agreed_deals_plays_on() -> None:
     match = in_deal(match, 1, {0: "KD", 2: "KS"}, [0, 2])
     match, events = close(match, 1)
     assert isinstance(events[-1], MatchEnded) and events[-1].winners == (1,)
+
+
+def test_r9_4_a_deal_knows_the_match_totals_for_the_lone_ace_at_99() -> None:
+    rules = Ruleset(lone_ace=LoneAce.AT_99)
+    match = replace(start_match(rules, (0, 1, 2), 2), totals=(99, 50, 0))
+    deck = tuple(range(rules.deck_size))
+    match, _ = apply_match(match, None, StartDeal(deck))
+    assert match.deal is not None and match.deal.totals == (99, 50, 0)
+
+
+def test_r11_3_unlimited_rientro_stops_at_the_ceiling() -> None:
+    rules = Ruleset(rientro=True, rientro_progression=Progression.DOUBLING)
+    assert rules.rientro_max is None and rules.rientro_limit == RIENTRO_CEILING == 20
+    match = replace(start_match(rules, (0, 1, 2), 2), totals=(60, 95, 30))
+    last = replace(match, rientri=(0, RIENTRO_CEILING - 1, 0))
+    assert last.rientro_fee(1) == 2**19
+    done = in_deal(
+        replace(match, rientri=(0, RIENTRO_CEILING, 0)), 2, {0: "KD", 1: "5S 2C"}, [0, 1]
+    )
+    done, events = close(done, 2)
+    assert not any(isinstance(e, RientroOffered) for e in events)
+    assert done.out == (False, True, False)
 
 
 def test_r11_3_rientro_busted_player_buys_back_at_the_worst_total() -> None:

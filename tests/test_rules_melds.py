@@ -6,6 +6,7 @@ from scala40_net.cards import Face, Suit, parse_face, parse_faces, pick_from_han
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     MeldKind,
+    ProposedMeld,
     attach,
     can_attach,
     check_opening,
@@ -251,14 +252,16 @@ def test_r4_6_the_joker_keeps_its_declaration_in_its_run() -> None:
 
 
 def test_r5_1_opening_check_57_opens_and_37_does_not() -> None:
-    ok = check_opening([(ids("9H 9D 9C"), None), (ids("10S JS QS"), None)])
+    ok = check_opening([ProposedMeld(ids("9H 9D 9C")), ProposedMeld(ids("10S JS QS"))])
     assert (ok.total, ok.would_open) == (57, True)
-    short = check_opening([(ids("4H 4D 4C"), None), (ids("3S 4S 5S 6S 7S"), None)])
+    short = check_opening([ProposedMeld(ids("4H 4D 4C")), ProposedMeld(ids("3S 4S 5S 6S 7S"))])
     assert (short.total, short.would_open) == (37, False)
 
 
 def test_r5_1_opening_check_reports_each_meld_with_joker_and_rule() -> None:
-    check = check_opening([(ids("7D JK 9D"), f("8D")), (ids("KH AH 2H"), None)], 40)
+    check = check_opening(
+        [ProposedMeld(ids("7D JK 9D"), f("8D")), ProposedMeld(ids("KH AH 2H"))], 40
+    )
     good, bad = check.melds
     assert good.valid and good.points == 24 and good.joker_as == f("8D")
     assert good.kind is MeldKind.SEQUENCE
@@ -268,7 +271,7 @@ def test_r5_1_opening_check_reports_each_meld_with_joker_and_rule() -> None:
 
 def test_r5_1_opening_check_refuses_a_card_used_twice() -> None:
     cards = ids("9H 9D 9C")
-    check = check_opening([(cards, None), (cards, None)])
+    check = check_opening([ProposedMeld(cards), ProposedMeld(cards)])
     assert not check.would_open and check.melds[1].rule == "R4"
 
 

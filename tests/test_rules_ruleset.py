@@ -2,8 +2,11 @@
 
 import pytest
 
-from scala40_net.errors import InvalidRuleset
+from scala40_net.errors import InvalidRuleset, OptionOutOfRange
 from scala40_net.rules import (
+    CHOICES,
+    OPTION_RANGES,
+    RIENTRO_CEILING,
     DiscardAttachable,
     DiscardPickup,
     MatchMode,
@@ -29,7 +32,10 @@ def test_presets_tradizionale_follows_004() -> None:
     trad = preset("tradizionale", 5)
     assert trad.discard_attachable is DiscardAttachable.NEVER
     assert trad.max_run == 5 and trad.rientro
-    assert trad.unopened_penalty is UnopenedPenalty.FLAT100
+    # 004: "tutti gli avversari … pagano … le carte rimaste loro in mano", opened or not.
+    assert trad.unopened_penalty is UnopenedPenalty.HAND
+    assert trad.discard_pickup is DiscardPickup.OPEN_WITH_IT
+    assert not trad.closing_in_hand_double
 
 
 def test_presets_semplice_uses_one_deck_for_two_players_else_two() -> None:
@@ -113,6 +119,50 @@ def test_other_options_are_range_checked() -> None:
     ):
         with pytest.raises(InvalidRuleset):
             Ruleset(**bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", sorted(OPTION_RANGES))
+def test_r12_every_integer_option_is_checked_against_its_range(option: str) -> None:
+    allowed = OPTION_RANGES[option]
+    ok = {"max_players": 2} if option == "decks" else {}
+    for value in (allowed.low, allowed.high):
+        assert getattr(Ruleset(**{option: value, **ok}), option) == value  # type: ignore[arg-type]
+    for value in (allowed.low - 1, allowed.high + 1, 2**31, True, "3"):
+        with pytest.raises(OptionOutOfRange) as info:
+            Ruleset(**{option: value, **ok})  # type: ignore[arg-type]
+        error = info.value
+        assert isinstance(error, InvalidRuleset) and isinstance(error, ValueError)
+        assert (error.option, error.allowed, error.rule) == (option, allowed.text, allowed.rule)
+        assert str(error) == f"{allowed.rule}: {option} is {allowed.text}, not {value!r}"
+    if allowed.off:
+        assert getattr(Ruleset(**{option: None, **ok}), option) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", sorted(CHOICES))
+def test_r12_every_choice_option_refuses_a_value_it_does_not_have(option: str) -> None:
+    rule, kind = CHOICES[option]
+    with pytest.raises(OptionOutOfRange) as info:
+        Ruleset(**{option: "sometimes"})  # type: ignore[arg-type]
+    assert info.value.option == option and info.value.rule == rule
+    if kind is not None:
+        for member in kind:
+            assert getattr(Ruleset(**{option: str(member)}), option) is member  # type: ignore[arg-type]
+
+
+def test_ranges_keep_every_score_and_fee_inside_its_wire_type() -> None:
+    # The largest deal penalty: 4 jokers, 8 aces and a king (198), doubled (R9.3 or R9.5).
+    worst_hand = 4 * 25 + 8 * 11 + 10
+    assert 2 * worst_hand <= 2**31 - 1
+    assert OPTION_RANGES["closer_bonus"].low >= -(2**31)
+    # The dearest buy-back: the last one allowed, doubling (uint32 RientroOffer.fee).
+    fee = OPTION_RANGES["rientro_fee"].high * 2 ** (RIENTRO_CEILING - 1)
+    assert fee <= 2**32 - 1
+    # Totals (int64) over the most deals a table can number (be32 deal numbers).
+    deals = 2**32 - 1
+    step = max(2 * worst_hand, -OPTION_RANGES["closer_bonus"].low)
+    assert OPTION_RANGES["bust_at"].high + deals * step <= 2**63 - 1
+    # Chips (int64): per deal each of 5 opponents pays the closer at most a fee.
+    assert deals * 5 * OPTION_RANGES["rientro_fee"].high + 6 * RIENTRO_CEILING * fee <= 2**63 - 1
 
 
 def test_with_options_changes_and_revalidates() -> None:

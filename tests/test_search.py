@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -475,3 +476,48 @@ def test_can_open_agrees_with_brute_force(
     rules = Ruleset(opening_points=threshold)
     state = play_state(hand, rules=rules, first_turn=first_turn)
     assert can_open(hand, rules, first_turn=first_turn) == (brute_best_opening(state) is not None)
+
+
+def test_r1_4_a_joker_standing_for_a_high_ace_counts_11_in_the_opening() -> None:
+    # QD KD KD KC KS JK (4C to discard): Q-K-JK(AD) + KD KC KS = 31 + 30 = 61, not the
+    # 30 + 30 of JK(JD)-Q-K with the same group.
+    pool = CardPool()
+    hand = pool.cards("QD KD KD KC KS JK 4C")
+    state = play_state(hand)
+    found = best_opening(hand)
+    assert found is not None and found.opening_points == brute_best_opening(state) == 61
+    assert Face(1, Suit.DIAMONDS) in [op.joker_as for op in found.operations]  # type: ignore[union-attr]
+    check_play(state, found)
+
+
+def _run_with_joker(low: int, length: int, place: int, suit: Suit) -> list[int]:
+    """The sequence ``low``..``low + length - 1`` of ``suit`` (14 = ace), a joker at ``place``."""
+    cards = [card_id(1 if r == 14 else r, suit, 0) for r in range(low, low + length)]
+    cards[place] = joker_id(0, 0)
+    return cards
+
+
+@pytest.mark.parametrize(
+    ("low", "length"), [(1, 3), (1, 4), (2, 3), (2, 4), (10, 4), (11, 3), (11, 4), (12, 3)]
+)
+@pytest.mark.parametrize("threshold", [0, 40])
+def test_best_opening_equals_brute_force_with_a_joker_at_every_place(
+    low: int, length: int, threshold: int
+) -> None:
+    # Ace low (A-2-3…) and high (…Q-K-A), the joker at every place of the run, with a group
+    # of the run's top (or bottom) rank that competes for the same cards.
+    rules = Ruleset(opening_points=threshold)
+    for place in range(length):
+        run = _run_with_joker(low, length, place, Suit.DIAMONDS)
+        edge = 1 if low + length - 1 == 14 else min(low + length - 1, 13)
+        rivals = [card_id(edge, Suit.CLUBS, 0), card_id(edge, Suit.SPADES, 0)]
+        extra = [card_id(edge, Suit.DIAMONDS, 1), card_id(4, Suit.HEARTS, 1)]
+        hand = [*run, *rivals, *extra]
+        state = play_state(hand, rules=rules)
+        found = best_opening(hand, rules)
+        assert (found.opening_points if found else None) == brute_best_opening(state), (
+            low,
+            length,
+            place,
+        )
+        check_play(state, found)

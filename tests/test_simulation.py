@@ -1,4 +1,4 @@
-"""Random legal play of many deals, 2-6 players, every preset; invariants after each step."""
+"""Random legal play of many deals, 2-6 players, every preset and option value; invariants."""
 
 import os
 import random
@@ -11,10 +11,32 @@ from scala40_net.errors import RuleViolation
 from scala40_net.events import CardsAttached, DealEnded, JokerSwapped, Played
 from scala40_net.melds import make_meld
 from scala40_net.movegen import first_legal_play, wants_discard
-from scala40_net.rules import PRESETS, preset
+from scala40_net.rules import (
+    PRESETS,
+    DiscardAttachable,
+    DiscardPickup,
+    FirstTurnClose,
+    JokerSwap,
+    LoneAce,
+    UnopenedPenalty,
+    preset,
+    with_options,
+)
 
 # SIM_DEALS lets a profiling run use fewer deals; the test itself always plays at least 1,000.
 DEALS = max(1000, int(os.environ.get("SIM_DEALS", "1000")))
+
+# Every value of the options the presets differ on (R3.2, R7.4, R8.2, R9.2-R9.5); each deal
+# plays its preset with each of them drawn at random, so every value is played many times.
+OPTION_VALUES: dict[str, tuple[object, ...]] = {
+    "discard_pickup": tuple(DiscardPickup),
+    "discard_attachable": tuple(DiscardAttachable),
+    "joker_swap": tuple(JokerSwap),
+    "first_turn_close": tuple(FirstTurnClose),
+    "closing_in_hand_double": (True, False),
+    "lone_ace": tuple(LoneAce),
+    "unopened_penalty": tuple(UnopenedPenalty),
+}
 
 
 def check_invariants(state: DealState) -> None:
@@ -62,6 +84,7 @@ def play_deal(state: DealState, rng: random.Random, seen: Counter[str]) -> DealS
         assert play is not None, "no legal play found"
         state, events = apply(state, seat, play)
         check_invariants(state)
+        seen["agreed mark"] += state.agreed_discard is not None
         for event in events:
             if isinstance(event, Played):
                 seen["opened"] += event.opened
@@ -69,6 +92,9 @@ def play_deal(state: DealState, rng: random.Random, seen: Counter[str]) -> DealS
                 seen["swapped"] += sum(isinstance(op, JokerSwapped) for op in event.operations)
             if isinstance(event, DealEnded):
                 seen[event.outcome.value] += 1
+                if event.void_reason:
+                    exact = "no card off the table" in event.void_reason
+                    seen["void: nothing can be laid" if exact else "void: idle rebuilds"] += 1
                 seen["in mano"] += event.chiusura_in_mano
                 for seat_, penalty in zip(event.seats, event.penalties, strict=True):
                     if seat_ != event.closer:
@@ -89,20 +115,38 @@ def first_legal_play_bare(state: DealState, seat: int) -> Play | None:
 
 def test_simulation_of_random_legal_deals_keeps_every_invariant() -> None:
     rng = random.Random(40)
+    choices = random.Random(11)  # the options and totals drawn, apart from the play itself
     seen: Counter[str] = Counter()
     started = time.perf_counter()
     for k in range(DEALS):
         name = PRESETS[k % len(PRESETS)]
         players = 2 + (k // len(PRESETS)) % 5
-        rules = preset(name, players)
+        options = {option: choices.choice(values) for option, values in OPTION_VALUES.items()}
+        rules = with_options(preset(name, players), **options)
+        for option, value in options.items():
+            seen[f"{option}={value}"] += 1
         deck = list(range(rules.deck_size))
         rng.shuffle(deck)
         seats = tuple(range(players))
-        state, _ = start_deal(rules, seats, rng.choice(seats), deck)
+        # Match totals before the deal, so that lone_ace=at_99 has players on 99 (R9.4).
+        totals = tuple(choices.choice((0, 50, 99)) for _ in seats)
+        state, _ = start_deal(rules, seats, rng.choice(seats), deck, totals=totals)
         check_invariants(state)
         play_deal(state, rng, seen)
     elapsed = time.perf_counter() - started
     assert seen["closed"] + seen["void"] == DEALS
-    for what in ("opened", "attached", "swapped", "take discard", "closed", "rebuild", "in mano"):
+    for what in (
+        "opened",
+        "attached",
+        "swapped",
+        "take discard",
+        "closed",
+        "rebuild",
+        "in mano",
+        "agreed mark",
+    ):
         assert seen[what] >= 5, (what, seen)
+    for option, values in OPTION_VALUES.items():
+        for value in values:
+            assert seen[f"{option}={value}"] >= 5, (option, value, seen)
     print(dict(seen), f"{elapsed:.1f}s")

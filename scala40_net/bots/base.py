@@ -78,6 +78,7 @@ def playable_state(view: DealView) -> DealState:
         taken_discard=view.taken_discard,
         rebuilds=view.rebuilds,
         result=view.result,
+        agreed_discard=view.agreed_discard,
     )
 
 
@@ -185,7 +186,11 @@ class TurnBot(ABC):
 
     @staticmethod
     def _free_pickup(state: DealState) -> bool:
-        return state.ruleset.discard_pickup is DiscardPickup.FREE
+        """Whether the taken discard may stay in hand unused (R3.2 free, or open_with_it opened)."""
+        pickup = state.ruleset.discard_pickup
+        if pickup is DiscardPickup.OPEN_WITH_IT:
+            return state.has_opened(state.turn)
+        return pickup is DiscardPickup.FREE
 
 
 def _turn_key(view: DealView) -> tuple[int, int]:

@@ -71,8 +71,11 @@ class HardBot(TurnBot):
         double, R9.3; an unopened one pays 100 either way, R9.5), and only while
         nobody is close to going out.
         """
-        if len(lay.leftover) != 2 or state.ruleset.unopened_penalty is not UnopenedPenalty.FLAT100:
+        rules = state.ruleset
+        if len(lay.leftover) != 2 or rules.unopened_penalty is not UnopenedPenalty.FLAT100:
             return False
+        if not rules.closing_in_hand_double:
+            return False  # no doubling to wait for (R9.3 off)
         if len(state.stock) < HOLD_MIN_STOCK:
             return False
         seat = state.turn

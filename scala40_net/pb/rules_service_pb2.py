@@ -26,7 +26,7 @@ from scala40_net.pb import cards_pb2 as scala40_dot_v1_dot_cards__pb2
 from scala40_net.pb import ruleset_pb2 as scala40_dot_v1_dot_ruleset__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1escala40/v1/rules_service.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x18scala40/v1/ruleset.proto\"S\n\x0cProposedMeld\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\x12\'\n\x08joker_as\x18\x02 \x01(\x0b\x32\x10.scala40.v1.FaceH\x00\x88\x01\x01\x42\x0b\n\t_joker_as\"b\n\x11\x43heckMeldsRequest\x12$\n\x07ruleset\x18\x01 \x01(\x0b\x32\x13.scala40.v1.Ruleset\x12\'\n\x05melds\x18\x02 \x03(\x0b\x32\x18.scala40.v1.ProposedMeld\"\xa8\x01\n\tMeldCheck\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.scala40.v1.MeldKind\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x30\n\x05joker\x18\x04 \x01(\x0b\x32\x1c.scala40.v1.JokerDeclarationH\x00\x88\x01\x01\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\tB\x08\n\x06_joker\"\x9a\x01\n\x12\x43heckMeldsResponse\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.scala40.v1.MeldCheck\x12\x14\n\x0ctotal_points\x18\x02 \x01(\r\x12\x16\n\x0eopening_points\x18\x03 \x01(\r\x12\x12\n\nwould_open\x18\x04 \x01(\x08\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t2[\n\x0cRulesService\x12K\n\nCheckMelds\x12\x1d.scala40.v1.CheckMeldsRequest\x1a\x1e.scala40.v1.CheckMeldsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1escala40/v1/rules_service.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x18scala40/v1/ruleset.proto\"b\n\x0cProposedMeld\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\x12\'\n\x08joker_as\x18\x02 \x01(\x0b\x32\x10.scala40.v1.FaceH\x00\x88\x01\x01\x12\r\n\x05split\x18\x03 \x03(\rB\x0b\n\t_joker_as\"b\n\x11\x43heckMeldsRequest\x12$\n\x07ruleset\x18\x01 \x01(\x0b\x32\x13.scala40.v1.Ruleset\x12\'\n\x05melds\x18\x02 \x03(\x0b\x32\x18.scala40.v1.ProposedMeld\"\xb7\x01\n\tMeldCheck\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.scala40.v1.MeldKind\x12\x0e\n\x06points\x18\x03 \x01(\r\x12\x30\n\x05joker\x18\x04 \x01(\x0b\x32\x1c.scala40.v1.JokerDeclarationH\x00\x88\x01\x01\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\r\n\x05split\x18\x07 \x03(\rB\x08\n\x06_joker\"\x9a\x01\n\x12\x43heckMeldsResponse\x12$\n\x05melds\x18\x01 \x03(\x0b\x32\x15.scala40.v1.MeldCheck\x12\x14\n\x0ctotal_points\x18\x02 \x01(\r\x12\x16\n\x0eopening_points\x18\x03 \x01(\r\x12\x12\n\nwould_open\x18\x04 \x01(\x08\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t2[\n\x0cRulesService\x12K\n\nCheckMelds\x12\x1d.scala40.v1.CheckMeldsRequest\x1a\x1e.scala40.v1.CheckMeldsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,13 +34,13 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.rules_service_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PROPOSEDMELD']._serialized_start=96
-  _globals['_PROPOSEDMELD']._serialized_end=179
-  _globals['_CHECKMELDSREQUEST']._serialized_start=181
-  _globals['_CHECKMELDSREQUEST']._serialized_end=279
-  _globals['_MELDCHECK']._serialized_start=282
-  _globals['_MELDCHECK']._serialized_end=450
-  _globals['_CHECKMELDSRESPONSE']._serialized_start=453
-  _globals['_CHECKMELDSRESPONSE']._serialized_end=607
-  _globals['_RULESSERVICE']._serialized_start=609
-  _globals['_RULESSERVICE']._serialized_end=700
+  _globals['_PROPOSEDMELD']._serialized_end=194
+  _globals['_CHECKMELDSREQUEST']._serialized_start=196
+  _globals['_CHECKMELDSREQUEST']._serialized_end=294
+  _globals['_MELDCHECK']._serialized_start=297
+  _globals['_MELDCHECK']._serialized_end=480
+  _globals['_CHECKMELDSRESPONSE']._serialized_start=483
+  _globals['_CHECKMELDSRESPONSE']._serialized_end=637
+  _globals['_RULESSERVICE']._serialized_start=639
+  _globals['_RULESSERVICE']._serialized_end=730
 # @@protoc_insertion_point(module_scope)

@@ -9,12 +9,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ProposedMeld(_message.Message):
-    __slots__ = ("cards", "joker_as")
+    __slots__ = ("cards", "joker_as", "split")
     CARDS_FIELD_NUMBER: _ClassVar[int]
     JOKER_AS_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_FIELD_NUMBER: _ClassVar[int]
     cards: _containers.RepeatedScalarFieldContainer[int]
     joker_as: _cards_pb2.Face
-    def __init__(self, cards: _Optional[_Iterable[int]] = ..., joker_as: _Optional[_Union[_cards_pb2.Face, _Mapping]] = ...) -> None: ...
+    split: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, cards: _Optional[_Iterable[int]] = ..., joker_as: _Optional[_Union[_cards_pb2.Face, _Mapping]] = ..., split: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CheckMeldsRequest(_message.Message):
     __slots__ = ("ruleset", "melds")
@@ -25,20 +27,22 @@ class CheckMeldsRequest(_message.Message):
     def __init__(self, ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., melds: _Optional[_Iterable[_Union[ProposedMeld, _Mapping]]] = ...) -> None: ...
 
 class MeldCheck(_message.Message):
-    __slots__ = ("valid", "kind", "points", "joker", "rule", "reason")
+    __slots__ = ("valid", "kind", "points", "joker", "rule", "reason", "split")
     VALID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     JOKER_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_FIELD_NUMBER: _ClassVar[int]
     valid: bool
     kind: _cards_pb2.MeldKind
     points: int
     joker: _cards_pb2.JokerDeclaration
     rule: str
     reason: str
-    def __init__(self, valid: _Optional[bool] = ..., kind: _Optional[_Union[_cards_pb2.MeldKind, str]] = ..., points: _Optional[int] = ..., joker: _Optional[_Union[_cards_pb2.JokerDeclaration, _Mapping]] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    split: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, valid: _Optional[bool] = ..., kind: _Optional[_Union[_cards_pb2.MeldKind, str]] = ..., points: _Optional[int] = ..., joker: _Optional[_Union[_cards_pb2.JokerDeclaration, _Mapping]] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ..., split: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CheckMeldsResponse(_message.Message):
     __slots__ = ("melds", "total_points", "opening_points", "would_open", "rule", "reason")

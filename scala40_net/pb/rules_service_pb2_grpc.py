@@ -47,8 +47,10 @@ class RulesServiceServicer:
     """
 
     def CheckMelds(self, request, context):
-        """Checks proposed melds: each one's validity, kind, points and joker
-        declarations, and whether together they would open (R4, R5).
+        """Checks proposed melds exactly as the host would lay them under the given
+        ruleset: each one's validity, kind, points, joker declaration and, under
+        max_run, the runs it is cut into (R4.6), and whether together they would
+        open (R4, R5).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

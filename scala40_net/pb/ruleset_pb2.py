@@ -24,27 +24,33 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18scala40/v1/ruleset.proto\x12\nscala40.v1\"\xf1\x06\n\x0eRulesetOptions\x12\x12\n\x05\x64\x65\x63ks\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x18\n\x0bmax_players\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x31\n\x0e\x64iscard_pickup\x18\x03 \x01(\x0e\x32\x19.scala40.v1.DiscardPickup\x12\x39\n\x12\x64iscard_attachable\x18\x04 \x01(\x0e\x32\x1d.scala40.v1.DiscardAttachable\x12\"\n\x15\x63lose_without_discard\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12\x35\n\x10unopened_penalty\x18\x06 \x01(\x0e\x32\x1b.scala40.v1.UnopenedPenalty\x12\x1b\n\x0eopening_points\x18\x07 \x01(\rH\x03\x88\x01\x01\x12\x14\n\x07max_run\x18\x08 \x01(\rH\x04\x88\x01\x01\x12\x19\n\x0c\x63loser_bonus\x18\t \x01(\x05H\x05\x88\x01\x01\x12\x1b\n\x0estall_rebuilds\x18\n \x01(\rH\x06\x88\x01\x01\x12)\n\nmatch_mode\x18\x0b \x01(\x0e\x32\x15.scala40.v1.MatchMode\x12\x14\n\x07\x62ust_at\x18\x0c \x01(\rH\x07\x88\x01\x01\x12\x1b\n\x0e\x64\x65\x61ls_in_match\x18\r \x01(\rH\x08\x88\x01\x01\x12\x14\n\x07rientro\x18\x0e \x01(\x08H\t\x88\x01\x01\x12\x18\n\x0brientro_fee\x18\x0f \x01(\rH\n\x88\x01\x01\x12;\n\x13rientro_progression\x18\x10 \x01(\x0e\x32\x1e.scala40.v1.RientroProgression\x12\x18\n\x0brientro_max\x18\x11 \x01(\rH\x0b\x88\x01\x01\x12\x12\n\x05pairs\x18\x12 \x01(\x08H\x0c\x88\x01\x01\x12 \n\x13rientro_pays_closer\x18\x13 \x01(\x08H\r\x88\x01\x01\x42\x08\n\x06_decksB\x0e\n\x0c_max_playersB\x18\n\x16_close_without_discardB\x11\n\x0f_opening_pointsB\n\n\x08_max_runB\x0f\n\r_closer_bonusB\x11\n\x0f_stall_rebuildsB\n\n\x08_bust_atB\x11\n\x0f_deals_in_matchB\n\n\x08_rientroB\x0e\n\x0c_rientro_feeB\x0e\n\x0c_rientro_maxB\x08\n\x06_pairsB\x16\n\x14_rientro_pays_closer\"Z\n\x07Ruleset\x12\"\n\x06preset\x18\x01 \x01(\x0e\x32\x12.scala40.v1.Preset\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.scala40.v1.RulesetOptions*b\n\x06Preset\x12\x16\n\x12PRESET_UNSPECIFIED\x10\x00\x12\x12\n\x0ePRESET_CLASSIC\x10\x01\x12\x17\n\x13PRESET_TRADIZIONALE\x10\x02\x12\x13\n\x0fPRESET_SEMPLICE\x10\x03*d\n\rDiscardPickup\x12\x1e\n\x1a\x44ISCARD_PICKUP_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISCARD_PICKUP_CLASSIC\x10\x01\x12\x17\n\x13\x44ISCARD_PICKUP_FREE\x10\x02*\x92\x01\n\x11\x44iscardAttachable\x12\"\n\x1e\x44ISCARD_ATTACHABLE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x44ISCARD_ATTACHABLE_CLASSIC\x10\x01\x12\x1c\n\x18\x44ISCARD_ATTACHABLE_NEVER\x10\x02\x12\x1b\n\x17\x44ISCARD_ATTACHABLE_FREE\x10\x03*n\n\x0fUnopenedPenalty\x12 \n\x1cUNOPENED_PENALTY_UNSPECIFIED\x10\x00\x12\x1c\n\x18UNOPENED_PENALTY_FLAT100\x10\x01\x12\x1b\n\x17UNOPENED_PENALTY_DOUBLE\x10\x02*T\n\tMatchMode\x12\x1a\n\x16MATCH_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11MATCH_MODE_POINTS\x10\x01\x12\x14\n\x10MATCH_MODE_DEALS\x10\x02*{\n\x12RientroProgression\x12#\n\x1fRIENTRO_PROGRESSION_UNSPECIFIED\x10\x00\x12\x1e\n\x1aRIENTRO_PROGRESSION_LINEAR\x10\x01\x12 \n\x1cRIENTRO_PROGRESSION_DOUBLING\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18scala40/v1/ruleset.proto\x12\nscala40.v1\"\xb9\x08\n\x0eRulesetOptions\x12\x12\n\x05\x64\x65\x63ks\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x18\n\x0bmax_players\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x31\n\x0e\x64iscard_pickup\x18\x03 \x01(\x0e\x32\x19.scala40.v1.DiscardPickup\x12\x39\n\x12\x64iscard_attachable\x18\x04 \x01(\x0e\x32\x1d.scala40.v1.DiscardAttachable\x12\"\n\x15\x63lose_without_discard\x18\x05 \x01(\x08H\x02\x88\x01\x01\x12\x35\n\x10unopened_penalty\x18\x06 \x01(\x0e\x32\x1b.scala40.v1.UnopenedPenalty\x12\x1b\n\x0eopening_points\x18\x07 \x01(\rH\x03\x88\x01\x01\x12\x14\n\x07max_run\x18\x08 \x01(\rH\x04\x88\x01\x01\x12\x19\n\x0c\x63loser_bonus\x18\t \x01(\x05H\x05\x88\x01\x01\x12\x1b\n\x0estall_rebuilds\x18\n \x01(\rH\x06\x88\x01\x01\x12)\n\nmatch_mode\x18\x0b \x01(\x0e\x32\x15.scala40.v1.MatchMode\x12\x14\n\x07\x62ust_at\x18\x0c \x01(\rH\x07\x88\x01\x01\x12\x1b\n\x0e\x64\x65\x61ls_in_match\x18\r \x01(\rH\x08\x88\x01\x01\x12\x14\n\x07rientro\x18\x0e \x01(\x08H\t\x88\x01\x01\x12\x18\n\x0brientro_fee\x18\x0f \x01(\rH\n\x88\x01\x01\x12;\n\x13rientro_progression\x18\x10 \x01(\x0e\x32\x1e.scala40.v1.RientroProgression\x12\x18\n\x0brientro_max\x18\x11 \x01(\rH\x0b\x88\x01\x01\x12\x12\n\x05pairs\x18\x12 \x01(\x08H\x0c\x88\x01\x01\x12 \n\x13rientro_pays_closer\x18\x13 \x01(\x08H\r\x88\x01\x01\x12)\n\njoker_swap\x18\x14 \x01(\x0e\x32\x15.scala40.v1.JokerSwap\x12\x34\n\x10\x66irst_turn_close\x18\x15 \x01(\x0e\x32\x1a.scala40.v1.FirstTurnClose\x12#\n\x16\x63losing_in_hand_double\x18\x16 \x01(\x08H\x0e\x88\x01\x01\x12%\n\x08lone_ace\x18\x17 \x01(\x0e\x32\x13.scala40.v1.LoneAceB\x08\n\x06_decksB\x0e\n\x0c_max_playersB\x18\n\x16_close_without_discardB\x11\n\x0f_opening_pointsB\n\n\x08_max_runB\x0f\n\r_closer_bonusB\x11\n\x0f_stall_rebuildsB\n\n\x08_bust_atB\x11\n\x0f_deals_in_matchB\n\n\x08_rientroB\x0e\n\x0c_rientro_feeB\x0e\n\x0c_rientro_maxB\x08\n\x06_pairsB\x16\n\x14_rientro_pays_closerB\x19\n\x17_closing_in_hand_double\"Z\n\x07Ruleset\x12\"\n\x06preset\x18\x01 \x01(\x0e\x32\x12.scala40.v1.Preset\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.scala40.v1.RulesetOptions*b\n\x06Preset\x12\x16\n\x12PRESET_UNSPECIFIED\x10\x00\x12\x12\n\x0ePRESET_CLASSIC\x10\x01\x12\x17\n\x13PRESET_TRADIZIONALE\x10\x02\x12\x13\n\x0fPRESET_SEMPLICE\x10\x03*\x85\x01\n\rDiscardPickup\x12\x1e\n\x1a\x44ISCARD_PICKUP_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISCARD_PICKUP_CLASSIC\x10\x01\x12\x17\n\x13\x44ISCARD_PICKUP_FREE\x10\x02\x12\x1f\n\x1b\x44ISCARD_PICKUP_OPEN_WITH_IT\x10\x03*\xb1\x01\n\x11\x44iscardAttachable\x12\"\n\x1e\x44ISCARD_ATTACHABLE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x44ISCARD_ATTACHABLE_CLASSIC\x10\x01\x12\x1c\n\x18\x44ISCARD_ATTACHABLE_NEVER\x10\x02\x12\x1b\n\x17\x44ISCARD_ATTACHABLE_FREE\x10\x03\x12\x1d\n\x19\x44ISCARD_ATTACHABLE_AGREED\x10\x04*X\n\tJokerSwap\x12\x1a\n\x16JOKER_SWAP_UNSPECIFIED\x10\x00\x12\x19\n\x15JOKER_SWAP_ANY_OPENED\x10\x01\x12\x14\n\x10JOKER_SWAP_OWNER\x10\x02*\x93\x01\n\x0e\x46irstTurnClose\x12 \n\x1c\x46IRST_TURN_CLOSE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x46IRST_TURN_CLOSE_NEVER\x10\x01\x12%\n!FIRST_TURN_CLOSE_NOT_AFTER_PICKUP\x10\x02\x12\x1c\n\x18\x46IRST_TURN_CLOSE_ALLOWED\x10\x03*`\n\x07LoneAce\x12\x18\n\x14LONE_ACE_UNSPECIFIED\x10\x00\x12\x13\n\x0fLONE_ACE_ALWAYS\x10\x01\x12\x12\n\x0eLONE_ACE_AT_99\x10\x02\x12\x12\n\x0eLONE_ACE_NEVER\x10\x03*\x89\x01\n\x0fUnopenedPenalty\x12 \n\x1cUNOPENED_PENALTY_UNSPECIFIED\x10\x00\x12\x1c\n\x18UNOPENED_PENALTY_FLAT100\x10\x01\x12\x1b\n\x17UNOPENED_PENALTY_DOUBLE\x10\x02\x12\x19\n\x15UNOPENED_PENALTY_HAND\x10\x03*T\n\tMatchMode\x12\x1a\n\x16MATCH_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11MATCH_MODE_POINTS\x10\x01\x12\x14\n\x10MATCH_MODE_DEALS\x10\x02*{\n\x12RientroProgression\x12#\n\x1fRIENTRO_PROGRESSION_UNSPECIFIED\x10\x00\x12\x1e\n\x1aRIENTRO_PROGRESSION_LINEAR\x10\x01\x12 \n\x1cRIENTRO_PROGRESSION_DOUBLING\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.ruleset_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PRESET']._serialized_start=1016
-  _globals['_PRESET']._serialized_end=1114
-  _globals['_DISCARDPICKUP']._serialized_start=1116
-  _globals['_DISCARDPICKUP']._serialized_end=1216
-  _globals['_DISCARDATTACHABLE']._serialized_start=1219
-  _globals['_DISCARDATTACHABLE']._serialized_end=1365
-  _globals['_UNOPENEDPENALTY']._serialized_start=1367
-  _globals['_UNOPENEDPENALTY']._serialized_end=1477
-  _globals['_MATCHMODE']._serialized_start=1479
-  _globals['_MATCHMODE']._serialized_end=1563
-  _globals['_RIENTROPROGRESSION']._serialized_start=1565
-  _globals['_RIENTROPROGRESSION']._serialized_end=1688
+  _globals['_PRESET']._serialized_start=1216
+  _globals['_PRESET']._serialized_end=1314
+  _globals['_DISCARDPICKUP']._serialized_start=1317
+  _globals['_DISCARDPICKUP']._serialized_end=1450
+  _globals['_DISCARDATTACHABLE']._serialized_start=1453
+  _globals['_DISCARDATTACHABLE']._serialized_end=1630
+  _globals['_JOKERSWAP']._serialized_start=1632
+  _globals['_JOKERSWAP']._serialized_end=1720
+  _globals['_FIRSTTURNCLOSE']._serialized_start=1723
+  _globals['_FIRSTTURNCLOSE']._serialized_end=1870
+  _globals['_LONEACE']._serialized_start=1872
+  _globals['_LONEACE']._serialized_end=1968
+  _globals['_UNOPENEDPENALTY']._serialized_start=1971
+  _globals['_UNOPENEDPENALTY']._serialized_end=2108
+  _globals['_MATCHMODE']._serialized_start=2110
+  _globals['_MATCHMODE']._serialized_end=2194
+  _globals['_RIENTROPROGRESSION']._serialized_start=2196
+  _globals['_RIENTROPROGRESSION']._serialized_end=2319
   _globals['_RULESETOPTIONS']._serialized_start=41
-  _globals['_RULESETOPTIONS']._serialized_end=922
-  _globals['_RULESET']._serialized_start=924
-  _globals['_RULESET']._serialized_end=1014
+  _globals['_RULESETOPTIONS']._serialized_end=1122
+  _globals['_RULESET']._serialized_start=1124
+  _globals['_RULESET']._serialized_end=1214
 # @@protoc_insertion_point(module_scope)

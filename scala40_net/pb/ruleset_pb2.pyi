@@ -18,6 +18,7 @@ class DiscardPickup(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DISCARD_PICKUP_UNSPECIFIED: _ClassVar[DiscardPickup]
     DISCARD_PICKUP_CLASSIC: _ClassVar[DiscardPickup]
     DISCARD_PICKUP_FREE: _ClassVar[DiscardPickup]
+    DISCARD_PICKUP_OPEN_WITH_IT: _ClassVar[DiscardPickup]
 
 class DiscardAttachable(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -25,12 +26,34 @@ class DiscardAttachable(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DISCARD_ATTACHABLE_CLASSIC: _ClassVar[DiscardAttachable]
     DISCARD_ATTACHABLE_NEVER: _ClassVar[DiscardAttachable]
     DISCARD_ATTACHABLE_FREE: _ClassVar[DiscardAttachable]
+    DISCARD_ATTACHABLE_AGREED: _ClassVar[DiscardAttachable]
+
+class JokerSwap(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    JOKER_SWAP_UNSPECIFIED: _ClassVar[JokerSwap]
+    JOKER_SWAP_ANY_OPENED: _ClassVar[JokerSwap]
+    JOKER_SWAP_OWNER: _ClassVar[JokerSwap]
+
+class FirstTurnClose(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FIRST_TURN_CLOSE_UNSPECIFIED: _ClassVar[FirstTurnClose]
+    FIRST_TURN_CLOSE_NEVER: _ClassVar[FirstTurnClose]
+    FIRST_TURN_CLOSE_NOT_AFTER_PICKUP: _ClassVar[FirstTurnClose]
+    FIRST_TURN_CLOSE_ALLOWED: _ClassVar[FirstTurnClose]
+
+class LoneAce(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LONE_ACE_UNSPECIFIED: _ClassVar[LoneAce]
+    LONE_ACE_ALWAYS: _ClassVar[LoneAce]
+    LONE_ACE_AT_99: _ClassVar[LoneAce]
+    LONE_ACE_NEVER: _ClassVar[LoneAce]
 
 class UnopenedPenalty(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     UNOPENED_PENALTY_UNSPECIFIED: _ClassVar[UnopenedPenalty]
     UNOPENED_PENALTY_FLAT100: _ClassVar[UnopenedPenalty]
     UNOPENED_PENALTY_DOUBLE: _ClassVar[UnopenedPenalty]
+    UNOPENED_PENALTY_HAND: _ClassVar[UnopenedPenalty]
 
 class MatchMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -50,13 +73,27 @@ PRESET_SEMPLICE: Preset
 DISCARD_PICKUP_UNSPECIFIED: DiscardPickup
 DISCARD_PICKUP_CLASSIC: DiscardPickup
 DISCARD_PICKUP_FREE: DiscardPickup
+DISCARD_PICKUP_OPEN_WITH_IT: DiscardPickup
 DISCARD_ATTACHABLE_UNSPECIFIED: DiscardAttachable
 DISCARD_ATTACHABLE_CLASSIC: DiscardAttachable
 DISCARD_ATTACHABLE_NEVER: DiscardAttachable
 DISCARD_ATTACHABLE_FREE: DiscardAttachable
+DISCARD_ATTACHABLE_AGREED: DiscardAttachable
+JOKER_SWAP_UNSPECIFIED: JokerSwap
+JOKER_SWAP_ANY_OPENED: JokerSwap
+JOKER_SWAP_OWNER: JokerSwap
+FIRST_TURN_CLOSE_UNSPECIFIED: FirstTurnClose
+FIRST_TURN_CLOSE_NEVER: FirstTurnClose
+FIRST_TURN_CLOSE_NOT_AFTER_PICKUP: FirstTurnClose
+FIRST_TURN_CLOSE_ALLOWED: FirstTurnClose
+LONE_ACE_UNSPECIFIED: LoneAce
+LONE_ACE_ALWAYS: LoneAce
+LONE_ACE_AT_99: LoneAce
+LONE_ACE_NEVER: LoneAce
 UNOPENED_PENALTY_UNSPECIFIED: UnopenedPenalty
 UNOPENED_PENALTY_FLAT100: UnopenedPenalty
 UNOPENED_PENALTY_DOUBLE: UnopenedPenalty
+UNOPENED_PENALTY_HAND: UnopenedPenalty
 MATCH_MODE_UNSPECIFIED: MatchMode
 MATCH_MODE_POINTS: MatchMode
 MATCH_MODE_DEALS: MatchMode
@@ -65,7 +102,7 @@ RIENTRO_PROGRESSION_LINEAR: RientroProgression
 RIENTRO_PROGRESSION_DOUBLING: RientroProgression
 
 class RulesetOptions(_message.Message):
-    __slots__ = ("decks", "max_players", "discard_pickup", "discard_attachable", "close_without_discard", "unopened_penalty", "opening_points", "max_run", "closer_bonus", "stall_rebuilds", "match_mode", "bust_at", "deals_in_match", "rientro", "rientro_fee", "rientro_progression", "rientro_max", "pairs", "rientro_pays_closer")
+    __slots__ = ("decks", "max_players", "discard_pickup", "discard_attachable", "close_without_discard", "unopened_penalty", "opening_points", "max_run", "closer_bonus", "stall_rebuilds", "match_mode", "bust_at", "deals_in_match", "rientro", "rientro_fee", "rientro_progression", "rientro_max", "pairs", "rientro_pays_closer", "joker_swap", "first_turn_close", "closing_in_hand_double", "lone_ace")
     DECKS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     DISCARD_PICKUP_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +122,10 @@ class RulesetOptions(_message.Message):
     RIENTRO_MAX_FIELD_NUMBER: _ClassVar[int]
     PAIRS_FIELD_NUMBER: _ClassVar[int]
     RIENTRO_PAYS_CLOSER_FIELD_NUMBER: _ClassVar[int]
+    JOKER_SWAP_FIELD_NUMBER: _ClassVar[int]
+    FIRST_TURN_CLOSE_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_IN_HAND_DOUBLE_FIELD_NUMBER: _ClassVar[int]
+    LONE_ACE_FIELD_NUMBER: _ClassVar[int]
     decks: int
     max_players: int
     discard_pickup: DiscardPickup
@@ -104,7 +145,11 @@ class RulesetOptions(_message.Message):
     rientro_max: int
     pairs: bool
     rientro_pays_closer: bool
-    def __init__(self, decks: _Optional[int] = ..., max_players: _Optional[int] = ..., discard_pickup: _Optional[_Union[DiscardPickup, str]] = ..., discard_attachable: _Optional[_Union[DiscardAttachable, str]] = ..., close_without_discard: _Optional[bool] = ..., unopened_penalty: _Optional[_Union[UnopenedPenalty, str]] = ..., opening_points: _Optional[int] = ..., max_run: _Optional[int] = ..., closer_bonus: _Optional[int] = ..., stall_rebuilds: _Optional[int] = ..., match_mode: _Optional[_Union[MatchMode, str]] = ..., bust_at: _Optional[int] = ..., deals_in_match: _Optional[int] = ..., rientro: _Optional[bool] = ..., rientro_fee: _Optional[int] = ..., rientro_progression: _Optional[_Union[RientroProgression, str]] = ..., rientro_max: _Optional[int] = ..., pairs: _Optional[bool] = ..., rientro_pays_closer: _Optional[bool] = ...) -> None: ...
+    joker_swap: JokerSwap
+    first_turn_close: FirstTurnClose
+    closing_in_hand_double: bool
+    lone_ace: LoneAce
+    def __init__(self, decks: _Optional[int] = ..., max_players: _Optional[int] = ..., discard_pickup: _Optional[_Union[DiscardPickup, str]] = ..., discard_attachable: _Optional[_Union[DiscardAttachable, str]] = ..., close_without_discard: _Optional[bool] = ..., unopened_penalty: _Optional[_Union[UnopenedPenalty, str]] = ..., opening_points: _Optional[int] = ..., max_run: _Optional[int] = ..., closer_bonus: _Optional[int] = ..., stall_rebuilds: _Optional[int] = ..., match_mode: _Optional[_Union[MatchMode, str]] = ..., bust_at: _Optional[int] = ..., deals_in_match: _Optional[int] = ..., rientro: _Optional[bool] = ..., rientro_fee: _Optional[int] = ..., rientro_progression: _Optional[_Union[RientroProgression, str]] = ..., rientro_max: _Optional[int] = ..., pairs: _Optional[bool] = ..., rientro_pays_closer: _Optional[bool] = ..., joker_swap: _Optional[_Union[JokerSwap, str]] = ..., first_turn_close: _Optional[_Union[FirstTurnClose, str]] = ..., closing_in_hand_double: _Optional[bool] = ..., lone_ace: _Optional[_Union[LoneAce, str]] = ...) -> None: ...
 
 class Ruleset(_message.Message):
     __slots__ = ("preset", "options")
