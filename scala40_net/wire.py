@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scala40_net import actions, cards, deal, events, melds, rules, views
+from scala40_net.errors import OptionOutOfRange
 from scala40_net.pb import cards_pb2, deal_pb2, rules_service_pb2, ruleset_pb2, table_pb2
 
 MAX_CARD_ID = 2 * cards.CARDS_PER_DECK - 1
@@ -129,6 +130,10 @@ def preset_name(preset: int) -> str:
     return PRESET_NAMES[preset]
 
 
+# Engine option names that the wire spells otherwise (RulesetOptions).
+_WIRE_OPTION_NAMES = {"deals": "deals_in_match"}
+
+
 def ruleset_from_pb(message: ruleset_pb2.Ruleset, players: int) -> rules.Ruleset:
     """The engine ruleset a table of ``players`` plays by: the preset, then the options set.
 
@@ -169,7 +174,13 @@ def ruleset_from_pb(message: ruleset_pb2.Ruleset, players: int) -> rules.Ruleset
     _enum_option(o.lone_ace, _LONE_ACE, "lone_ace", changes)  # type: ignore[arg-type]
     _enum_option(o.match_mode, _MODE, "match_mode", changes)  # type: ignore[arg-type]
     _enum_option(o.rientro_progression, _PROGRESSION, "rientro_progression", changes)  # type: ignore[arg-type]
-    ruleset = rules.with_options(base, **changes) if changes else base
+    try:
+        ruleset = rules.with_options(base, **changes) if changes else base
+    except OptionOutOfRange as error:  # named as the client wrote it: the wire's field name
+        wire_name = _WIRE_OPTION_NAMES.get(error.option)
+        if wire_name is None:
+            raise
+        raise OptionOutOfRange(wire_name, error.value, error.allowed, error.rule) from None
     ruleset.check_players(players)
     return ruleset
 
