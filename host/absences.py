@@ -1,10 +1,12 @@
 """Who is away from a table: grace periods for seats without a stream, and players coming back.
 
 During a match a person's seat with no open event stream for the table's
-``grace_seconds`` is handed to a host bot; a player whose seat a host bot
-plays takes it back by opening a stream, at the next turn boundary
-(``Table.may_hand_back``). This object only keeps the times and says what is
-due; the table's task runs the changes as jobs, journaled like any other.
+``grace_seconds`` is handed to a host bot. A player whose seat a host bot
+plays takes it back by opening a stream (reconnecting) after it went away,
+at the next turn boundary (``Table.may_hand_back``); a stream that stayed
+open while the turn clock ran out does not count, that player was not there.
+This object only keeps the times and says what is due; the table's task runs
+the changes as jobs, journaled like any other.
 """
 
 from __future__ import annotations
@@ -17,10 +19,17 @@ from scala40_net.pb import lobby_pb2
 
 
 class Absences:
-    """Since when each person's seat has had no stream, during a match."""
+    """Since when each person's seat has had no stream, and who reconnected while away."""
 
     def __init__(self) -> None:
         self._gone_since: dict[int, float] = {}
+        self._away: set[int] = set()  # the seats a host bot plays for their player
+        self._came_back: set[int] = set()  # of those, the ones whose player opened a stream
+
+    def stream_opened(self, seat: int) -> None:
+        """The seat's player opened an event stream: back, if a host bot plays for them."""
+        if seat in self._away:
+            self._came_back.add(seat)
 
     def watch(self, table: Table, presence: Presence) -> list[int]:
         """After a job: start or stop each seat's grace period; the seats to hand back now."""
@@ -29,19 +38,20 @@ class Absences:
         playing = table.phase == lobby_pb2.TABLE_PHASE_PLAYING
         back = []
         for seat in table.seats:
+            n = seat.number
             person = seat.taken and not seat.is_bot
-            if not (playing and person) or seat.away or seat.number in connected:
-                self._gone_since.pop(seat.number, None)
+            if not (playing and person) or seat.away or n in connected:
+                self._gone_since.pop(n, None)
             else:
-                self._gone_since.setdefault(seat.number, now)
-            returning = seat.away and seat.away != lobby_pb2.AWAY_REASON_LEFT
-            if (
-                playing
-                and returning
-                and seat.number in connected
-                and table.may_hand_back(seat.number)
-            ):
-                back.append(seat.number)
+                self._gone_since.setdefault(n, now)
+            if not (playing and person and seat.away) or seat.away == lobby_pb2.AWAY_REASON_LEFT:
+                self._away.discard(n)
+                self._came_back.discard(n)
+                continue
+            self._away.add(n)  # from now on, only a stream opened brings the player back
+            if n in self._came_back and n in connected and table.may_hand_back(n):
+                self._came_back.discard(n)
+                back.append(n)
         return back
 
     def more_time(self, seat: int) -> None:

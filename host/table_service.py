@@ -50,7 +50,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._caller()
         backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
         if seat is not None:
-            task.call_soon(lambda table: table.connection_changed(seat))
+            task.stream_opened(seat)
         try:
             for event in backlog:
                 yield table_pb2.SubscribeEventsResponse(event=event)
@@ -70,7 +70,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         finally:
             task.fanout.unsubscribe(subscriber)
             if seat is not None:
-                task.call_soon(lambda table: table.connection_changed(seat))
+                task.stream_closed(seat)
 
     async def GetView(
         self, request: table_pb2.GetViewRequest, context: Context

@@ -198,6 +198,15 @@ class TableTask:
 
         return self.fanout.subscribe(seat, after_seq, snapshot)
 
+    def stream_opened(self, seat: int) -> None:
+        """A seat's event stream opened (or closed): everyone is told, and an away player
+        who reconnects gets the seat back at the next turn boundary."""
+        self.absences.stream_opened(seat)
+        self.call_soon(lambda table: table.connection_changed(seat))
+
+    def stream_closed(self, seat: int) -> None:
+        self.call_soon(lambda table: table.connection_changed(seat))
+
     def summary(self) -> lobby_pb2.TableSummary:
         return self.table.summary()
 

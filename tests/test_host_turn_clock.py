@@ -1,0 +1,212 @@
+"""No table waits forever on a seat: the turn clock, absent seats played by a host bot, and their
+players coming back (real host on 127.0.0.1, short clocks)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import HostClient, bearer, bot_seat, start_host
+
+from host.errors import error_info
+from host.table_core import TableSettings
+from scala40_net.bots.netbot import NetworkSeat
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+SHORT = TableSettings(commit_timeout=10, reveal_timeout=10)
+
+
+def seat_events(seat: NetworkSeat) -> list[table_pb2.TableEvent]:
+    assert seat.log is not None
+    return [table_pb2.SubscribeEventsResponse.FromString(m).event for m in seat.log.messages]
+
+
+def moves(seat: NetworkSeat) -> list[tuple[int, str, int, bool]]:
+    """(seq, kind, seat, by_host) of every draw and play the seat saw."""
+    out = []
+    for event in seat_events(seat):
+        if not event.HasField("deal"):
+            continue
+        public = deal_pb2.DealEvent.FromString(event.deal.public_event)
+        kind = public.WhichOneof("event")
+        if kind in ("drawn", "played"):
+            mover = getattr(public, kind).seat
+            out.append((event.seq, kind, mover, event.deal.by_host))
+    return out
+
+
+def away_of(seat: NetworkSeat, who: int) -> list[tuple[int, int]]:
+    """(seq, away reason) of every change of seat ``who`` the seat saw."""
+    return [
+        (e.seq, e.seat_changed.away)
+        for e in seat_events(seat)
+        if e.HasField("seat_changed") and e.seat_changed.seat == who
+    ]
+
+
+async def until(condition: object, seconds: float = 30) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+
+
+async def a_table(served: HostClient, **clock: int) -> tuple[str, NetworkSeat, NetworkSeat]:
+    table_id = await served.new_table(seats=2, **clock)
+    ann = bot_seat(served.channel, table_id, await served.join(table_id, "ann"))
+    bea = bot_seat(served.channel, table_id, await served.join(table_id, "bea"))
+    return table_id, ann, bea
+
+
+async def start(served: HostClient, table_id: str, seat: NetworkSeat) -> None:
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seat.metadata
+    )
+
+
+async def test_a_seat_that_never_draws_is_played_by_the_host_and_its_player_comes_back(
+    tmp_path: Path,
+) -> None:
+    served = await start_host(tmp_path / "host", SHORT)
+    try:
+        table_id, ann, bea = await a_table(served, turn_seconds=2)
+        bea.think = 3600  # bea's client is there, but never draws
+        tasks = [asyncio.create_task(s.play_match()) for s in (ann, bea)]
+        await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
+        await start(served, table_id, ann)
+        # Bea's first turn: the host draws and discards for her, marked by_host, in time.
+        await until(lambda: any(m[2] == bea.seat and m[3] for m in moves(ann)))
+        by_host = [m for m in moves(ann) if m[3]]
+        assert [m[1] for m in by_host[:2]] == ["drawn", "played"]
+        assert all(m[2] == bea.seat for m in by_host[:2])
+        # ... and her seat is away, played by a host bot, from then on.
+        await until(
+            lambda: lobby_pb2.AWAY_REASON_TIMED_OUT in [r for _, r in away_of(ann, bea.seat)]
+        )
+        # A host bot now plays Bea's turns (as her seat, not by_host).
+        first_by_host = by_host[1][0]
+        await until(
+            lambda: any(m[2] == bea.seat and not m[3] and m[0] > first_by_host for m in moves(ann))
+        )
+        # Bea's client reconnects: the seat is hers again at a turn boundary.
+        tasks[1].cancel()
+        await asyncio.gather(tasks[1], return_exceptions=True)
+        bea.think = 0
+        tasks[1] = asyncio.create_task(bea.play_match())
+        await until(lambda: away_of(ann, bea.seat)[-1][1] == lobby_pb2.AWAY_REASON_UNSPECIFIED)
+        back_at = away_of(ann, bea.seat)[-1][0]
+        task = served.host.registry.tables[table_id]
+        assert not task.table.seats[bea.seat].away
+        await until(lambda: any(m[2] == bea.seat and m[0] > back_at for m in moves(ann)))
+        assert bea.log is not None and bea.log.views  # she asked for her view and moved
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_a_dropped_stream_hands_the_seat_to_a_bot_and_the_reconnect_takes_it_back(
+    tmp_path: Path,
+) -> None:
+    served = await start_host(tmp_path / "host", SHORT)
+    try:
+        table_id, ann, bea = await a_table(served, grace_seconds=1)
+        tasks = [asyncio.create_task(s.play_match()) for s in (ann, bea)]
+        await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
+        await start(served, table_id, ann)
+        await until(lambda: len(moves(ann)) >= 6)
+        tasks[1].cancel()  # bea's connection is cut
+        await asyncio.gather(tasks[1], return_exceptions=True)
+        cut_at = ann.last_seq
+        await until(
+            lambda: lobby_pb2.AWAY_REASON_DISCONNECTED in [r for _, r in away_of(ann, bea.seat)]
+        )
+        await until(lambda: any(m[2] == bea.seat and m[0] > cut_at for m in moves(ann)))
+        tasks[1] = asyncio.create_task(bea.play_match())  # resumes after its last seq
+        await until(lambda: away_of(ann, bea.seat)[-1][1] == lobby_pb2.AWAY_REASON_UNSPECIFIED)
+        back_at = away_of(ann, bea.seat)[-1][0]
+        await until(lambda: any(m[2] == bea.seat and m[0] > back_at for m in moves(ann)))
+        received = [e.seq for e in seat_events(bea) if not e.HasField("snapshot")]
+        assert received == list(range(received[0], received[-1] + 1)), "a gap or a duplicate"
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_the_first_player_decides_for_an_absent_seat_and_nobody_else_may(
+    served: HostClient,
+) -> None:
+    table_id, ann, bea = await a_table(served, grace_seconds=600)
+    playing = asyncio.create_task(ann.play_match())  # bea never opens a stream
+    await until(lambda: bool(ann.log and ann.log.events))
+    await start(served, table_id, ann)
+    request = table_pb2.DecideAbsenceRequest(
+        seat=ann.seat, choice=table_pb2.ABSENCE_CHOICE_HAND_TO_BOT
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await served.table.DecideAbsence(request, metadata=bea.metadata)
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    info = error_info(refused.value)
+    assert info is not None and info.reason == "NOT_THE_DECIDER"
+    more = table_pb2.DecideAbsenceRequest(seat=bea.seat, choice=table_pb2.ABSENCE_CHOICE_MORE_TIME)
+    await served.table.DecideAbsence(more, metadata=ann.metadata)
+    task = served.host.registry.tables[table_id]
+    assert not task.table.seats[bea.seat].away
+    hand = table_pb2.DecideAbsenceRequest(
+        seat=bea.seat, choice=table_pb2.ABSENCE_CHOICE_HAND_TO_BOT
+    )
+    await served.table.DecideAbsence(hand, metadata=ann.metadata)
+    assert task.table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_HANDED_OVER
+    with pytest.raises(grpc.aio.AioRpcError) as again:
+        await served.table.DecideAbsence(hand, metadata=ann.metadata)
+    assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    # The host bot plays bea's seat, fair-deal steps included: the match goes on to its end.
+    await asyncio.wait_for(playing, timeout=120)
+    listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+    (summary,) = [t for t in listed.tables if t.table_id == table_id]
+    assert summary.phase == lobby_pb2.TABLE_PHASE_FINISHED
+    assert summary.seats[ann.seat].decides_absences
+
+
+@pytest.mark.parametrize(
+    ("clock", "named"),
+    [
+        ({"turn_seconds": 1}, "turn_seconds"),
+        ({"turn_seconds": 601}, "turn_seconds"),
+        ({"grace_seconds": 0}, "grace_seconds"),
+        ({"stand_in_level": 9}, "stand_in_level"),
+    ],
+)
+async def test_a_clock_out_of_its_range_is_refused(
+    served: HostClient, clock: dict[str, int], named: str
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await served.new_table(seats=2, **clock)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert named in refused.value.details()
+
+
+async def test_the_view_and_the_turn_event_carry_the_time_left_as_a_duration(
+    served: HostClient,
+) -> None:
+    table_id, ann, bea = await a_table(served, turn_seconds=30)
+    bea.think = 3600
+    tasks = [asyncio.create_task(s.play_match()) for s in (ann, bea)]
+    await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
+    await start(served, table_id, ann)
+    await until(lambda: any(e.HasField("deal") and e.deal.turn_time_ms for e in seat_events(ann)))
+    started = [e for e in seat_events(ann) if e.HasField("deal") and e.deal.turn_time_ms]
+    assert started[0].deal.turn_time_ms == 30_000
+    view = await served.table.GetView(
+        table_pb2.GetViewRequest(), metadata=bearer(ann.metadata[0][1].removeprefix("Bearer "))
+    )
+    assert 0 < view.view.turn_time_left_ms <= 30_000
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
