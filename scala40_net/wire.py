@@ -613,6 +613,11 @@ KEEPALIVE_TIME_MS = 20_000
 KEEPALIVE_TIMEOUT_MS = 10_000
 
 CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    # A host that restarts is back within a second or two: try again soon, and never wait
+    # more than a few seconds between tries (gRPC's own default grows to two minutes).
+    ("grpc.initial_reconnect_backoff_ms", 250),
+    ("grpc.min_reconnect_backoff_ms", 250),
+    ("grpc.max_reconnect_backoff_ms", 3000),
     ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
     ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
     ("grpc.keepalive_permit_without_calls", 1),

@@ -19,8 +19,6 @@ import asyncio
 import contextlib
 import os
 import random
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -31,9 +29,10 @@ from typing import Any
 
 import grpc
 from conftest import bearer
+from hostproc import HostProcess, free_port
 
 from host.bots import SimpleBot
-from scala40_net import verifier, wire
+from scala40_net import verifier
 from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
@@ -61,98 +60,29 @@ AIM_WAIT = 3.0  # seconds to wait for an aimed moment before killing anyway
 LEFT_OUT: list[tuple[int, int]] = []  # (seat, deal) of a network seat left out of a mix
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class HostProcess:
-    """``scala40-host`` on 127.0.0.1:port with one data dir, started again after each kill."""
-
-    def __init__(self, data_dir: Path, port: int) -> None:
-        self.data_dir = data_dir
-        self.port = port
-        self.process: subprocess.Popen[bytes] | None = None
-        self.generation = 0
-        self.channel: grpc.aio.Channel | None = None
-        self.old_channels: list[grpc.aio.Channel] = []
-        self.log = data_dir.parent / "host.log"
-
-    async def start(self) -> None:
-        out = open(self.log, "ab")  # noqa: SIM115 - the child keeps it open
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "host",
-                "--listen",
-                f"127.0.0.1:{self.port}",
-                "--data-dir",
-                str(self.data_dir),
-                "--bot-delay",
-                "0",
-                "--commit-timeout",
-                "2",
-                "--reveal-timeout",
-                "2",
-            ],
-            stdout=out,
-            stderr=out,
-        )
-        out.close()
-        self.channel = grpc.aio.insecure_channel(
-            f"127.0.0.1:{self.port}", options=wire.CHANNEL_OPTIONS
-        )
-        lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
-        async with asyncio.timeout(30):
-            while True:
-                assert self.process.poll() is None, self.log.read_text()[-2000:]
-                try:
-                    await lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=1)
-                    break
-                except grpc.aio.AioRpcError:
-                    await asyncio.sleep(0.05)
-        self.generation += 1
-
-    async def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-        # The old channel is left to fail its calls as a dead host's would (closing it here
-        # would cancel them in the clients instead); it is closed at the end.
-        if self.channel is not None:
-            self.old_channels.append(self.channel)
-
-    async def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        for channel in [*self.old_channels, self.channel]:
-            if channel is not None:
-                await channel.close(grace=None)
-
-
 class RecordingSeat(NetworkSeat):
     """A network seat that remembers every request the host acknowledged, with its answer."""
+
+    ACKED = ("Draw", "Play", "ReturnDiscard", "CommitSeed", "RevealSeed")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.acked: list[tuple[str, Any, bytes]] = []  # (method, request, answer bytes)
 
-    async def _call(self, method: Callable[..., Awaitable[Any]], request: Any) -> Any:
-        answer = await super()._call(method, request)
-        if answer is not None:
-            name = getattr(method, "_method", b"").decode().rsplit("/", 1)[-1]
-            self.acked.append((name, request, answer.SerializeToString()))
-        return answer
-
     def rebind(self, channel: grpc.aio.Channel) -> None:
+        """Stubs on a new channel, each move's answer noted as it arrives."""
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         self.tables = table_pb2_grpc.TableServiceStub(channel)
+        for name in self.ACKED:
+            setattr(self.tables, name, self._noted(name, getattr(self.tables, name)))
+
+    def _noted(self, name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+        async def call(request: Any, **options: Any) -> Any:
+            answer = await method(request, **options)
+            self.acked.append((name, request, answer.SerializeToString()))
+            return answer
+
+        return call
 
 
 @dataclass
@@ -274,6 +204,7 @@ async def new_match(host: HostProcess) -> tuple[str, list[RecordingSeat], Watche
             lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
         )
         seat = RecordingSeat(host.channel, table_id, SimpleBot(), log=SeatLog())  # type: ignore[arg-type]
+        seat.rebind(host.channel)
         seat.take_seat(joined.seat, joined.seat_token)
         seats.append(seat)
     for _ in range(2):

@@ -6,7 +6,11 @@ in every fair deal with its own seed through the library's ``SeatExchange``
 (FAIR_DEAL.md), tells its bot every deal event as its seat sees it
 (``wire.DealEventReader``), reads its view (TableService.GetView, turned into
 the engine's view by ``wire``) whenever a move may be its own, and moves
-until the match ends — exactly as a client in another process would. Given a
+until the match ends — exactly as a client in another process would.
+``play_to_end`` carries on across a dropped connection or a host restart:
+it reconnects with its seat token (with backoff), resumes its stream after
+the last event it saw, and sends its commitment and reveal again with the
+same request ids, so the host counts them once and never leaves it out. Given a
 ``SeatLog`` it keeps every byte the host sent it, so a test can check what a
 seat saw; the host's tests and benchmark play their matches with it.
 """
@@ -28,17 +32,31 @@ from typing import Any
 import grpc  # type: ignore[import-untyped,unused-ignore]
 
 from scala40_net import wire
-from scala40_net.actions import Play
+from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.fairdeal.record import DealRecord
+from scala40_net.fairdeal.replay import replay_deal
+from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = wire.DEFAULT_PORT
 CALL_TIMEOUT = 10.0
+
+# Errors after which the seat reconnects and carries on: the host is gone for a moment
+# (restarting), the connection dropped, or the stream fell behind.
+RECONNECT_CODES = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.UNKNOWN,
+}
+RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds, the last one repeated
 
 # Deal events after which the seat to move may have changed, or its phase.
 TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"}
@@ -95,6 +113,14 @@ class NetworkSeat:
         self.reader = wire.DealEventReader()
         self.seats_in_play: list[int] = []
         self.winners: tuple[int, ...] | None = None  # set when the match is over
+        # Fair-deal requests not yet acknowledged, by (step, deal): sent again, same request
+        # id, after a reconnect.
+        self.unanswered: dict[tuple[str, int], Any] = {}
+        # Told of each deal's end: its signature, then the scores after it.
+        self.on_deal_over: (
+            Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
+        ) = None
+        self._signed: table_pb2.DealSigned | None = None
 
     def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
         seq = self.last_seq if last_seen_seq is None else last_seen_seq
@@ -137,7 +163,9 @@ class NetworkSeat:
         reader = asyncio.create_task(read())
         try:
             if self.last_seq:
-                # Back after a disconnect: it may be this seat's move with no new event to say so.
+                # Back after a disconnect: a fair-deal message may not have reached the host,
+                # and it may be this seat's move with no new event to say so.
+                await self._send_unanswered()
                 await self._move()
             while (item := await inbox.get()) is not None:
                 received_at, message = item
@@ -178,8 +206,12 @@ class NetworkSeat:
         elif kind == "deal_signed":
             if self.log is not None:
                 self.log.signed.append(event.deal_signed)
+            self._signed = event.deal_signed
         elif kind == "match_update":
             update = event.match_update
+            if self._signed is not None and self.on_deal_over is not None:
+                await self.on_deal_over(self._signed, update)
+            self._signed = None
             if update.match_over:
                 self.winners = tuple(update.winners)
             else:
@@ -219,7 +251,7 @@ class NetworkSeat:
                     request = table_pb2.CommitSeedRequest(
                         context=self._context(), deal_no=deal_no, commitment=commitment
                     )
-                    await self._call(self.tables.CommitSeed, request)
+                    await self._fair_deal_call("commit", deal_no, request)
                 return
             known = self.exchanges.get(deal_no)
             if known is None or known.commitment is None or replaying:
@@ -230,8 +262,10 @@ class NetworkSeat:
                 revealing = table_pb2.RevealSeedRequest(
                     context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
                 )
-                await self._call(self.tables.RevealSeed, revealing)
+                self.unanswered.pop(("commit", deal_no), None)  # the host has it: published
+                await self._fair_deal_call("reveal", deal_no, revealing)
             elif kind == "reveals":
+                self.unanswered.pop(("reveal", deal_no), None)
                 known.on_reveals(event)  # raises HostMisbehaved when the host cheats
             elif kind == "host_seed_revealed":
                 known.on_host_seed(event)
@@ -240,6 +274,35 @@ class NetworkSeat:
             # A host that broke the protocol: the seat's own checks refused it, and the
             # deal's record will show it.
             log.warning("fair deal %d: %s", deal_no, error)
+
+    async def _fair_deal_call(self, step: str, deal_no: int, request: Any) -> None:
+        """A commitment or reveal, kept until the host has answered it (or said it has it)."""
+        self.unanswered[(step, deal_no)] = request
+        method = self.tables.CommitSeed if step == "commit" else self.tables.RevealSeed
+        try:
+            await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in RECONNECT_CODES:
+                return  # sent again after the reconnect
+            self._refused(error)
+        self.unanswered.pop((step, deal_no), None)
+
+    async def _send_unanswered(self) -> None:
+        """After a reconnect: the fair-deal messages the host may not have, sent again with
+        their request ids while their step is still open (a retry the host already has
+        gets the same answer)."""
+        if not self.unanswered:
+            return
+        answer = await self.tables.GetView(
+            table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
+        )
+        steps = {table_pb2.TURN_PHASE_COMMIT: "commit", table_pb2.TURN_PHASE_REVEAL: "reveal"}
+        step = steps.get(answer.view.phase)
+        for (kind, deal_no), request in list(self.unanswered.items()):
+            if deal_no < answer.view.deal_no or (deal_no == answer.view.deal_no and kind != step):
+                del self.unanswered[(kind, deal_no)]  # that step is over: too late
+            elif kind == step:
+                await self._fair_deal_call(kind, deal_no, request)
 
     def _may_be_my_move(self, event: deal_pb2.DealEvent) -> bool:
         """Whether to ask for the view: another seat's draw, or a play not just before this
@@ -270,6 +333,23 @@ class NetworkSeat:
             self.log.refusals.append(line)
         log.info("seat %d: refused: %s", self.seat, line)
 
+    async def play_to_end(self, stopping: asyncio.Event | None = None) -> tuple[int, ...]:
+        """``play_match`` again and again, across dropped connections and host restarts,
+        until the match is over (or ``stopping`` is set); returns the winning seats."""
+        failures = 0
+        while self.winners is None and not (stopping is not None and stopping.is_set()):
+            try:
+                await self.play_match()
+                failures = 0 if self.winners is None else failures
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RECONNECT_CODES:
+                    raise
+                log.info("seat %d: %s; reconnecting", self.seat, error.code().name)
+            if self.winners is None:
+                await asyncio.sleep(RECONNECT_BACKOFF[min(failures, len(RECONNECT_BACKOFF) - 1)])
+                failures += 1
+        return self.winners or ()
+
     async def _move(self) -> None:
         answer = await self.tables.GetView(
             table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
@@ -282,7 +362,11 @@ class NetworkSeat:
         if view.phase is Phase.DRAW:
             if self.think:
                 await asyncio.sleep(self.think)
-            source = self.bot.choose_draw(view)
+            try:
+                source = self.bot.choose_draw(view)
+            except Exception:  # a bot's own bug never stalls its table: the stock, then
+                log.exception("seat %d: the bot failed to choose a draw", self.seat)
+                source = DrawSource.STOCK
             request = table_pb2.DrawRequest(
                 context=self._context(answer.seq), source=wire.draw_source_to_pb(source)
             )
@@ -290,7 +374,11 @@ class NetworkSeat:
             return
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
         # discard goes back (R3.2). A bot never leaves its table waiting.
-        chosen = self.bot.choose_play(view)
+        try:
+            chosen = self.bot.choose_play(view)
+        except Exception:  # as above: a bare discard follows
+            log.exception("seat %d: the bot failed to choose a play", self.seat)
+            chosen = None
         tries = [] if chosen is None else [chosen]
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
@@ -322,15 +410,64 @@ async def run(
     name: str | None = None,
     password: str | None = None,
     seed: int | None = None,
+    say: Callable[[str], None] = print,
 ) -> tuple[int, ...]:
-    """Join ``table_id`` at ``address`` as a bot of ``level`` and play the match to its end."""
+    """Join ``table_id`` at ``address`` as a bot of ``level`` and play the match to its end,
+    across host restarts; ``say`` gets one line per deal (the scores, the record checked)."""
     channel = grpc.aio.insecure_channel(parse_address(address), options=wire.CHANNEL_OPTIONS)
     try:
-        seat = NetworkSeat(channel, table_id, make_bot(level, random.Random(seed)))
+        seat = NetworkSeat(channel, table_id, make_bot(level, random.Random(seed)), log=SeatLog())
+        host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
         await seat.join(name or f"{level} bot", password)
-        return await seat.play_match()
+        say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}")
+
+        async def deal_over(signed: table_pb2.DealSigned, update: table_pb2.MatchUpdate) -> None:
+            totals = ", ".join(f"seat {s.seat} {s.total}" for s in update.scores)
+            say(f"deal {signed.deal_no} over: {totals}; {await _checked(seat, signed, host)}")
+
+        seat.on_deal_over = deal_over
+        return await seat.play_to_end()
     finally:
         await channel.close()
+
+
+async def _checked(
+    seat: NetworkSeat,
+    signed: table_pb2.DealSigned,
+    host: lobby_pb2.GetHostInfoResponse,
+    with_seed: bool = True,
+) -> str:
+    """The deal's record fetched and verified with this seat's own seed (FAIR_DEAL.md)."""
+    mine: tuple[bytes, int] | None = None
+    try:
+        answer = await seat.tables.GetDealRecord(
+            table_pb2.GetDealRecordRequest(deal_no=signed.deal_no),
+            metadata=seat.metadata,
+            timeout=CALL_TIMEOUT,
+        )
+        record = DealRecord.from_json(answer.record)
+        mine = seat.log.seeds.get(signed.deal_no) if seat.log is not None and with_seed else None
+        verify_record(
+            record,
+            host_fingerprint=host.host_fingerprint,
+            replayer=replay_deal,
+            seat=seat.seat if mine else None,
+            my_seed=mine[0] if mine else None,
+            my_cut=mine[1] if mine else None,
+        )
+    except VerificationFailed as failure:
+        if mine and "not in the mix" in str(failure):
+            return "this seat was left out of the deal's mix; " + await _checked(
+                seat, signed, host, False
+            )
+        return f"RECORD FAILED ITS CHECK: {failure}"
+    except grpc.aio.AioRpcError as error:
+        return f"record not checked ({error.code().name})"
+    if mine:
+        return "record verified"
+    if seat.seat not in record.seats_in_play:
+        return "record verified as a third party (this seat sat the deal out)"
+    return "record verified as a third party (this seat sent no seed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -361,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    print("match over: winners " + ", ".join(f"seat {s}" for s in winners))
+    print("match over: won by " + (", ".join(f"seat {s}" for s in winners) or "nobody"))
     return 0
 
 

@@ -1,0 +1,101 @@
+"""A ``scala40-host`` process for tests that stop, kill and restart it on one port and data dir."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+
+from scala40_net import wire
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HostProcess:
+    """``scala40-host`` on 127.0.0.1:port with one data dir, started again after each kill."""
+
+    def __init__(self, data_dir: Path, port: int, *options: str) -> None:
+        self.data_dir = data_dir
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.generation = 0
+        self.channel: grpc.aio.Channel | None = None
+        self.old_channels: list[grpc.aio.Channel] = []
+        self.log = data_dir.parent / "host.log"
+        self.options = options or (
+            "--bot-delay",
+            "0",
+            "--commit-timeout",
+            "2",
+            "--reveal-timeout",
+            "2",
+        )
+
+    async def start(self) -> None:
+        out = open(self.log, "ab")  # noqa: SIM115 - the child keeps it open
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "host",
+                "--listen",
+                f"127.0.0.1:{self.port}",
+                "--data-dir",
+                str(self.data_dir),
+                *self.options,
+            ],
+            stdout=out,
+            stderr=out,
+        )
+        out.close()
+        self.channel = grpc.aio.insecure_channel(
+            f"127.0.0.1:{self.port}", options=wire.CHANNEL_OPTIONS
+        )
+        lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+        async with asyncio.timeout(30):
+            while True:
+                assert self.process.poll() is None, self.log.read_text()[-2000:]
+                try:
+                    await lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=1)
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.05)
+        self.generation += 1
+
+    async def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        # The old channel is left to fail its calls as a dead host's would (closing it here
+        # would cancel them in the clients instead); it is closed at the end.
+        if self.channel is not None:
+            self.old_channels.append(self.channel)
+
+    async def terminate(self) -> None:
+        """SIGTERM: the host shuts down gracefully (and must exit 0)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=30) == 0, self.log.read_text()[-2000:]
+        if self.channel is not None:
+            self.old_channels.append(self.channel)
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        for channel in [*self.old_channels, self.channel]:
+            if channel is not None:
+                await channel.close(grace=None)
