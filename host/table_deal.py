@@ -144,7 +144,9 @@ class DealingTable(TableCore):
             current,
             "committed",
             current.exchange.awaiting_commitments,
-            lambda: current.exchange.receive_commitment(seat, request.commitment),
+            lambda: current.exchange.receive_commitment(
+                seat, request.commitment, host_played=self.seats[seat].played_by_host
+            ),
         )
         response = table_pb2.CommitSeedResponse()
         self._commit(

@@ -13,6 +13,9 @@ from conftest import HostClient, bearer, bot_seat, start_host
 from host.errors import error_info
 from host.table_core import TableSettings
 from scala40_net.bots.netbot import NetworkSeat
+from scala40_net.fairdeal.record import DealRecord
+from scala40_net.fairdeal.replay import replay_deal
+from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 SHORT = TableSettings(commit_timeout=10, reveal_timeout=10)
@@ -210,3 +213,24 @@ async def test_the_view_and_the_turn_event_carry_the_time_left_as_a_duration(
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_seed_a_host_bot_made_is_marked_so_in_the_signed_record(
+    served: HostClient,
+) -> None:
+    """FAIR_DEAL.md: a host-played seat's seed is the host's own, and the record says so."""
+    table_id = await served.new_table(seats=2)
+    ann = bot_seat(served.channel, table_id, await served.join(table_id, "ann"))
+    await served.lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table_id), metadata=ann.metadata)
+    playing = asyncio.create_task(ann.play_match())
+    await until(lambda: bool(ann.log and ann.log.events))
+    await start(served, table_id, ann)
+    await until(lambda: bool(ann.log and ann.log.signed))
+    answer = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=1), metadata=ann.metadata
+    )
+    verified = verify_record(DealRecord.from_json(answer.record), replayer=replay_deal)
+    assert verified.host_played == [1 - ann.seat]
+    assert "seeds made by the host's bots: seat" in verified.line()
+    playing.cancel()
+    await asyncio.gather(playing, return_exceptions=True)

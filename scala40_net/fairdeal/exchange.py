@@ -108,6 +108,7 @@ class HostExchange:
         self.host_commitment = host_commitment(setup.table_id, setup.deal_no, self._host_seed)
         self._announced = False
         self._commitments: dict[int, bytes] = {}
+        self._host_played: set[int] = set()  # seats whose commitment a host bot made
         self._commitments_published = False
         self._reveals: dict[int, Reveal] = {}
         self._left_out: dict[int, LeftOutReason] = {}
@@ -139,14 +140,20 @@ class HostExchange:
             )
         )
 
-    def receive_commitment(self, seat: int, commitment: bytes) -> None:
-        """Step 2: a seat's ``C_i``. A seat commits once; a second commitment is refused."""
+    def receive_commitment(self, seat: int, commitment: bytes, host_played: bool = False) -> None:
+        """Step 2: a seat's ``C_i``. A seat commits once; a second commitment is refused.
+
+        ``host_played``: a host bot made it (for a bot seat, or a person away), which the
+        published commitments say, since that seed is no protection against the host.
+        """
         self._require(self._announced, "commitments come after the announcement")
         self._require(not self._commitments_published, "the commitments are already published")
         self._require(seat in self.setup.seats_in_play, f"seat {seat} is not in play")
         self._require(seat not in self._commitments, f"seat {seat} has already committed")
         self._require(len(commitment) == DIGEST_BYTES, "a commitment is 32 bytes")
         self._commitments[seat] = bytes(commitment)
+        if host_played:
+            self._host_played.add(seat)
 
     @property
     def awaiting_commitments(self) -> list[int]:
@@ -162,7 +169,9 @@ class HostExchange:
         return self._event(
             commitments=deal_pb2.CommitmentsPublished(
                 commitments=[
-                    deal_pb2.SeatCommitment(seat=seat, commitment=c)
+                    deal_pb2.SeatCommitment(
+                        seat=seat, commitment=c, host_played=seat in self._host_played
+                    )
                     for seat, c in sorted(self._commitments.items())
                 ],
                 host_commitment=self.host_commitment,

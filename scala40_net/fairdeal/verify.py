@@ -103,6 +103,9 @@ class Verified:
     own_cards_checked: int = 0
     replay: str = "not run"
     notes: list[str] = field(default_factory=list)
+    # Seats whose commitment a host bot made (SeatCommitment.host_played): no protection
+    # against the host comes from their seeds.
+    host_played: list[int] = field(default_factory=list)
 
     def line(self) -> str:
         if self.cut is None:
@@ -123,6 +126,9 @@ class Verified:
             parts.append(
                 f"seat {self.own_seat}: {seed}, {self.own_cards_checked} own cards checked"
             )
+        if self.host_played:
+            seats = ", ".join(str(seat) for seat in self.host_played)
+            parts.append(f"seeds made by the host's bots: seat {seats}")
         parts.append(f"replay: {self.replay}")
         parts.append(f"host {self.host_fingerprint}")
         return "; ".join(parts)
@@ -298,6 +304,13 @@ class _Verification:
                 raise self.fail("commitment", index, f"seat {c.seat}'s commitment is not 32 bytes")
             commitments[c.seat] = c.commitment
         return commitments
+
+    def host_played(self) -> list[int]:
+        """The seats the published commitments mark as made by a host bot."""
+        index = self.index_of("commitments")
+        if index is None:
+            return []
+        return [c.seat for c in self.events[index].commitments.commitments if c.host_played]
 
     def check_reveals(self, commitments: dict[int, bytes]) -> tuple[list[Reveal], int | None]:
         index = self.index_of("reveals")
@@ -635,6 +648,7 @@ class _Verification:
             host_fingerprint=r.host_fingerprint,
             own_seat=self.seat,
             own_seed_checked=self.my_seed is not None and reveals_index is not None,
+            host_played=self.host_played(),
         )
         started_index = self.index_of("started")
         if reveals_index is None:

@@ -26,53 +26,53 @@ from scala40_net.pb import cards_pb2 as scala40_dot_v1_dot_cards__pb2
 from scala40_net.pb import ruleset_pb2 as scala40_dot_v1_dot_ruleset__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15scala40/v1/deal.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x18scala40/v1/ruleset.proto\"\x98\x04\n\tDealEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12.\n\tannounced\x18\n \x01(\x0b\x32\x19.scala40.v1.DealAnnouncedH\x00\x12\x37\n\x0b\x63ommitments\x18\x0b \x01(\x0b\x32 .scala40.v1.CommitmentsPublishedH\x00\x12,\n\x07reveals\x18\x0c \x01(\x0b\x32\x19.scala40.v1.SeedsRevealedH\x00\x12*\n\x07started\x18\r \x01(\x0b\x32\x17.scala40.v1.DealStartedH\x00\x12&\n\x05\x64rawn\x18\x0e \x01(\x0b\x32\x15.scala40.v1.CardDrawnH\x00\x12$\n\x06played\x18\x0f \x01(\x0b\x32\x12.scala40.v1.PlayedH\x00\x12\x31\n\rstock_rebuilt\x18\x10 \x01(\x0b\x32\x18.scala40.v1.StockRebuiltH\x00\x12&\n\x05\x65nded\x18\x11 \x01(\x0b\x32\x15.scala40.v1.DealEndedH\x00\x12:\n\x12host_seed_revealed\x18\x12 \x01(\x0b\x32\x1c.scala40.v1.HostSeedRevealedH\x00\x12\x37\n\x10\x64iscard_returned\x18\x13 \x01(\x0b\x32\x1b.scala40.v1.DiscardReturnedH\x00\x42\x07\n\x05\x65vent\"\xa2\x01\n\rDealAnnounced\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63utter_seat\x18\x02 \x01(\r\x12\x15\n\rseats_in_play\x18\x03 \x03(\r\x12\x11\n\tdeck_size\x18\x04 \x01(\r\x12\x17\n\x0fhost_commitment\x18\x05 \x01(\x0c\x12$\n\x07ruleset\x18\x06 \x01(\x0b\x32\x13.scala40.v1.Ruleset\"2\n\x0eSeatCommitment\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\"`\n\x14\x43ommitmentsPublished\x12/\n\x0b\x63ommitments\x18\x01 \x03(\x0b\x32\x1a.scala40.v1.SeatCommitment\x12\x17\n\x0fhost_commitment\x18\x02 \x01(\x0c\"5\n\nSeatReveal\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x0b\n\x03\x63ut\x18\x03 \x01(\r\"F\n\x0bLeftOutSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12)\n\x06reason\x18\x02 \x01(\x0e\x32\x19.scala40.v1.LeftOutReason\"c\n\rSeedsRevealed\x12\'\n\x07reveals\x18\x01 \x03(\x0b\x32\x16.scala40.v1.SeatReveal\x12)\n\x08left_out\x18\x02 \x03(\x0b\x32\x17.scala40.v1.LeftOutSeat\"M\n\x0b\x44\x65\x61lStarted\x12\x15\n\rfirst_discard\x18\x01 \x01(\r\x12\x13\n\x0bstock_count\x18\x02 \x01(\r\x12\x12\n\nfirst_seat\x18\x03 \x01(\r\"]\n\tCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x06source\x18\x02 \x01(\x0e\x32\x16.scala40.v1.DrawSource\x12\x11\n\x04\x63\x61rd\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_card\"\x9b\x01\n\x06Played\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12)\n\noperations\x18\x02 \x03(\x0b\x32\x15.scala40.v1.Operation\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06opened\x18\x04 \x01(\x08\x12\x10\n\x08went_out\x18\x05 \x01(\x08\x12\x14\n\x0cnew_meld_ids\x18\x06 \x03(\rB\n\n\x08_discard\"-\n\x0f\x44iscardReturned\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"7\n\x0cStockRebuilt\x12\x12\n\nrebuild_no\x18\x01 \x01(\r\x12\x13\n\x0bstock_count\x18\x02 \x01(\r\"H\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\r\x12\x0e\n\x06opened\x18\x03 \x01(\x08\x12\x0f\n\x07penalty\x18\x04 \x01(\x05\"\xb5\x01\n\tDealEnded\x12(\n\x07outcome\x18\x01 \x01(\x0e\x32\x17.scala40.v1.DealOutcome\x12\x18\n\x0b\x63loser_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x1a\n\x12\x63losed_in_one_turn\x18\x03 \x01(\x08\x12#\n\x05hands\x18\x04 \x03(\x0b\x32\x14.scala40.v1.SeatHand\x12\x13\n\x0bvoid_reason\x18\x05 \x01(\tB\x0e\n\x0c_closer_seat\"%\n\x10HostSeedRevealed\x12\x11\n\thost_seed\x18\x01 \x01(\x0c\"\xa3\x01\n\x10PrivateDealEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12+\n\nhand_dealt\x18\n \x01(\x0b\x32\x15.scala40.v1.HandDealtH\x00\x12\x36\n\x10stock_card_drawn\x18\x0b \x01(\x0b\x32\x1a.scala40.v1.StockCardDrawnH\x00\x42\x07\n\x05\x65vent\"\x1a\n\tHandDealt\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\x1e\n\x0eStockCardDrawn\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r*Y\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x17\n\x13\x44RAW_SOURCE_DISCARD\x10\x02*\x92\x01\n\rLeftOutReason\x12\x1f\n\x1bLEFT_OUT_REASON_UNSPECIFIED\x10\x00\x12!\n\x1dLEFT_OUT_REASON_NO_COMMITMENT\x10\x01\x12\x1d\n\x19LEFT_OUT_REASON_NO_REVEAL\x10\x02\x12\x1e\n\x1aLEFT_OUT_REASON_BAD_REVEAL\x10\x03*y\n\x0b\x44\x65\x61lOutcome\x12\x1c\n\x18\x44\x45\x41L_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44\x45\x41L_OUTCOME_WENT_OUT\x10\x01\x12\x15\n\x11\x44\x45\x41L_OUTCOME_VOID\x10\x02\x12\x1a\n\x16\x44\x45\x41L_OUTCOME_ABANDONED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15scala40/v1/deal.proto\x12\nscala40.v1\x1a\x16scala40/v1/cards.proto\x1a\x18scala40/v1/ruleset.proto\"\x98\x04\n\tDealEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12.\n\tannounced\x18\n \x01(\x0b\x32\x19.scala40.v1.DealAnnouncedH\x00\x12\x37\n\x0b\x63ommitments\x18\x0b \x01(\x0b\x32 .scala40.v1.CommitmentsPublishedH\x00\x12,\n\x07reveals\x18\x0c \x01(\x0b\x32\x19.scala40.v1.SeedsRevealedH\x00\x12*\n\x07started\x18\r \x01(\x0b\x32\x17.scala40.v1.DealStartedH\x00\x12&\n\x05\x64rawn\x18\x0e \x01(\x0b\x32\x15.scala40.v1.CardDrawnH\x00\x12$\n\x06played\x18\x0f \x01(\x0b\x32\x12.scala40.v1.PlayedH\x00\x12\x31\n\rstock_rebuilt\x18\x10 \x01(\x0b\x32\x18.scala40.v1.StockRebuiltH\x00\x12&\n\x05\x65nded\x18\x11 \x01(\x0b\x32\x15.scala40.v1.DealEndedH\x00\x12:\n\x12host_seed_revealed\x18\x12 \x01(\x0b\x32\x1c.scala40.v1.HostSeedRevealedH\x00\x12\x37\n\x10\x64iscard_returned\x18\x13 \x01(\x0b\x32\x1b.scala40.v1.DiscardReturnedH\x00\x42\x07\n\x05\x65vent\"\xa2\x01\n\rDealAnnounced\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\r\x12\x13\n\x0b\x63utter_seat\x18\x02 \x01(\r\x12\x15\n\rseats_in_play\x18\x03 \x03(\r\x12\x11\n\tdeck_size\x18\x04 \x01(\r\x12\x17\n\x0fhost_commitment\x18\x05 \x01(\x0c\x12$\n\x07ruleset\x18\x06 \x01(\x0b\x32\x13.scala40.v1.Ruleset\"G\n\x0eSeatCommitment\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x13\n\x0bhost_played\x18\x03 \x01(\x08\"`\n\x14\x43ommitmentsPublished\x12/\n\x0b\x63ommitments\x18\x01 \x03(\x0b\x32\x1a.scala40.v1.SeatCommitment\x12\x17\n\x0fhost_commitment\x18\x02 \x01(\x0c\"5\n\nSeatReveal\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x0b\n\x03\x63ut\x18\x03 \x01(\r\"F\n\x0bLeftOutSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12)\n\x06reason\x18\x02 \x01(\x0e\x32\x19.scala40.v1.LeftOutReason\"c\n\rSeedsRevealed\x12\'\n\x07reveals\x18\x01 \x03(\x0b\x32\x16.scala40.v1.SeatReveal\x12)\n\x08left_out\x18\x02 \x03(\x0b\x32\x17.scala40.v1.LeftOutSeat\"M\n\x0b\x44\x65\x61lStarted\x12\x15\n\rfirst_discard\x18\x01 \x01(\r\x12\x13\n\x0bstock_count\x18\x02 \x01(\r\x12\x12\n\nfirst_seat\x18\x03 \x01(\r\"]\n\tCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x06source\x18\x02 \x01(\x0e\x32\x16.scala40.v1.DrawSource\x12\x11\n\x04\x63\x61rd\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_card\"\x9b\x01\n\x06Played\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12)\n\noperations\x18\x02 \x03(\x0b\x32\x15.scala40.v1.Operation\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06opened\x18\x04 \x01(\x08\x12\x10\n\x08went_out\x18\x05 \x01(\x08\x12\x14\n\x0cnew_meld_ids\x18\x06 \x03(\rB\n\n\x08_discard\"-\n\x0f\x44iscardReturned\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\r\"7\n\x0cStockRebuilt\x12\x12\n\nrebuild_no\x18\x01 \x01(\r\x12\x13\n\x0bstock_count\x18\x02 \x01(\r\"H\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\r\x12\x0e\n\x06opened\x18\x03 \x01(\x08\x12\x0f\n\x07penalty\x18\x04 \x01(\x05\"\xb5\x01\n\tDealEnded\x12(\n\x07outcome\x18\x01 \x01(\x0e\x32\x17.scala40.v1.DealOutcome\x12\x18\n\x0b\x63loser_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x1a\n\x12\x63losed_in_one_turn\x18\x03 \x01(\x08\x12#\n\x05hands\x18\x04 \x03(\x0b\x32\x14.scala40.v1.SeatHand\x12\x13\n\x0bvoid_reason\x18\x05 \x01(\tB\x0e\n\x0c_closer_seat\"%\n\x10HostSeedRevealed\x12\x11\n\thost_seed\x18\x01 \x01(\x0c\"\xa3\x01\n\x10PrivateDealEvent\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x65\x61l_no\x18\x02 \x01(\r\x12+\n\nhand_dealt\x18\n \x01(\x0b\x32\x15.scala40.v1.HandDealtH\x00\x12\x36\n\x10stock_card_drawn\x18\x0b \x01(\x0b\x32\x1a.scala40.v1.StockCardDrawnH\x00\x42\x07\n\x05\x65vent\"\x1a\n\tHandDealt\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\r\"\x1e\n\x0eStockCardDrawn\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\r*Y\n\nDrawSource\x12\x1b\n\x17\x44RAW_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x44RAW_SOURCE_STOCK\x10\x01\x12\x17\n\x13\x44RAW_SOURCE_DISCARD\x10\x02*\x92\x01\n\rLeftOutReason\x12\x1f\n\x1bLEFT_OUT_REASON_UNSPECIFIED\x10\x00\x12!\n\x1dLEFT_OUT_REASON_NO_COMMITMENT\x10\x01\x12\x1d\n\x19LEFT_OUT_REASON_NO_REVEAL\x10\x02\x12\x1e\n\x1aLEFT_OUT_REASON_BAD_REVEAL\x10\x03*y\n\x0b\x44\x65\x61lOutcome\x12\x1c\n\x18\x44\x45\x41L_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44\x45\x41L_OUTCOME_WENT_OUT\x10\x01\x12\x15\n\x11\x44\x45\x41L_OUTCOME_VOID\x10\x02\x12\x1a\n\x16\x44\x45\x41L_OUTCOME_ABANDONED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.deal_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DRAWSOURCE']._serialized_start=2128
-  _globals['_DRAWSOURCE']._serialized_end=2217
-  _globals['_LEFTOUTREASON']._serialized_start=2220
-  _globals['_LEFTOUTREASON']._serialized_end=2366
-  _globals['_DEALOUTCOME']._serialized_start=2368
-  _globals['_DEALOUTCOME']._serialized_end=2489
+  _globals['_DRAWSOURCE']._serialized_start=2149
+  _globals['_DRAWSOURCE']._serialized_end=2238
+  _globals['_LEFTOUTREASON']._serialized_start=2241
+  _globals['_LEFTOUTREASON']._serialized_end=2387
+  _globals['_DEALOUTCOME']._serialized_start=2389
+  _globals['_DEALOUTCOME']._serialized_end=2510
   _globals['_DEALEVENT']._serialized_start=88
   _globals['_DEALEVENT']._serialized_end=624
   _globals['_DEALANNOUNCED']._serialized_start=627
   _globals['_DEALANNOUNCED']._serialized_end=789
   _globals['_SEATCOMMITMENT']._serialized_start=791
-  _globals['_SEATCOMMITMENT']._serialized_end=841
-  _globals['_COMMITMENTSPUBLISHED']._serialized_start=843
-  _globals['_COMMITMENTSPUBLISHED']._serialized_end=939
-  _globals['_SEATREVEAL']._serialized_start=941
-  _globals['_SEATREVEAL']._serialized_end=994
-  _globals['_LEFTOUTSEAT']._serialized_start=996
-  _globals['_LEFTOUTSEAT']._serialized_end=1066
-  _globals['_SEEDSREVEALED']._serialized_start=1068
-  _globals['_SEEDSREVEALED']._serialized_end=1167
-  _globals['_DEALSTARTED']._serialized_start=1169
-  _globals['_DEALSTARTED']._serialized_end=1246
-  _globals['_CARDDRAWN']._serialized_start=1248
-  _globals['_CARDDRAWN']._serialized_end=1341
-  _globals['_PLAYED']._serialized_start=1344
-  _globals['_PLAYED']._serialized_end=1499
-  _globals['_DISCARDRETURNED']._serialized_start=1501
-  _globals['_DISCARDRETURNED']._serialized_end=1546
-  _globals['_STOCKREBUILT']._serialized_start=1548
-  _globals['_STOCKREBUILT']._serialized_end=1603
-  _globals['_SEATHAND']._serialized_start=1605
-  _globals['_SEATHAND']._serialized_end=1677
-  _globals['_DEALENDED']._serialized_start=1680
-  _globals['_DEALENDED']._serialized_end=1861
-  _globals['_HOSTSEEDREVEALED']._serialized_start=1863
-  _globals['_HOSTSEEDREVEALED']._serialized_end=1900
-  _globals['_PRIVATEDEALEVENT']._serialized_start=1903
-  _globals['_PRIVATEDEALEVENT']._serialized_end=2066
-  _globals['_HANDDEALT']._serialized_start=2068
-  _globals['_HANDDEALT']._serialized_end=2094
-  _globals['_STOCKCARDDRAWN']._serialized_start=2096
-  _globals['_STOCKCARDDRAWN']._serialized_end=2126
+  _globals['_SEATCOMMITMENT']._serialized_end=862
+  _globals['_COMMITMENTSPUBLISHED']._serialized_start=864
+  _globals['_COMMITMENTSPUBLISHED']._serialized_end=960
+  _globals['_SEATREVEAL']._serialized_start=962
+  _globals['_SEATREVEAL']._serialized_end=1015
+  _globals['_LEFTOUTSEAT']._serialized_start=1017
+  _globals['_LEFTOUTSEAT']._serialized_end=1087
+  _globals['_SEEDSREVEALED']._serialized_start=1089
+  _globals['_SEEDSREVEALED']._serialized_end=1188
+  _globals['_DEALSTARTED']._serialized_start=1190
+  _globals['_DEALSTARTED']._serialized_end=1267
+  _globals['_CARDDRAWN']._serialized_start=1269
+  _globals['_CARDDRAWN']._serialized_end=1362
+  _globals['_PLAYED']._serialized_start=1365
+  _globals['_PLAYED']._serialized_end=1520
+  _globals['_DISCARDRETURNED']._serialized_start=1522
+  _globals['_DISCARDRETURNED']._serialized_end=1567
+  _globals['_STOCKREBUILT']._serialized_start=1569
+  _globals['_STOCKREBUILT']._serialized_end=1624
+  _globals['_SEATHAND']._serialized_start=1626
+  _globals['_SEATHAND']._serialized_end=1698
+  _globals['_DEALENDED']._serialized_start=1701
+  _globals['_DEALENDED']._serialized_end=1882
+  _globals['_HOSTSEEDREVEALED']._serialized_start=1884
+  _globals['_HOSTSEEDREVEALED']._serialized_end=1921
+  _globals['_PRIVATEDEALEVENT']._serialized_start=1924
+  _globals['_PRIVATEDEALEVENT']._serialized_end=2087
+  _globals['_HANDDEALT']._serialized_start=2089
+  _globals['_HANDDEALT']._serialized_end=2115
+  _globals['_STOCKCARDDRAWN']._serialized_start=2117
+  _globals['_STOCKCARDDRAWN']._serialized_end=2147
 # @@protoc_insertion_point(module_scope)

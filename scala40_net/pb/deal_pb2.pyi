@@ -85,12 +85,14 @@ class DealAnnounced(_message.Message):
     def __init__(self, dealer_seat: _Optional[int] = ..., cutter_seat: _Optional[int] = ..., seats_in_play: _Optional[_Iterable[int]] = ..., deck_size: _Optional[int] = ..., host_commitment: _Optional[bytes] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ...) -> None: ...
 
 class SeatCommitment(_message.Message):
-    __slots__ = ("seat", "commitment")
+    __slots__ = ("seat", "commitment", "host_played")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    HOST_PLAYED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     commitment: bytes
-    def __init__(self, seat: _Optional[int] = ..., commitment: _Optional[bytes] = ...) -> None: ...
+    host_played: bool
+    def __init__(self, seat: _Optional[int] = ..., commitment: _Optional[bytes] = ..., host_played: _Optional[bool] = ...) -> None: ...
 
 class CommitmentsPublished(_message.Message):
     __slots__ = ("commitments", "host_commitment")
