@@ -907,10 +907,12 @@ def _build(
     attaches = [c for c in chosen if not c.is_new]
     plan = _Opening([], [], new, 0)
     if not opened and search.swaps:
-        # Opening melds come first and may only use jokers already in hand (S6, R7.3).
-        taken_face = None if taken is None else face_index(taken)
+        # Opening melds come first and may only use jokers already in hand (S6, R7.3). The
+        # taken card must be among them only where R3.2 binds it to the opening, exactly as
+        # the search counted it (``_Search._opening_total``): under ``free`` it need not be.
+        taken_face = search.taken_face if search.taken_must_open else None
         found = opening_first(new, len(own_jokers), taken_face, search.ruleset.max_run)
-        assert found is not None
+        assert found is not None, "the search counted an opening that cannot be laid"
         plan = found
     elif not opened:
         plan = _Opening(new, [], [], opening)
