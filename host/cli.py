@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds a bot waits before each move, so people can follow (default 0.6)",
     )
     parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="no TLS (for tools like grpcurl without certificates): everything, seat tokens "
+        "included, travels in clear; a warning is printed at start",
+    )
+    parser.add_argument(
         "--list-matches",
         action="store_true",
         help="print a line per match in the data dir (live and archived) and exit",
@@ -88,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reveal_timeout=args.reveal_timeout,
         bot_delay=args.bot_delay,
     )
-    host = Host(args.listen, args.data_dir, settings)
+    host = Host(args.listen, args.data_dir, settings, insecure=args.insecure)
     try:
         asyncio.run(serve(host))
     except (DataDirInUse, OSError) as error:

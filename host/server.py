@@ -12,6 +12,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from host import tls_files
 from host.auth import Access, AuthInterceptor, TokenBook
 from host.datadir import DataDirLock
 from host.journal import JournalStore
@@ -22,6 +23,7 @@ from host.table_core import TableSettings
 from host.table_service import TableService
 from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.invite import lan_address, make_invite
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
@@ -60,6 +62,8 @@ class Host:
     data_dir: Path
     settings: TableSettings = field(default_factory=TableSettings)
     port: int = 0
+    # TLS with the certificate bound to the host's identity, unless turned off (--insecure).
+    insecure: bool = False
 
     async def start(self) -> int:
         """Take the data dir (refused while another host has it), reopen the tables, listen."""
@@ -101,7 +105,12 @@ class Host:
             self.server,
         )
         try:
-            self.port = self.server.add_insecure_port(self.listen)
+            if self.insecure:
+                self.port = self.server.add_insecure_port(self.listen)
+            else:
+                key_pem, cert_pem = tls_files.load_or_create(self.data_dir, self.identity)
+                credentials = grpc.ssl_server_credentials([(key_pem, cert_pem)])
+                self.port = self.server.add_secure_port(self.listen, credentials)
         except RuntimeError as error:  # grpc's word for a port it could not bind
             raise OSError(
                 f"cannot listen on {self.listen}: {error} (is another host on it?)"
@@ -135,6 +144,19 @@ class Host:
             lock.release()
 
 
+def invite_lines(listen: str, port: int, fingerprint: str) -> list[str]:
+    """What the host's owner gives the players: the invite and the same read aloud."""
+    address = listen.rsplit(":", 1)[0].strip("[]")
+    if address in ("0.0.0.0", "::", ""):
+        address = lan_address()
+    invite = make_invite(address, port, fingerprint)
+    spoken = " ".join(fingerprint.split("-"))
+    return [
+        f"invite: {invite}",
+        f"read aloud: host {address}, port {port}, fingerprint {spoken}",
+    ]
+
+
 async def serve(host: Host) -> None:
     """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
     await host.start()
@@ -147,6 +169,15 @@ async def serve(host: Host) -> None:
         f"host fingerprint {host.identity.fingerprint}",
         flush=True,
     )
+    if host.insecure:
+        print(
+            "scala40-host: WARNING: --insecure: no TLS. Seat tokens, passwords, hands and "
+            "seeds travel in clear; anyone on the network can read them and play a seat.",
+            flush=True,
+        )
+    else:
+        for line in invite_lines(host.listen, host.port, host.identity.fingerprint):
+            print(f"scala40-host: {line}", flush=True)
     await stopping.wait()
     print("scala40-host: shutting down", flush=True)
     await host.stop()

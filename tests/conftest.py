@@ -12,7 +12,7 @@ import pytest
 from host.bots import SimpleBot
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net import wire
+from scala40_net import tls, wire
 from scala40_net.bots.base import Bot
 from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.pb import (
@@ -71,10 +71,18 @@ def bot_seat(
     return seat
 
 
+async def host_channel(host: Host) -> grpc.aio.Channel:
+    """A TLS channel to ``host`` on 127.0.0.1, pinned to its fingerprint as an invite would."""
+    channel, _ = await tls.pinned_channel(
+        "127.0.0.1", host.port, host.identity.fingerprint, wire.CHANNEL_OPTIONS
+    )
+    return channel
+
+
 async def start_host(data_dir: Path, settings: TableSettings = TEST_SETTINGS) -> HostClient:
     host = Host("127.0.0.1:0", data_dir, settings)
     await host.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{host.port}", options=wire.CHANNEL_OPTIONS)
+    channel = await host_channel(host)
     return HostClient(
         host,
         channel,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 
-from scala40_net import wire
+from scala40_net import tls, wire
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
 
@@ -31,6 +31,7 @@ class HostProcess:
         self.generation = 0
         self.channel: grpc.aio.Channel | None = None
         self.old_channels: list[grpc.aio.Channel] = []
+        self.fingerprint: str | None = None  # pinned after the first start
         self.log = data_dir.parent / "host.log"
         self.options = options or (
             "--bot-delay",
@@ -58,13 +59,20 @@ class HostProcess:
             stderr=out,
         )
         out.close()
-        self.channel = grpc.aio.insecure_channel(
-            f"127.0.0.1:{self.port}", options=wire.CHANNEL_OPTIONS
-        )
-        lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
         async with asyncio.timeout(30):
             while True:
                 assert self.process.poll() is None, self.log.read_text()[-2000:]
+                try:
+                    # TLS, pinned: the same fingerprint after every restart, or the test fails.
+                    self.channel, found = await tls.pinned_channel(
+                        "127.0.0.1", self.port, self.fingerprint, wire.CHANNEL_OPTIONS
+                    )
+                    break
+                except OSError:
+                    await asyncio.sleep(0.05)
+            self.fingerprint = found.fingerprint
+            lobby = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+            while True:
                 try:
                     await lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=1)
                     break

@@ -18,6 +18,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from test_host_bad_input import deal_two_seats
 
 from host.journal import TABLES_FOLDER
+from scala40_net import tls
 from scala40_net.fairdeal.identity import KEY_FILE_NAME
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2
 
@@ -129,14 +130,22 @@ def test_scala40_host_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert "listening on 127.0.0.1:0" in line and "fingerprint" in line
         port = int(line.split("(port ")[1].split(")")[0])
 
+        invite = process.stdout.readline()
+        assert invite.startswith("scala40-host: invite: scala40://") and "?fp=" in invite
+        assert "read aloud:" in process.stdout.readline()
+
         async def ask() -> str:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            channel, found = await tls.pinned_channel("127.0.0.1", port, None)
+            async with channel:
                 info = await lobby_pb2_grpc.LobbyServiceStub(channel).GetHostInfo(
                     lobby_pb2.GetHostInfoRequest()
                 )
-                return str(info.host_fingerprint)
+            # One fingerprint: the TLS certificate's binding and the deal-signing identity.
+            assert found.fingerprint == info.host_fingerprint
+            return str(info.host_fingerprint)
 
-        assert asyncio.run(ask()) in line
+        fingerprint = asyncio.run(ask())
+        assert fingerprint in line and fingerprint in invite
         process.terminate()
         out, err = process.communicate(timeout=15)
         assert process.returncode == 0, err

@@ -31,7 +31,7 @@ from typing import Any
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
 
-from scala40_net import wire
+from scala40_net import invite, tls, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
@@ -403,6 +403,25 @@ class NetworkSeat:
         return True
 
 
+async def connect(
+    address: str, fingerprint: str | None = None, insecure: bool = False
+) -> tuple[grpc.aio.Channel, str | None]:
+    """A channel to the host named by ``address`` (HOST[:PORT] or an invite) and the
+    fingerprint pinned: the invite's or ``fingerprint``, else the one first seen (trusted on
+    first use, for this run). ``insecure``: a host started with --insecure, no TLS."""
+    place = invite.parse(address)
+    if insecure:
+        target = parse_address(f"{place.host}:{place.port}")
+        return grpc.aio.insecure_channel(target, options=wire.CHANNEL_OPTIONS), None
+    expected = place.fingerprint or (
+        invite.normal_fingerprint(fingerprint) if fingerprint else None
+    )
+    channel, found = await tls.pinned_channel(
+        place.host, place.port, expected, wire.CHANNEL_OPTIONS
+    )
+    return channel, found.fingerprint
+
+
 async def run(
     address: str,
     table_id: str,
@@ -411,13 +430,17 @@ async def run(
     password: str | None = None,
     seed: int | None = None,
     say: Callable[[str], None] = print,
+    fingerprint: str | None = None,
+    insecure: bool = False,
 ) -> tuple[int, ...]:
     """Join ``table_id`` at ``address`` as a bot of ``level`` and play the match to its end,
     across host restarts; ``say`` gets one line per deal (the scores, the record checked)."""
-    channel = grpc.aio.insecure_channel(parse_address(address), options=wire.CHANNEL_OPTIONS)
+    channel, pinned = await connect(address, fingerprint, insecure)
     try:
         seat = NetworkSeat(channel, table_id, make_bot(level, random.Random(seed)), log=SeatLog())
         host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
+        if pinned is not None and host.host_fingerprint != pinned:
+            raise tls.PinError("the host signs deals with another identity than its TLS one")
         await seat.join(name or f"{level} bot", password)
         say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}")
 
@@ -474,7 +497,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="scala40-bot", description="Play Scala 40 at a host's table as a bot."
     )
-    parser.add_argument("address", metavar="HOST[:PORT]", help=f"the host (port {DEFAULT_PORT})")
+    parser.add_argument(
+        "address",
+        metavar="HOST[:PORT]|INVITE",
+        help=f"the host (port {DEFAULT_PORT}), or its invite scala40://HOST:PORT/?fp=…",
+    )
+    parser.add_argument(
+        "--fingerprint", help="the host's fingerprint to pin (an invite carries it already)"
+    )
+    parser.add_argument("--insecure", action="store_true", help="a host without TLS")
     parser.add_argument("--table", required=True, help="the table id to join")
     parser.add_argument("--level", choices=LEVELS, default="medium")
     parser.add_argument("--name", help="the name shown at the table")
@@ -491,10 +522,15 @@ def main(argv: list[str] | None = None) -> int:
                 options.name,
                 options.password,
                 options.seed,
+                fingerprint=options.fingerprint,
+                insecure=options.insecure,
             )
         )
     except grpc.aio.AioRpcError as error:
         print(f"scala40-bot: {error.details() or error.code().name}", file=sys.stderr)
+        return 1
+    except (tls.PinError, invite.InviteError, OSError) as error:
+        print(f"scala40-bot: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -14,6 +14,7 @@ from scala40_net.fairdeal.chain import record_message
 from scala40_net.fairdeal.spec import sha256
 
 KEY_FILE_NAME = "host_identity_ed25519.pem"
+TLS_BINDING_TAG = b"scala40/tls-binding/v1"
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 FINGERPRINT_BYTES = 16
@@ -103,6 +104,11 @@ class HostIdentity:
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.public_key)
+
+    def sign_tls_binding(self, spki: bytes) -> bytes:
+        """Sign ``"scala40/tls-binding/v1" || spki``: this identity vouches for that TLS key
+        (``scala40_net.tls``). The tag keeps it apart from every record signature."""
+        return self._private_key.sign(TLS_BINDING_TAG + spki)
 
     def sign_record(self, table_id: str, deal_no: int, head: bytes) -> bytes:
         """Sign ``"…/record" || lp(table_id) || be32(deal_no) || h_last``."""

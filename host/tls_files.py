@@ -1,0 +1,49 @@
+"""The host's TLS key and certificate, made on first start and kept in its data dir (0600).
+
+The certificate is bound to the host's identity (``scala40_net.tls``): one
+fingerprint for the connection and the deal records. A certificate found bound
+to another identity (the identity key was replaced) is made anew.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from scala40_net.fairdeal.identity import HostIdentity, IdentityError
+from scala40_net.tls import PinError, bound_fingerprint, make_certificate
+
+KEY_FILE = "host_tls_key.pem"
+CERT_FILE = "host_tls_cert.pem"
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def load_or_create(data_dir: Path, identity: HostIdentity) -> tuple[bytes, bytes]:
+    """(key PEM, certificate PEM) for ``identity``, made and kept on first use."""
+    key_path, cert_path = data_dir / KEY_FILE, data_dir / CERT_FILE
+    if key_path.exists() and cert_path.exists():
+        mode = stat.S_IMODE(key_path.stat().st_mode)
+        if mode & 0o077:
+            raise IdentityError(
+                f"{key_path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
+            )
+        key_pem, cert_pem = key_path.read_bytes(), cert_path.read_bytes()
+        try:
+            if bound_fingerprint(cert_pem) == identity.fingerprint:
+                return key_pem, cert_pem
+        except PinError:
+            pass  # damaged or foreign: made anew below
+    key_pem, cert_pem = make_certificate(identity)
+    _write_private(key_path, key_pem)
+    _write_private(cert_path, cert_pem)
+    return key_pem, cert_pem
