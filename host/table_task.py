@@ -51,6 +51,8 @@ class TableSettings:
     keep_events: int = 100_000
     # A pause before each bot move, so people can follow; 0 in tests and benchmarks.
     bot_delay: float = 0.0
+    # The pause between deals when the table's config does not set one (host.between_deals).
+    between_deals: float = 20.0
 
 
 @dataclass

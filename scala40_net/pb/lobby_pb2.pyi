@@ -47,16 +47,18 @@ class GetHostInfoResponse(_message.Message):
     def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("name", "ruleset", "seats", "password")
+    __slots__ = ("name", "ruleset", "seats", "password", "between_deals_seconds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    BETWEEN_DEALS_SECONDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: _ruleset_pb2.Ruleset
     seats: int
     password: str
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ...) -> None: ...
+    between_deals_seconds: int
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., between_deals_seconds: _Optional[int] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id",)
