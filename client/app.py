@@ -199,7 +199,9 @@ class TableScreen:
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
         self.fair_deal.on_event(event)
-        self._follow_rientro(event.WhichOneof("event") in ("match_update", "snapshot"))
+        told = event.WhichOneof("event") in ("match_update", "snapshot")
+        self._follow_rientro(told)
+        self._follow_pause(told)
         if self.model.match_over:
             self._forget_seat()  # nothing left to rejoin
         self.invalidate()
@@ -227,13 +229,31 @@ class TableScreen:
         if not counting:
             self.spawn(self._count_down())
 
+    def _follow_pause(self, told_time_left: bool) -> None:
+        """Count down the host's pause before the next deal, from the duration it sent."""
+        pause = self.model.between_deals
+        if pause is None:
+            self.session.next_deal_deadline = None
+            return
+        counting = self.session.next_deal_deadline is not None
+        if told_time_left or not counting:
+            self.session.next_deal_deadline = time.monotonic() + pause.within
+        if not counting:
+            self.spawn(self._count_down())
+
+    def _counting(self) -> bool:
+        session = self.session
+        return (session.rientro_deadline is not None and session.rientro_seconds_left() > 0) or (
+            session.next_deal_deadline is not None and session.next_deal_seconds_left() > 0
+        )
+
     async def _count_down(self) -> None:
-        # Redraw each second so the seconds left stay true until the offer is answered.
-        while self.session.rientro_deadline is not None:
+        # Redraw each second so the seconds left stay true until the offer is answered
+        # or the next deal starts.
+        while self._counting():
             self.invalidate()
-            if self.session.rientro_seconds_left() == 0:
-                return
             await asyncio.sleep(1.0)
+        self.invalidate()
 
     def on_link(self, connected: bool, attempt: int) -> None:
         self.session.link = LinkState.CONNECTED if connected else LinkState.RECONNECTING
@@ -260,6 +280,8 @@ class TableScreen:
             self.fair_deal.answer_cut(line)
             return False
         if not line.strip():
+            if self._waited_for():
+                self.run(c.ReadyCmd())  # Enter on an empty line: read, ready for the next deal
             return False
         try:
             command = c.parse_command(line)
@@ -409,6 +431,26 @@ class TableScreen:
 
     def _do_HelpCmd(self, cmd: c.HelpCmd) -> None:
         self.session.show_help = not self.session.show_help
+
+    def _waited_for(self) -> bool:
+        pause, me = self.model.between_deals, self.model.my_seat
+        return pause is not None and me in pause.waiting_for and me not in pause.ready
+
+    def _do_ReadyCmd(self, cmd: c.ReadyCmd) -> None:
+        if not self._seated():
+            return
+        if self.model.between_deals is None:
+            raise c.CommandError("err_not_between_deals")
+
+        async def ready(link: TableLink) -> None:
+            await link.ready()
+            self.session.say(NoticeKind.OK, "ready_sent")
+            self.invalidate()
+
+        self._send(ready)
+
+    def _do_ScoresCmd(self, cmd: c.ScoresCmd) -> None:
+        self.session.show_scores = not self.session.show_scores
 
     def _do_QuitCmd(self, cmd: c.QuitCmd) -> None:
         self.quit()

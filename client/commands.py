@@ -35,6 +35,8 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "rientro": ("rientro", "rientro"),
     "buyback": ("buyback", "rientra"),
     "retire": ("retire", "ritirati"),
+    "ready": ("ready", "pronto"),
+    "scores": ("scores", "punti"),
 }
 ALIASES = {
     "?": "help",
@@ -166,6 +168,16 @@ class StartCmd:
 
 
 @dataclass(frozen=True)
+class ReadyCmd:
+    """Between deals: this player has read the end of the deal."""
+
+
+@dataclass(frozen=True)
+class ScoresCmd:
+    """Show (or hide) the score sheet."""
+
+
+@dataclass(frozen=True)
 class RientroCmd:
     """The answer to a buy-back offer after busting (R11.3): buy back in, or retire."""
 
@@ -190,6 +202,8 @@ Command = (
     | CutCmd
     | StartCmd
     | RientroCmd
+    | ReadyCmd
+    | ScoresCmd
 )
 
 _BY_WORD: dict[str, str] = {
@@ -330,6 +344,8 @@ def parse_command(text: str) -> Command:
         "start": StartCmd(),
         "buyback": RientroCmd(True),
         "retire": RientroCmd(False),
+        "ready": ReadyCmd(),
+        "scores": ScoresCmd(),
     }
     return no_arguments(simple[name])
 

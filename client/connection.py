@@ -332,6 +332,11 @@ class TableLink:
             retries=0,
         )
 
+    async def ready(self) -> None:
+        """Between deals: this seat has read the end of the deal."""
+        request = table_pb2.ReadyRequest(context=self._context())
+        await _call(lambda: self.stub.Ready(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
+
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)
         answer: table_pb2.GetDealRecordResponse = await _call(

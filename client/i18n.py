@@ -72,7 +72,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Deal {deal}: fair-deal commitments…",
     ),
     "status_wait_reveal": (
-        "Smazzata {deal}: si rivelano i semi del mescolamento…",
+        "Smazzata {deal}: si rivelano i segreti del mescolamento…",
         "Deal {deal}: seeds are being revealed…",
     ),
     "status_between_deals": ("In attesa della prossima smazzata.", "Waiting for the next deal."),
@@ -127,20 +127,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "deal {deal}: host commitment received",
     ),
     "fd_committed": (
-        "smazzata {deal}: il tuo seme è impegnato",
+        "smazzata {deal}: il tuo segreto è impegnato",
         "deal {deal}: your seed is committed",
     ),
     "fd_revealed": (
-        "smazzata {deal}: il tuo seme è rivelato",
+        "smazzata {deal}: il tuo segreto è rivelato",
         "deal {deal}: your seed is revealed",
     ),
     "fd_in_mix": (
-        "smazzata {deal}: il tuo seme è nel mescolamento",
+        "smazzata {deal}: il tuo segreto è nel mescolamento",
         "deal {deal}: your seed is in",
     ),
     "fd_verifying": ("smazzata {deal}: verifica in corso…", "deal {deal}: verifying…"),
     "fd_verified": (
-        "smazzata {deal}: il tuo seme è nel mescolamento — verificata ✔",
+        "smazzata {deal}: il tuo segreto è nel mescolamento — verificata ✔",
         "deal {deal}: your seed is in — verified ✔",
     ),
     "fd_verified_spectator": ("smazzata {deal}: verificata ✔", "deal {deal}: verified ✔"),
@@ -149,19 +149,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "DEAL {deal}: VERIFICATION FAILED ✘ — {reason}",
     ),
     "fd_abandoned": (
-        "SMAZZATA {deal} ABBANDONATA DALL'HOST: seme dell'host pubblicato, controlla il registro",
+        "SMAZZATA {deal} ABBANDONATA DALL'HOST: segreto dell'host pubblicato, controlla il registro",
         "DEAL {deal} ABANDONED BY THE HOST: host seed published, check the record",
     ),
     "fd_left_out": (
-        "ATTENZIONE: seme di {name} escluso dal mescolamento ({why})",
+        "ATTENZIONE: segreto di {name} escluso dal mescolamento ({why})",
         "WARNING: {name}'s seed left out of the mix ({why})",
     ),
     "fd_my_seed_left_out": (
-        "ATTENZIONE: il TUO seme è escluso dal mescolamento ({why})",
+        "ATTENZIONE: il TUO segreto è escluso dal mescolamento ({why})",
         "WARNING: YOUR seed is left out of the mix ({why})",
     ),
     "fd_commit_mismatch": (
-        "ATTENZIONE: il tuo impegno non è tra quelli pubblicati: seme non rivelato",
+        "ATTENZIONE: il tuo impegno non è tra quelli pubblicati: segreto non rivelato",
         "WARNING: your commitment is not among those published: seed not revealed",
     ),
     "fd_record_saved": ("registro salvato in {path}", "record saved to {path}"),
@@ -183,7 +183,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Deal {deal}: dealer {dealer}, {cutter} cuts.",
     ),
     "log_commitments": ("Impegni pubblicati: {n}.", "Commitments published: {n}."),
-    "log_reveals": ("Semi rivelati: {n}.", "Seeds revealed: {n}."),
+    "log_reveals": ("Segreti rivelati: {n}.", "Seeds revealed: {n}."),
     "log_deal_started": (
         "Carte date. Primo scarto {card}; gioca per primo {name}.",
         "Cards dealt. First discard {card}; {name} plays first.",
@@ -234,10 +234,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Smazzata {deal} abbandonata dall'host.",
         "Deal {deal} abandoned by the host.",
     ),
-    "log_host_seed": ("L'host rivela il suo seme.", "The host reveals its seed."),
+    "log_host_seed": ("L'host rivela il suo segreto.", "The host reveals its seed."),
     "log_deal_signed": ("Registro della smazzata {deal} firmato.", "Deal {deal} record signed."),
     "log_missed_deal_verified": (
-        "Smazzata {deal}, finita mentre eri via: registro verificato col tuo seme ✔",
+        "Smazzata {deal}, finita mentre eri via: registro verificato col tuo segreto ✔",
         "Deal {deal}, which ended while you were away: record verified with your seed ✔",
     ),
     "log_missed_deal_failed": (
@@ -266,6 +266,57 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "end_went_out": ("{name}: chiude → {penalty}", "{name}: went out → {penalty}"),
     "end_total": ("totale {total}", "total {total}"),
     "end_continue": ("La prossima smazzata comincia da sola.", "The next deal starts by itself."),
+    "end_went_out_in_hand": (
+        "{name}: chiude in mano → {penalty}",
+        "{name}: went out in one turn (chiusura in mano) → {penalty}",
+    ),
+    "end_total_of": ("totale {total}/{limit}", "total {total}/{limit}"),
+    "end_deals_won": ("{n} vinte", "{n} won"),
+    "why_unopened": ("non ha aperto: 100", "not opened: 100 flat"),
+    "why_unopened_double": ("non ha aperto: mano ×2", "not opened: hand ×2"),
+    "why_lone_ace": ("asso da solo: 1", "lone ace: 1"),
+    "why_lone_ace_double": ("asso da solo: 1, ×2 chiusura in mano", "lone ace: 1, ×2 chiusura in mano"),
+    "why_in_hand_double": ("×2: chiusura in mano", "×2: chiusura in mano"),
+    "end_press_ready": (
+        "Invio (o «pronto») quando hai letto · prossima smazzata fra {secs} s · F2 punti",
+        "Enter (or 'ready') when you have read this · next deal in {secs} s · F2 scores",
+    ),
+    "end_waiting_for": (
+        "Si aspetta {names} · prossima smazzata fra {secs} s · F2 punti",
+        "Waiting for {names} · next deal in {secs} s · F2 scores",
+    ),
+    "end_next_deal_in": (
+        "Prossima smazzata fra {secs} s · F2 punti",
+        "Next deal in {secs} s · F2 scores",
+    ),
+    "standing_row": ("{place}. {name}  {total}", "{place}. {name}  {total}"),
+    "end_new_match": (
+        "F2 (o «punti») mostra il foglio dei punti.",
+        "F2 (or 'scores') shows the score sheet.",
+    ),
+    "end_new_match_local": (
+        "F2 (o «punti») il foglio dei punti · n nuova partita · esci per uscire.",
+        "F2 (or 'scores') the score sheet · n a new match · quit to leave.",
+    ),
+    "ready_sent": ("Pronto: si aspettano gli altri.", "Ready: waiting for the others."),
+    "err_not_between_deals": (
+        "nessuna smazzata da chiudere: «pronto» vale tra una smazzata e l'altra",
+        "no deal to close: 'ready' is for the pause between deals",
+    ),
+    "panel_scores": ("Foglio dei punti", "Score sheet"),
+    "sheet_deal": ("Sm.", "Deal"),
+    "sheet_void": ("nulla", "void"),
+    "sheet_total": ("Tot.", "Total"),
+    "sheet_empty": ("Nessuna smazzata finita.", "No deal has ended yet."),
+    "sheet_legend": (
+        "+penalità e totale · ✔ ha chiuso · in rosso chi sballa · si sballa a {limit}",
+        "+penalty and total · ✔ went out · red: bust · bust at {limit}",
+    ),
+    "sheet_legend_deals": (
+        "✔ ha chiuso e vince la smazzata · Tot. = smazzate vinte",
+        "✔ went out and won the deal · Total = deals won",
+    ),
+    "sheet_close": ("Esc o F2 chiude il foglio.", "Esc or F2 closes the sheet."),
     # --- planning ---------------------------------------------------------------------
     "plan_empty": (
         "Niente in preparazione. cala/attacca/scambia, poi scarta.",

@@ -43,9 +43,18 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     def _help(event: KeyPressEvent) -> None:
         screen.session.show_help = not screen.session.show_help
 
-    @kb.add("escape", filter=Condition(lambda: screen.session.show_help), eager=True)
+    @kb.add("f2")
+    def _scores(event: KeyPressEvent) -> None:
+        screen.session.show_scores = not screen.session.show_scores
+
+    @kb.add(
+        "escape",
+        filter=Condition(lambda: screen.session.show_help or screen.session.show_scores),
+        eager=True,
+    )
     def _close_help(event: KeyPressEvent) -> None:
         screen.session.show_help = False
+        screen.session.show_scores = False
 
     return kb
 

@@ -30,7 +30,7 @@ from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import Frame
 
-from client import render
+from client import render, render_end
 from client.model import Phase
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def table_panel(screen: TableScreen) -> Window:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
             return render.join_lines(
-                render.deal_end_lines(model, screen.text, width, screen.session)
+                render_end.deal_end_lines(model, screen.text, width, screen.session)
             )
         return render.join_lines(render.meld_lines(model, screen.text, width, height))
 
@@ -233,6 +233,26 @@ def help_float(screen: TableScreen) -> Float:
     )
 
 
+def scores_float(screen: TableScreen) -> Float:
+    """The score sheet over the table, as wide as the screen allows."""
+    t = screen.text
+    body = _panel(
+        lambda w, h: [
+            *render.join_lines(render_end.score_sheet_lines(screen.model, t, w)),
+            ("class:dim", "\n" + t("sheet_close")),
+        ],
+    )
+    return Float(
+        ConditionalContainer(
+            Frame(body, title=t("panel_scores"), style="bg:#1c1c1c"),
+            filter=Condition(lambda: screen.session.show_scores),
+        ),
+        top=1,
+        left=0,
+        right=0,
+    )
+
+
 def build_layout(screen: TableScreen) -> Layout:
     main_column = HSplit(
         [
@@ -264,6 +284,7 @@ def build_layout(screen: TableScreen) -> Layout:
                 content=CompletionsMenu(max_height=8, scroll_offset=1),
             ),
             help_float(screen),
+            scores_float(screen),
         ],
     )
     return Layout(root, focused_element=screen.input_field)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from client.scoresheet import ScoreSheet
 from scala40_net.cards import RANK_TEXT, Face, Suit, face, is_joker
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import Meld, MeldKind, attach, declarations, make_meld, split_run, swap_joker
@@ -158,6 +159,16 @@ class DealResult:
     void_reason: str = ""
 
 
+@dataclass
+class BetweenDealsState:
+    """The host's pause before the next deal: who it waits for, who is ready, and for how long
+    (seconds from the event that told of it: a duration, the clocks need not agree)."""
+
+    within: float
+    waiting_for: tuple[int, ...]
+    ready: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One line of the log, as an i18n key and its fields (rendered in the chosen language)."""
@@ -213,6 +224,8 @@ class TableModel:
         # seconds each had left to answer when the event that last told of it arrived.
         self.rientro_offers: dict[int, int] = {}
         self.rientro_answer_within: dict[int, float] = {}
+        self.between_deals: BetweenDealsState | None = None
+        self.score_sheet = ScoreSheet()
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
         self._quiet = False
@@ -369,6 +382,7 @@ class TableModel:
             self.match_over = True
         self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
         self._set_rientro_offers(view.rientro_offers)
+        self._set_between_deals(view.between_deals if view.HasField("between_deals") else None)
         if turns_played:
             self.turns_played = turns_played
         self.last_seq = seq
@@ -414,6 +428,9 @@ class TableModel:
     def _match_update(self, update: table_pb2.MatchUpdate) -> None:
         offered_before = self.rientro_offers
         self._set_rientro_offers(update.rientro_offers)
+        self._set_between_deals(update.between_deals if update.HasField("between_deals") else None)
+        before = {seat: (s.total, s.out, s.rientri) for seat, s in self.seats.items()}
+        self.score_sheet.totals_after(self.result, update.scores)
         for score in update.scores:
             state = self.seat(score.seat)
             name = self.name_of(score.seat)
@@ -424,7 +441,9 @@ class TableModel:
             elif score.seat in offered_before and score.seat not in self.rientro_offers:
                 self._log("log_retired", name=name)
             self._set_score(state, score)
-        self._log("log_match_update")
+        after = {seat: (s.total, s.out, s.rientri) for seat, s in self.seats.items()}
+        if after != before:  # a seat saying Ready changes no score
+            self._log("log_match_update")
         for seat, fee in self.rientro_offers.items():
             if seat not in offered_before:
                 self._log("log_rientro_offered", name=self.name_of(seat), fee=fee)
@@ -435,6 +454,14 @@ class TableModel:
             self.table_phase = lobby_pb2.TABLE_PHASE_FINISHED
             names = ", ".join(self.name_of(s) for s in update.winners)
             self._log("log_match_over", names=names)
+
+    def _set_between_deals(self, pause: table_pb2.BetweenDeals | None) -> None:
+        if pause is None:
+            self.between_deals = None
+            return
+        self.between_deals = BetweenDealsState(
+            pause.next_deal_within_ms / 1000, tuple(pause.waiting_for_seats), tuple(pause.ready_seats)
+        )
 
     def _set_rientro_offers(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
         offers = list(offers)
@@ -499,6 +526,7 @@ class TableModel:
         self.deal_no = event.deal_no
         self.dealer = a.dealer_seat
         self._set_rientro_offers(())
+        self.between_deals = None
         self.phase = Phase.COMMIT
         self.turn = None
         self.hand = []

@@ -16,7 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from test_client_model import HAND, card, cards, deal_event, started_model
 
-from client import render
+from client import render, render_end
 from client.app import TableScreen
 from client.i18n import Text
 from client.model import HandOrder, TableModel, Verification
@@ -178,7 +178,7 @@ def test_the_end_of_a_deal_lists_every_hand() -> None:
     ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
     ended.hands.add(seat=2, cards=cards("5D"), opened=False, penalty=100)
     model.apply(deal_event(6, ended=ended))
-    text = render.plain(render.join_lines(render.deal_end_lines(model, IT, 80)))
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 80)))
     assert "Fine della smazzata 1" in text
     assert "Ada: A♠ K♠ → 21" in text
     assert "Bea: chiude → 0" in text
