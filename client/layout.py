@@ -126,11 +126,22 @@ def table_panel(screen: TableScreen) -> Window:
     return _panel(draw, height=Dimension(min=1, weight=1))
 
 
-def piles_bar(screen: TableScreen) -> Window:
-    return _panel(lambda w, h: render.piles_line(screen.model, screen.text), height=1)
+def deal_running(screen: TableScreen) -> Filter:
+    """False while the end of a deal is shown: its panel then gets the piles' and hand's rows."""
+    model = screen.model
+    return Condition(
+        lambda: model.result is None or model.phase not in (Phase.DEAL_OVER, Phase.MATCH_OVER)
+    )
 
 
-def hand_panel(screen: TableScreen) -> Window:
+def piles_bar(screen: TableScreen) -> ConditionalContainer:
+    return ConditionalContainer(
+        _panel(lambda w, h: render.piles_line(screen.model, screen.text), height=1),
+        filter=deal_running(screen),
+    )
+
+
+def hand_panel(screen: TableScreen) -> ConditionalContainer:
     def draw(width: int, height: int) -> StyleAndTextTuples:
         planned = screen.planner.used_cards(screen.model) if screen.planner else set()
         return render.join_lines(
@@ -142,7 +153,7 @@ def hand_panel(screen: TableScreen) -> Window:
     control = PanelControl(draw, focusable=True, key_bindings=screen.hand_key_bindings)
     window = Window(control, height=Dimension(min=1, max=4), dont_extend_height=True)
     screen.hand_window = window
-    return window
+    return ConditionalContainer(window, filter=deal_running(screen))
 
 
 def plan_panel(screen: TableScreen) -> ConditionalContainer:
@@ -259,7 +270,7 @@ def build_layout(screen: TableScreen) -> Layout:
             players_panel(screen),
             separator(),
             table_panel(screen),
-            separator(),
+            ConditionalContainer(separator(), filter=deal_running(screen)),
             piles_bar(screen),
             hand_panel(screen),
             plan_panel(screen),

@@ -470,6 +470,10 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     if phase is Phase.REVEAL:
         return ("class:dim", t("status_wait_reveal", deal=deal))
     if phase is Phase.DEAL_OVER:
+        if model.between_deals is not None:
+            from client.render_end import countdown_text  # it draws on this module
+
+            return countdown_text(model, session, t)
         return ("", t("status_between_deals"))
     if phase is Phase.WAITING:
         if model.table_phase == lobby_pb2.TABLE_PHASE_WAITING:

@@ -73,7 +73,8 @@ def countdown_text(model: TableModel, session: SessionState, t: Text) -> tuple[s
     pause = model.between_deals
     if pause is None:
         return ("class:dim", t("end_continue"))
-    secs = session.next_deal_seconds_left()
+    # Drawn before the screen started its clock (a test, a first frame): the host's own figure.
+    secs = session.next_deal_seconds_left() if session.next_deal_deadline else round(pause.within)
     me = model.my_seat
     if me is not None and me in pause.waiting_for and me not in pause.ready:
         return ("class:prompt", t("end_press_ready", secs=secs))
