@@ -235,12 +235,16 @@ def help_float(screen: TableScreen) -> Float:
     body = _panel(
         lambda w, h: [("", t("help_text")), ("class:dim", "\n\n" + t("help_close"))],
     )
+    # Left and right pinned: the help is as wide as the screen (a Float with neither is only
+    # as wide as its content's preferred width, which a PanelControl leaves unset).
     return Float(
         ConditionalContainer(
             Frame(body, title=t("panel_help"), style="bg:#1c1c1c"),
             filter=Condition(lambda: screen.session.show_help),
         ),
         top=1,
+        left=0,
+        right=0,
     )
 
 

@@ -240,3 +240,14 @@ def test_typed_commands_plan_and_refuse_clearly() -> None:
     assert "Error: 10H is not in your hand" in "\n".join(lines)
     lines = screen_text(started_model(HAND), [24, 80], keys="frobnicate\r")
     assert "unknown command 'frobnicate'" in "\n".join(lines)
+
+
+def test_help_shows_every_command_and_key_uncut_at_80x24_and_100x32() -> None:
+    # Defect: the help Float had no width and drew an 8-column box ("│  discar│").
+    for lang in ("it", "en"):
+        for size in ([24, 80], [32, 100]):
+            lines = screen_text(started_model(), size, keys="\x1bOP", lang=lang)  # F1
+            text = "\n".join(lines)
+            for line in Text(lang)("help_text").splitlines():  # type: ignore[arg-type]
+                assert line.strip() in text, (lang, size, line)
+            assert Text(lang)("help_close") in text  # type: ignore[arg-type]
