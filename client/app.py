@@ -287,7 +287,7 @@ class TableScreen:
             command = c.parse_command(line)
         except c.CommandError as error:
             self.say_error(error.key, **error.fields)
-            return True  # keep the line so it can be fixed
+            return False  # the line goes to the history: ↑ brings it back to be fixed
         self.run(command)
         return False
 

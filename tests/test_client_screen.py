@@ -40,6 +40,7 @@ def screen_text(
     session: SessionState | None = None,
     lang: str = "en",
     act: Callable[[TableScreen], None] | None = None,
+    then: str = "",
 ) -> list[str]:
     """Run the table screen on ``model`` at ``size`` = [rows, columns], type ``keys``, read it."""
     captured = _Capture()
@@ -63,6 +64,9 @@ def screen_text(
                     act(screen)
                 if keys:
                     pipe.send_text(keys)
+                if then:  # keys typed after the screen has redrawn (the history reloads then)
+                    await asyncio.sleep(0.2)
+                    pipe.send_text(then)
                 await asyncio.sleep(0.25)
                 frames.append(captured.getvalue())
                 screen.app.exit()
@@ -251,3 +255,12 @@ def test_help_shows_every_command_and_key_uncut_at_80x24_and_100x32() -> None:
             for line in Text(lang)("help_text").splitlines():  # type: ignore[arg-type]
                 assert line.strip() in text, (lang, size, line)
             assert Text(lang)("help_close") in text  # type: ignore[arg-type]
+
+
+def test_a_typing_error_clears_the_command_line_and_up_brings_it_back() -> None:
+    # Defect: the line kept "cala KC KF KP" and the next command was appended to it.
+    lines = screen_text(started_model(), [24, 80], keys="frobnicate 7H\rsort\r")
+    assert lines[-1].rstrip() == ">"
+    assert "frobnicate 7Hsort" not in "\n".join(lines)
+    lines = screen_text(started_model(), [24, 80], keys="frobnicate 7H\r", then="\x1b[A")
+    assert lines[-1].rstrip() == "> frobnicate 7H"
