@@ -298,6 +298,7 @@ class TableScreen:
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
         sentence = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
         self.session.say(NoticeKind.REFUSAL, "status_refused", reason=sentence)
+        self.model.note("log_refused", reason=sentence)  # in full, after the status line moves on
         self.invalidate()
 
     def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:

@@ -262,6 +262,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "log_seat_disconnected": ("{name} si è disconnesso.", "{name} disconnected."),
     "log_snapshot": ("Vista del tavolo ricevuta.", "Table view received."),
     "log_hint": ("Suggerimento: {text}", "Hint: {text}"),
+    "log_refused": ("Rifiutata — {reason}", "Refused — {reason}"),
     # --- end of deal ------------------------------------------------------------------
     "end_went_out": ("{name}: chiude → {penalty}", "{name}: went out → {penalty}"),
     "end_total": ("totale {total}", "total {total}"),

@@ -367,6 +367,7 @@ def log_lines(
 
 
 _LOUD_LOG = {
+    "log_refused",
     "log_deal_abandoned",
     "log_seat_disconnected",
     "log_busted",
@@ -507,7 +508,15 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
     fp = fingerprint_fragment(session, t)
     if fp:
         second = [*second, ("", "  ·  "), *fp] if second else fp
-    return [_cut(first, width), _cut(second, width)]
+    # A long refusal wraps (up to three lines) rather than losing its end at the edge.
+    style, text = first[0][0], plain(first)
+    wrapped = textwrap.wrap(text, max(width, 8)) or [""]
+    if len(wrapped) > STATUS_NOTICE_LINES:
+        wrapped = [*wrapped[: STATUS_NOTICE_LINES - 1], " ".join(wrapped[STATUS_NOTICE_LINES - 1 :])]
+    return [*([(style, piece)] for piece in wrapped), _cut(second, width)]
+
+
+STATUS_NOTICE_LINES = 3
 
 
 # --- end of deal ------------------------------------------------------------------------

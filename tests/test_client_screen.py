@@ -10,6 +10,7 @@ import asyncio
 import io
 from collections.abc import Callable
 
+import grpc
 import pyte
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
@@ -264,3 +265,24 @@ def test_a_typing_error_clears_the_command_line_and_up_brings_it_back() -> None:
     assert "frobnicate 7Hsort" not in "\n".join(lines)
     lines = screen_text(started_model(), [24, 80], keys="frobnicate 7H\r", then="\x1b[A")
     assert lines[-1].rstrip() == "> frobnicate 7H"
+
+
+R32 = (
+    "a player who has not opened may take the discard (A♣) only to open with it in this "
+    "turn, and only if the opening reaches 40 points"
+)
+
+
+def test_a_long_refusal_wraps_and_is_kept_in_full_in_the_log() -> None:
+    # Defect: "Refused — R3.2: … only to open with it in this t" was cut at the screen's edge.
+    from client.connection import HostRefusal
+
+    for size in ([24, 80], [32, 100]):
+        model = started_model()
+        refusal = HostRefusal(grpc.StatusCode.FAILED_PRECONDITION, R32, "R3.2")
+        lines = screen_text(model, size, act=lambda screen: screen.say_refusal(refusal))
+        status = lines[-5:-1]  # three lines of the refusal and the fair deal's, above the prompt
+        shown = " ".join(" ".join(line.split()) for line in status)
+        assert f"Refused — R3.2: {R32}" in shown, size
+        assert model.log[-1].key == "log_refused"
+        assert model.log[-1].as_dict()["reason"] == f"R3.2: {R32}"
