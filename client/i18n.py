@@ -210,8 +210,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "log_discard": ("{name} scarta {card}.", "{name} discards {card}."),
     "log_went_out": ("{name} chiude!", "{name} goes out (chiude)!"),
     "log_discard_returned": (
-        "{name} rimette {card} nel pozzo e pesca dal tallone.",
-        "{name} puts {card} back on the discard pile and draws from the stock.",
+        "{name} rimette {card} nel pozzo; ora pesca dal tallone.",
+        "{name} puts {card} back on the discard pile; now draws from the stock.",
+    ),
+    "status_draw_after_return": (
+        "Hai rimesso {card} nel pozzo: ora pesca dal tallone (pesca).",
+        "You put {card} back on the discard pile: now draw from the stock (draw).",
     ),
     "log_chat": ("{name}: {text}", "{name}: {text}"),
     "log_stock_rebuilt": (

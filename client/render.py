@@ -483,6 +483,9 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     if model.is_spectator:
         return ("", t("status_wait_turn", name=model.name_of(model.turn)))
     if model.my_turn and phase is Phase.DRAW:
+        if model.discard_barred and model.discard_top is not None:
+            # R3.2: the card just put back may not be taken again this turn.
+            return ("class:turn", t("status_draw_after_return", card=face_label(face(model.discard_top))))
         return ("class:turn", t("status_your_draw"))
     if model.my_turn and phase is Phase.PLAY:
         return ("class:turn", t("status_your_play"))

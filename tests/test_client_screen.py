@@ -286,3 +286,18 @@ def test_a_long_refusal_wraps_and_is_kept_in_full_in_the_log() -> None:
         assert f"Refused — R3.2: {R32}" in shown, size
         assert model.log[-1].key == "log_refused"
         assert model.log[-1].as_dict()["reason"] == f"R3.2: {R32}"
+
+
+def test_return_says_the_card_went_back_and_that_the_player_now_draws() -> None:
+    # Defect: the log said "… and draws from the stock" when nothing was drawn, and the
+    # status line then offered take, which the host refuses.
+    model = started_model()
+    took = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    model.apply(deal_event(6, drawn=took))
+    model.apply(deal_event(7, discard_returned=deal_pb2.DiscardReturned(seat=0, card=card("3C"))))
+    for lang, expected in (("en", "now draw from the stock (draw)"), ("it", "ora pesca")):
+        first = render.plain(render.status_lines(model, SessionState(), Text(lang), 100)[0])  # type: ignore[arg-type]
+        assert expected in first and "3♣" in first
+        assert "take" not in first and "prendi" not in first
+    logged = EN(model.log[-1].key, **model.log[-1].as_dict())
+    assert logged == "Ada puts 3♣ back on the discard pile; now draws from the stock."
