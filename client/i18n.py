@@ -143,6 +143,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "smazzata {deal}: il tuo segreto è nel mescolamento — verificata ✔",
         "deal {deal}: your seed is in — verified ✔",
     ),
+    "fd_verified_sat_out": (
+        "smazzata {deal}: non l'hai giocata, verificata da terzo ✔",
+        "deal {deal}: you sat it out; checked as a third party ✔",
+    ),
     "fd_verified_spectator": ("smazzata {deal}: verificata ✔", "deal {deal}: verified ✔"),
     "fd_failed": (
         "SMAZZATA {deal}: VERIFICA FALLITA ✘ — {reason}",

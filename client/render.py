@@ -425,7 +425,12 @@ def _fd_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
         if v.ok is None:
             return ("class:dim", t("fd_verifying", deal=deal))
         if v.ok:
-            key = "fd_verified" if me is not None else "fd_verified_spectator"
+            if me is None:
+                key = "fd_verified_spectator"
+            elif fd.seats_in_play and me not in fd.seats_in_play:
+                key = "fd_verified_sat_out"  # no seed of this seat is in a deal it sat out
+            else:
+                key = "fd_verified"
             return ("class:ok", t(key, deal=deal))
         return ("class:alarm", t("fd_unavailable", deal=deal, reason=v.reason))
     if me is not None and me in fd.reveals:

@@ -301,3 +301,15 @@ def test_return_says_the_card_went_back_and_that_the_player_now_draws() -> None:
         assert "take" not in first and "prendi" not in first
     logged = EN(model.log[-1].key, **model.log[-1].as_dict())
     assert logged == "Ada puts 3♣ back on the discard pile; now draws from the stock."
+
+
+def test_a_deal_sat_out_is_verified_as_a_third_party_not_with_your_seed() -> None:
+    # Defect: "your seed is in — verified ✔" was shown for a deal a busted seat did not play.
+    model = started_model()
+    model.deals[1].seats_in_play = (1, 2, 3)
+    model.deals[1].verification = Verification(True)
+    text = render.plain(render.fair_deal_fragment(model, EN))
+    assert text == "deal 1: you sat it out; checked as a third party ✔"
+    assert "segreto" not in render.plain(render.fair_deal_fragment(model, IT))
+    model.deals[1].seats_in_play = (0, 1, 2, 3)
+    assert "your seed is in — verified" in render.plain(render.fair_deal_fragment(model, EN))
