@@ -102,7 +102,9 @@ def title_bar(screen: TableScreen) -> Window:
 
 def players_panel(screen: TableScreen) -> Window:
     return _panel(
-        lambda w, h: render.join_lines(render.player_lines(screen.model, screen.text, w)),
+        lambda w, h: render.join_lines(
+            render.player_lines(screen.model, screen.text, w, screen.session.link)
+        ),
         height=Dimension(min=1, max=7),
         dont_extend_height=True,
     )

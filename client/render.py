@@ -119,12 +119,39 @@ def _score_text(model: TableModel, seat: int, t: Text) -> str:
     state = model.seat(seat)
     if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:  # totals are deals won (R11.2)
         return t("deals_won", n=state.total)
-    return t("points", n=state.total)
+    return f"{state.total}/{_bust_at(model)}"
 
 
-def player_lines(model: TableModel, t: Text, width: int) -> Lines:
-    """One line per seat: turn marker, name, cards in hand, opened, score, connection."""
-    lines: Lines = []
+def _bust_at(model: TableModel) -> int:
+    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
+
+
+# While this client is not connected it cannot know who else is.
+_LINK_DOWN = (LinkState.CONNECTING, LinkState.RECONNECTING)
+
+# Columns of the players panel: marker+name, cards, opened, score; then bust and connection.
+_NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
+
+
+def players_header(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
+    """What the columns mean: the score is penalty points against the bust limit (R11.1)."""
+    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
+        score = t("col_deals_won")
+    else:
+        score = t("col_penalty", limit=_bust_at(model))
+    text = (
+        f"{'  ' + t('col_player'):<{_NAME}}{t('col_cards'):<{_CARDS}}"
+        f"{t('col_opened'):<{_OPENED}}{score}"
+    )
+    return _cut([("class:dim", text)], width)
+
+
+def player_lines(
+    model: TableModel, t: Text, width: int, link: LinkState = LinkState.CONNECTED
+) -> Lines:
+    """One line per seat under a header: turn marker, name, cards in hand, opened, penalty
+    points against the bust limit, bust, connection (unknown while this client reconnects)."""
+    lines: Lines = [players_header(model, t, width)]
     for seat in sorted(model.seats):
         state = model.seats[seat]
         if not state.taken:
@@ -141,25 +168,33 @@ def player_lines(model: TableModel, t: Text, width: int) -> Lines:
             name = f"{name} ◆"
         line: StyleAndTextTuples = [
             ("class:turn" if turn else "", marker),
-            ("class:player.me" if seat == model.my_seat else "class:player", f"{name[:22]:<23}"),
+            (
+                "class:player.me" if seat == model.my_seat else "class:player",
+                f"{name[: _NAME - 3]:<{_NAME - 2}}",
+            ),
         ]
         if not state.in_deal and model.deal_no:
-            line.append(("class:dim", f"{t('not_in_deal'):<12}"))
+            line.append(("class:dim", f"{t('not_in_deal')[: _CARDS + _OPENED - 1]:<{_CARDS + _OPENED}}"))
         else:
             count = (
                 t("one_card_in_hand")
                 if state.hand_count == 1
                 else t("cards_in_hand", n=state.hand_count)
             )
-            line.append(("", f"{count:<9} "))
+            line.append(("", f"{count:<{_CARDS}}"))
             opened = t("opened") if state.opened else t("not_opened")
-            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<11} "))
-        line.append(("class:score", f"{_score_text(model, seat, t):<10}"))
+            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<{_OPENED}}"))
+        line.append(("class:score", f"{_score_text(model, seat, t):<{_SCORE}}"))
         if state.out:
-            line.append(("class:warning", f" {t('busted')}"))
+            line.append(("class:warning", f"{t('busted')} "))
         if not state.bot:
-            conn = t("connected") if state.connected else t("disconnected")
-            line.append(("class:dim" if state.connected else "class:warning", f" ● {conn}"))
+            if link in _LINK_DOWN and seat != model.my_seat:
+                line.append(("class:dim", f"● {t('connection_unknown')}"))
+            elif seat == model.my_seat and link in _LINK_DOWN:
+                line.append(("class:warning", f"● {t('reconnecting')}"))
+            else:
+                conn = t("connected") if state.connected else t("disconnected")
+                line.append(("class:dim" if state.connected else "class:warning", f"● {conn}"))
         lines.append(_cut(line, width))
     return lines
 

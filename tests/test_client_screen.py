@@ -99,9 +99,9 @@ def card_face(text: str):  # type: ignore[no-untyped-def]
 def test_players_show_cards_opened_score_turn_and_connection() -> None:
     model = started_model()
     model.seat(2).connected = False
-    lines = [render.plain(line) for line in render.player_lines(model, EN, 80)]
+    lines = [render.plain(line) for line in render.player_lines(model, EN, 80)][1:]
     assert lines[0].startswith("▶ Ada (you)")
-    assert "13 cards" in lines[1] and "not opened" in lines[1] and "0 pts" in lines[1]
+    assert "13 cards" in lines[1] and "not opened" in lines[1] and "0/101" in lines[1]
     assert "Dino (bot) ◆" in lines[3]
     assert all(len(line) <= 80 for line in lines)
 
@@ -313,3 +313,23 @@ def test_a_deal_sat_out_is_verified_as_a_third_party_not_with_your_seed() -> Non
     assert "segreto" not in render.plain(render.fair_deal_fragment(model, IT))
     model.deals[1].seats_in_play = (0, 1, 2, 3)
     assert "your seed is in — verified" in render.plain(render.fair_deal_fragment(model, EN))
+
+
+def test_players_columns_hold_for_a_bust_seat_and_the_score_says_what_it_counts() -> None:
+    # Defect: "fuori smazzata103 punti", "connected" while reconnecting, "pts" unexplained.
+    model = started_model()
+    model.seat(2).in_deal = False
+    model.seat(2).out = True
+    model.seat(2).total = 103
+    model.seat(1).bot = False
+    model.seat(1).connected = True
+    for t in (IT, EN):
+        lines = [render.plain(line) for line in render.player_lines(model, t, 80)]
+        header, cleo = lines[0], lines[3]
+        column = header.index(t("col_penalty", limit=101))
+        assert cleo[column:].startswith("103/101 "), (t.lang, cleo)
+        assert cleo[column - 1] == " "
+        assert all(len(line) <= 80 for line in lines)
+    it = [render.plain(x) for x in render.player_lines(model, IT, 80, LinkState.RECONNECTING)]
+    assert "connesso" not in it[2] and "? (mi riconnetto)" in it[2]
+    assert "mi riconnetto…" in it[1]
