@@ -58,7 +58,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "discard_pile": ("Pozzo: {top} ({n})", "Discard pile (pozzo): {top} ({n})"),
     "discard_pile_empty": ("Pozzo: vuoto", "Discard pile (pozzo): empty"),
     "stock": ("Tallone: {n}", "Stock (tallone): {n}"),
-    "more_melds": ("… altre {n}", "… {n} more"),
+    "more_melds": ("… altre {n}: F3", "… {n} more: F3"),
+    "panel_melds": ("Combinazioni sul tavolo", "Melds on the table"),
+    "melds_close": ("Esc o F3 chiude.", "Esc or F3 closes."),
     # --- hand -------------------------------------------------------------------------
     "hand_empty": ("Nessuna carta in mano.", "No cards in hand."),
     "hand_spectator": ("Guardi la partita: nessuna mano.", "Spectating: no hand."),
@@ -347,6 +349,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{n}. scambia il jolly della combinazione {meld} con {card}",
         "{n}. swap meld {meld}'s joker for {card}",
     ),
+    "plan_more_steps": ("… {n} mosse prima (annulla le toglie)", "… {n} steps before (undo drops)"),
     "plan_runs": ("in scale da {runs}", "in runs of {runs}"),
     "plan_opening_total": ("apertura {total}/{needed}", "opening {total}/{needed}"),
     "plan_ok": ("giocata valida: ora scarta", "play is legal: now discard"),
@@ -464,7 +467,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Carte: valore e seme: C cuori, Q quadri, F fiori, P picche (o ♥♦♣♠), JK.\n"
         "Tasti: Tab va alla mano e torna; nella mano ←/→ scegli, Spazio seleziona,\n"
         " Invio/c cala, a attacca, d scarta, p pesca, t prendi, u annulla, o ordina.\n"
-        " ↑/↓ storia, PagSu/PagGiù cronaca, F1 aiuto, F2 punti, Ctrl-Q esci.",
+        " ↑/↓ storia, PagSu/PagGiù cronaca, F1 aiuto, F2 punti, F3 tavolo, Ctrl-Q esci.",
         "Commands (the Italian words in brackets work too):\n"
         " draw (pesca)            draw from the stock (tallone)\n"
         " take (prendi)           take the top of the discard pile (pozzo)\n"
@@ -482,7 +485,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Cards: rank and suit: H hearts, D diamonds, C clubs, S spades (♥♦♣♠), JK.\n"
         "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
         " Enter/c melds, a attaches, d discards, p draws, t takes, u undo, o sorts.\n"
-        " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, Ctrl-Q quit.",
+        " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, F3 all melds, Ctrl-Q quit.",
     ),
     "help_close": ("Esc o F1 chiude l'aiuto.", "Esc or F1 closes the help."),
     # --- lobby ------------------------------------------------------------------------

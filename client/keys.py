@@ -47,14 +47,19 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     def _scores(event: KeyPressEvent) -> None:
         screen.session.show_scores = not screen.session.show_scores
 
+    @kb.add("f3")
+    def _melds(event: KeyPressEvent) -> None:
+        screen.session.show_melds = not screen.session.show_melds
+
+    session = screen.session
+
     @kb.add(
         "escape",
-        filter=Condition(lambda: screen.session.show_help or screen.session.show_scores),
+        filter=Condition(lambda: session.show_help or session.show_scores or session.show_melds),
         eager=True,
     )
     def _close_help(event: KeyPressEvent) -> None:
-        screen.session.show_help = False
-        screen.session.show_scores = False
+        session.show_help = session.show_scores = session.show_melds = False
 
     return kb
 

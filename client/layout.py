@@ -105,8 +105,15 @@ def players_panel(screen: TableScreen) -> Window:
         lambda w, h: render.join_lines(
             render.player_lines(screen.model, screen.text, w, screen.session.link)
         ),
-        height=Dimension(min=1, max=7),
-        dont_extend_height=True,
+        # Every seat always has its row: the table and the log give way first.
+        height=lambda: Dimension.exact(max(1, len(screen.model.seats))),
+    )
+
+
+def players_legend(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.players_legend(screen.model, screen.text, w),
+        height=1,
     )
 
 
@@ -158,13 +165,25 @@ def hand_panel(screen: TableScreen) -> ConditionalContainer:
     return ConditionalContainer(window, filter=deal_running(screen))
 
 
+PLAN_ROWS = 6
+
+
 def plan_panel(screen: TableScreen) -> ConditionalContainer:
+    """The plan gets the rows it needs (up to PLAN_ROWS) before the table and the log do, and
+    its summary line is always the last one shown."""
     shown: Filter = Condition(lambda: not screen.model.is_spectator and screen.plan_visible())
+
+    def rows() -> Dimension:
+        preview = screen.preview()
+        steps = len(preview.steps) if preview is not None else 0
+        return Dimension.exact(max(1, min(PLAN_ROWS, steps + 1)))
+
     return ConditionalContainer(
         _panel(
-            lambda w, h: render.join_lines(render.plan_lines(screen.preview(), screen.text, w)),
-            height=Dimension(min=1, max=6),
-            dont_extend_height=True,
+            lambda w, h: render.join_lines(
+                render.plan_lines(screen.preview(), screen.text, w, h)
+            ),
+            height=rows,
         ),
         filter=shown,
     )
@@ -209,7 +228,15 @@ def side_column(screen: TableScreen) -> ConditionalContainer:
 
 def narrow_log(screen: TableScreen) -> ConditionalContainer:
     return ConditionalContainer(
-        HSplit([separator(), Window(PanelControl(_narrow_log_draw(screen)), height=4)]),
+        HSplit(
+            [
+                separator(),
+                Window(
+                    PanelControl(_narrow_log_draw(screen)),
+                    height=Dimension(min=1, preferred=2, max=4),
+                ),
+            ]
+        ),
         filter=~Condition(is_wide),
     )
 
@@ -271,11 +298,31 @@ def scores_float(screen: TableScreen) -> Float:
     )
 
 
+def melds_float(screen: TableScreen) -> Float:
+    """Every meld on the table, when the table panel has no room for them all (F3)."""
+    t = screen.text
+    body = _panel(
+        lambda w, h: [
+            *render.join_lines(render.meld_lines(screen.model, t, w, max(h - 1, 1))),
+            ("class:dim", "\n" + t("melds_close")),
+        ],
+    )
+    return Float(
+        ConditionalContainer(
+            Frame(body, title=t("panel_melds"), style="bg:#1c1c1c"),
+            filter=Condition(lambda: screen.session.show_melds),
+        ),
+        top=1,
+        left=0,
+        right=0,
+    )
+
+
 def build_layout(screen: TableScreen) -> Layout:
     main_column = HSplit(
         [
             players_panel(screen),
-            separator(),
+            players_legend(screen),
             table_panel(screen),
             ConditionalContainer(separator(), filter=deal_running(screen)),
             piles_bar(screen),
@@ -303,6 +350,7 @@ def build_layout(screen: TableScreen) -> Layout:
             ),
             help_float(screen),
             scores_float(screen),
+            melds_float(screen),
         ],
     )
     return Layout(root, focused_element=screen.input_field)

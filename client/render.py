@@ -133,25 +133,26 @@ _LINK_DOWN = (LinkState.CONNECTING, LinkState.RECONNECTING)
 _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
 
 
-def players_header(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
-    """What the columns mean: the score is penalty points against the bust limit (R11.1)."""
+def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
+    """The rule under the players, naming the score column where it is: penalty points
+    against the bust limit (R11.1), or deals won (R11.2)."""
     if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
         score = t("col_deals_won")
     else:
         score = t("col_penalty", limit=_bust_at(model))
-    text = (
-        f"{'  ' + t('col_player'):<{_NAME}}{t('col_cards'):<{_CARDS}}"
-        f"{t('col_opened'):<{_OPENED}}{score}"
-    )
-    return _cut([("class:dim", text)], width)
+    start = _NAME + _CARDS + _OPENED - 1
+    text = "─" * start + f" {score} "
+    if len(text) > width:
+        text = "─" * max(1, width - len(score) - 2) + f" {score} "
+    return [("class:separator", text[:width] + "─" * max(0, width - len(text)))]
 
 
 def player_lines(
     model: TableModel, t: Text, width: int, link: LinkState = LinkState.CONNECTED
 ) -> Lines:
-    """One line per seat under a header: turn marker, name, cards in hand, opened, penalty
+    """One line per seat: turn marker, name, cards in hand, opened, penalty
     points against the bust limit, bust, connection (unknown while this client reconnects)."""
-    lines: Lines = [players_header(model, t, width)]
+    lines: Lines = []
     for seat in sorted(model.seats):
         state = model.seats[seat]
         if not state.taken:
@@ -315,12 +316,22 @@ def _declaration(step_joker: Face | None, other: Sequence[Face], t: Text) -> str
     return "  " + t("plan_joker", face=face_label(step_joker))
 
 
-def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
-    """The play being built: each step, the opening total, and what is still illegal and why."""
+def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -> Lines:
+    """The play being built: each step, the opening total, and what is still illegal and why.
+
+    The summary (the last line) is always shown; when the steps do not all fit in ``height``,
+    the latest ones are, under a line that counts the others."""
     if preview is None or not preview.steps:
         return [[("class:dim", t("plan_empty"))]]
+    steps = list(enumerate(preview.steps, start=1))
     lines: Lines = []
-    for n, step in enumerate(preview.steps, start=1):
+    room = max(1, height) - 1
+    if len(steps) > room:
+        hidden = len(steps) - max(room - 1, 0)
+        steps = steps[hidden:]
+        if room >= 1:
+            lines.append([("class:dim", t("plan_more_steps", n=hidden))])
+    for n, step in steps:
         op = step.op
         if isinstance(op, NewMeld):
             head = t("plan_op_meld", n=n, cards="")
@@ -356,7 +367,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
     elif preview.ready:
         summary.append(("class:ok", t("plan_ok")))
     lines.append(_cut(summary, width))
-    return lines
+    return lines[-max(1, height) :]
 
 
 def hint_text(found: Hint) -> str:

@@ -68,6 +68,7 @@ class SessionState:
     rientro_deadline: float | None = None  # time.monotonic() by which to answer a buy-back
     next_deal_deadline: float | None = None  # time.monotonic() of the next deal at the latest
     show_scores: bool = False
+    show_melds: bool = False
 
     def rientro_seconds_left(self) -> int:
         if self.rientro_deadline is None:

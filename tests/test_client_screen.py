@@ -17,6 +17,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from test_client_model import HAND, card, cards, deal_event, started_model
 
+from client import commands as c
+
 from client import render, render_end
 from client.app import TableScreen
 from client.i18n import Text
@@ -99,7 +101,7 @@ def card_face(text: str):  # type: ignore[no-untyped-def]
 def test_players_show_cards_opened_score_turn_and_connection() -> None:
     model = started_model()
     model.seat(2).connected = False
-    lines = [render.plain(line) for line in render.player_lines(model, EN, 80)][1:]
+    lines = [render.plain(line) for line in render.player_lines(model, EN, 80)]
     assert lines[0].startswith("▶ Ada (you)")
     assert "13 cards" in lines[1] and "not opened" in lines[1] and "0/101" in lines[1]
     assert "Dino (bot) ◆" in lines[3]
@@ -325,11 +327,69 @@ def test_players_columns_hold_for_a_bust_seat_and_the_score_says_what_it_counts(
     model.seat(1).connected = True
     for t in (IT, EN):
         lines = [render.plain(line) for line in render.player_lines(model, t, 80)]
-        header, cleo = lines[0], lines[3]
-        column = header.index(t("col_penalty", limit=101))
+        legend, cleo = render.plain(render.players_legend(model, t, 80)), lines[2]
+        column = legend.index(t("col_penalty", limit=101))
         assert cleo[column:].startswith("103/101 "), (t.lang, cleo)
+        assert len(legend) == 80
         assert cleo[column - 1] == " "
         assert all(len(line) <= 80 for line in lines)
     it = [render.plain(x) for x in render.player_lines(model, IT, 80, LinkState.RECONNECTING)]
-    assert "connesso" not in it[2] and "? (mi riconnetto)" in it[2]
-    assert "mi riconnetto…" in it[1]
+    assert "connesso" not in it[1] and "? (mi riconnetto)" in it[1]
+    assert "mi riconnetto…" in it[0]
+
+
+HAND_OF_MELDS = "7H 8H 9H 2D 3D 4D 5S 5C 5H JD QD KD 10S"
+
+
+def busy_table() -> TableModel:
+    """Bea has laid five melds; this seat has drawn 6♥ and holds four melds of its own."""
+    from test_client_model import new_meld, played, private
+
+    model = started_model(HAND_OF_MELDS)
+    laid = [new_meld(cards(t)) for t in ("AS 2S 3S", "6C 7C 8C", "9S 9H 9D", "JC QC KC", "2C 3C 4C")]
+    model.apply(
+        deal_event(6, played=played(1, *laid, discard="KH", opened=True, new_meld_ids=[1, 2, 3, 4, 5]))
+    )
+    model.turn = 0
+    drawn = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card("6H")))
+    model.apply(
+        deal_event(7, drawn, drawn=deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK))
+    )
+    return model
+
+
+def test_the_plan_summary_stays_visible_with_three_and_four_steps_at_80x24_and_100x32() -> None:
+    # Defect: at 80x24 the summary ("opening 67/40 play is legal") vanished from 3 steps on.
+    plans = ["meld 7H 8H 9H\r", "meld 2D 3D 4D\r", "meld 5S 5C 5H\r", "meld JD QD KD\r"]
+    for size in ([24, 80], [32, 100]):
+        for steps, total in ((3, 48), (4, 78)):
+            lines = screen_text(busy_table(), size, keys="".join(plans[:steps]))
+            text = "\n".join(lines)
+            assert f"opening {total}/40  play is legal: now discard" in text, (size, steps)
+            assert "Dino (bot)" in text  # every seat keeps its row
+
+
+def test_steps_that_do_not_fit_show_the_latest_under_a_count_and_always_the_summary() -> None:
+    model = busy_table()
+    from client.planner import TurnPlanner
+
+    planner = TurnPlanner()
+    for word in ("7H 8H 9H", "2D 3D 4D", "5S 5C 5H", "JD QD KD"):
+        planner.add_meld(model, [c.parse_card_spec(w) for w in word.split()])
+    preview = planner.preview(model)
+    lines = [render.plain(line) for line in render.plan_lines(preview, EN, 80, 3)]
+    assert lines == [
+        "… 3 steps before (undo drops)",
+        "4. meld → J♦ Q♦ K♦ (30)",
+        "opening 78/40  play is legal: now discard",
+    ]
+
+
+def test_melds_the_table_panel_cannot_hold_are_reachable_on_f3() -> None:
+    lines = screen_text(busy_table(), [20, 60], keys="meld 7H 8H 9H\rmeld 2D 3D 4D\r")
+    assert any("more: F3" in line for line in lines)
+    lines = screen_text(busy_table(), [20, 60], keys="meld 7H 8H 9H\r", then="\x1bOR")  # F3
+    text = "\n".join(lines)
+    assert "Melds on the table" in text
+    for meld in ("A♠ 2♠ 3♠", "6♣ 7♣ 8♣", "9♠ 9♥ 9♦", "J♣ Q♣ K♣", "2♣ 3♣ 4♣"):
+        assert meld in text
