@@ -124,7 +124,7 @@ class TableScreen:
         self.seat_store = seat_store
         self.fair_deal = FairDealDriver(self, data_dir, seat_store)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._preview_key: tuple[int, int, int] | None = None
+        self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
         if history is None:
             history = (
@@ -179,8 +179,7 @@ class TableScreen:
 
     def preview(self) -> Preview | None:
         # Rendering asks several times a frame; the engine runs once per change.
-        last = id(self.planner.steps[-1]) if self.planner.steps else 0
-        key = (self.model.last_seq, len(self.planner.steps), last)
+        key = (self.model.last_seq, self.planner.revision)
         if key != self._preview_key:
             self._preview_key = key
             self._preview = self.planner.preview(self.model) if self.planner else None

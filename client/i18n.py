@@ -354,6 +354,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "plan_opening_total": ("apertura {total}/{needed}", "opening {total}/{needed}"),
     "plan_ok": ("giocata valida: ora scarta", "play is legal: now discard"),
     "plan_problem": ("non ancora valida: {reason}", "not legal yet: {reason}"),
+    "plan_joker_taken": (
+        "jolly in mano (era {face}): va calato in questo turno",
+        "joker to hand (it was {face}): lay it this turn",
+    ),
     "plan_joker": ("jolly = {face}", "joker = {face}"),
     "plan_joker_choice": (
         "jolly = {face} (oppure {other}: scrivi JK({other}))",

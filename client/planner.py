@@ -89,6 +89,7 @@ class StepView:
     meld_no: int  # the meld's number on the table (a new meld's future number)
     joker_as: Face | None
     joker_other: tuple[Face, ...]  # other declarations the player could choose
+    joker_was: Face | None = None  # a swap: the card the joker taken back stood for
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,9 @@ class TurnPlanner:
         self.steps: list[Operation] = []
         self._joker_other: list[tuple[Face, ...]] = []
         self.deal_no = 0
+        # Counts every change of the plan: a preview is cached under it (the identity of the
+        # last step is no key: after ``adopt`` a plan of the same length can end in it).
+        self.revision = 0
 
     def __bool__(self) -> bool:
         return bool(self.steps)
@@ -205,11 +209,13 @@ class TurnPlanner:
     def clear(self) -> None:
         self.steps.clear()
         self._joker_other.clear()
+        self.revision += 1
 
     def undo(self) -> Operation | None:
         if not self.steps:
             return None
         self._joker_other.pop()
+        self.revision += 1
         return self.steps.pop()
 
     def adopt(self, operations: Sequence[Operation]) -> None:
@@ -217,6 +223,7 @@ class TurnPlanner:
         self.clear()
         self.steps.extend(operations)
         self._joker_other.extend(() for _ in operations)
+        self.revision += 1
 
     def follow(self, model: TableModel) -> None:
         """Drop the plan when a new deal begins (its meld numbers and cards mean nothing there),
@@ -267,7 +274,9 @@ class TurnPlanner:
                 hand.remove(op.card)
                 hand.append(joker)
                 table[op.meld] = swapped
-                views.append(StepView(op, swapped, op.meld + 1, target.joker_as, ()))
+                # The meld keeps no joker: the step declares nothing (the panel says which
+                # card the joker stood for as the swap's own text).
+                views.append(StepView(op, swapped, op.meld + 1, None, (), target.joker_as))
         return hand, table, views
 
     def hand_left(self, model: TableModel) -> list[int]:
@@ -338,6 +347,7 @@ class TurnPlanner:
     def _push(self, model: TableModel, op: Operation, other: tuple[Face, ...]) -> StepView:
         self.steps.append(op)
         self._joker_other.append(other)
+        self.revision += 1
         return self._simulate(model)[2][-1]
 
     # --- the preview and the play -----------------------------------------------------

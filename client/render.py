@@ -349,6 +349,8 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
             runs = "+".join(str(k) for k in op.split)
             line.append(("class:dim", " " + t("plan_runs", runs=runs)))
         line.append(("class:joker.note", _declaration(step.joker_as, step.joker_other, t)))
+        if step.joker_was is not None:
+            line.append(("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was))))
         lines.append(_cut(line, width))
     summary: StyleAndTextTuples = []
     if preview.opening_total is not None:

@@ -393,3 +393,35 @@ def test_melds_the_table_panel_cannot_hold_are_reachable_on_f3() -> None:
     assert "Melds on the table" in text
     for meld in ("A♠ 2♠ 3♠", "6♣ 7♣ 8♣", "9♠ 9♥ 9♦", "J♣ Q♣ K♣", "2♣ 3♣ 4♣"):
         assert meld in text
+
+
+def test_the_plan_preview_follows_an_adopted_plan_ending_in_the_same_step() -> None:
+    # Defect: the preview was cached by (seq, steps, id of the last step): a hint adopted over
+    # a plan of the same length ending in the same step kept the old plan's numbers.
+    from scala40_net.actions import NewMeld
+
+    model = busy_table()
+    screen = TableScreen(EN, None, model=model)
+    low, groups, high = (NewMeld(tuple(cards(t))) for t in ("2D 3D 4D", "5S 5C 5H", "JD QD KD"))
+    screen.planner.adopt([low, high])
+    first = screen.preview()
+    assert first is not None and first.opening_total == 39
+    screen.planner.adopt([groups, high])
+    second = screen.preview()
+    assert second is not None and second.opening_total == 45
+
+
+def test_a_planned_swap_says_the_joker_went_to_hand_not_what_it_declares() -> None:
+    # Defect: a swap step still said "joker = 6♥" when the meld had no joker left.
+    from test_client_model import new_meld, played
+
+    model = started_model("4H 5H 6H 2D 5D 10D JD 4C 4C AS QS KS KD")
+    laid = new_meld([card("4H", 1), card("JK"), card("6H", 1)], joker_as="5H")
+    model.apply(deal_event(6, played=played(1, laid, discard="KH", opened=True, new_meld_ids=[1])))
+    model.seat(0).opened = True
+    model.turn = 0
+    screen = TableScreen(EN, None, model=model)
+    screen.planner.add_swap(model, 1, card_face("5H"))
+    lines = [render.plain(line) for line in render.plan_lines(screen.preview(), EN, 100)]
+    assert "joker = " not in lines[0]
+    assert "joker to hand (it was 5♥)" in lines[0]
