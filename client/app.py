@@ -419,7 +419,7 @@ class TableScreen:
         if found is None:
             self.session.say(NoticeKind.INFO, "hint_none")
             return
-        text = render.hint_text(found)
+        text = render.hint_text(found, self.text)
         self.model.note("log_hint", text=text)
         self.session.say(NoticeKind.INFO, "log_hint", text=text)
         if found.playable and not self.planner:

@@ -367,6 +367,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "(non verificata: regole non disponibili)",
         "(unchecked: rules not available)",
     ),
+    "hint_under_opening": (
+        "sotto l'apertura ({needed}): non si può calare ora",
+        "under the opening ({needed}): cannot be laid now",
+    ),
+    "hint_taken_unusable": (
+        "nessuna apertura da {needed} contiene {card}: rimetti la carta presa (rimetti)",
+        "no opening of {needed} holds {card}: put the taken card back (return)",
+    ),
+    "hint_not_now": (
+        "apertura possibile: calala al tuo turno, dopo aver pescato",
+        "an opening: lay it on your turn, after drawing",
+    ),
     "hint_none": (
         "Nessuna combinazione da calare con questa mano.",
         "No meld to lay down from this hand.",

@@ -10,6 +10,7 @@ whatever the preview says, and a refusal leaves the plan as it was.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -402,6 +403,12 @@ class Hint:
     made: tuple[Meld, ...]
     points: int
     playable: bool  # a legal play now, not just melds seen in the hand
+    needed: int | None = None  # the opening total (R5.1) while this seat has not opened
+    taken_discard: int | None = None  # the card this turn took from the discard pile (R3.2)
+
+    @property
+    def under_opening(self) -> bool:
+        return self.needed is not None and self.points < self.needed
 
 
 def hint(model: TableModel) -> Hint | None:
@@ -420,15 +427,24 @@ def hint(model: TableModel) -> Hint | None:
             found = search.best_lay_down(model.hand, state.table, ruleset, opened=True)
         else:
             found = search.best_opening(model.hand, ruleset, keep_discard=False)
+    needed = None if model.i_have_opened() else model.opening_points
+    taken = model.taken_discard
+    if found is None or found.is_empty:
+        if ruleset is not None and needed is not None:
+            # No opening can be played: the exact best melds of the hand all the same (a
+            # floor of 0), so the hint can say how far under the opening total they are.
+            anything = dataclasses.replace(ruleset, opening_points=0)
+            found = search.best_opening(model.hand, anything, keep_discard=False)
+            playable = False
     if found is not None and not found.is_empty:
         made = tuple(
             melds.make_meld(op.cards, op.joker_as)
             for op in found.operations
             if isinstance(op, NewMeld)
         )
-        return Hint(found.operations, made, found.opening_points, playable)
+        return Hint(found.operations, made, found.opening_points, playable, needed, taken)
     seen = movegen.greedy_melds(model.hand, model.taken_discard)
     if not seen:
         return None
     made = tuple(melds.make_meld(m.cards, m.joker_as) for m in seen)
-    return Hint(tuple(seen), made, sum(m.points for m in made), False)
+    return Hint(tuple(seen), made, sum(m.points for m in made), False, needed, taken)

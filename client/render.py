@@ -372,8 +372,9 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
     return lines[-max(1, height) :]
 
 
-def hint_text(found: Hint) -> str:
-    """A proposal in one line: new melds with their points, then attaches and swaps."""
+def hint_text(found: Hint, t: Text | None = None) -> str:
+    """A proposal in one line: new melds with their points, then attaches and swaps; and,
+    plainly, when it cannot be played now (under the opening total, or not this turn)."""
     parts = []
     for meld in found.made:
         labels = []
@@ -390,7 +391,16 @@ def hint_text(found: Hint) -> str:
         elif isinstance(op, SwapJoker):
             parts.append(f"{face_label(face(op.card))} ⇄ JK {op.meld + 1}")
     total = f" = {found.points}" if found.made else ""
-    return " · ".join(parts) + total
+    text = " · ".join(parts) + total
+    if t is None or found.playable:
+        return text
+    if found.taken_discard is not None and found.needed is not None:
+        # R3.2: the opening had to hold the card taken, and no opening does.
+        taken = face_label(face(found.taken_discard))
+        return text + " — " + t("hint_taken_unusable", card=taken, needed=found.needed)
+    if found.under_opening:
+        return text + " — " + t("hint_under_opening", needed=found.needed)
+    return text + " — " + t("hint_not_now")
 
 
 # --- log and chat -----------------------------------------------------------------------
