@@ -162,7 +162,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "DEAL {deal}: VERIFICATION FAILED ✘ — {reason}",
     ),
     "fd_abandoned": (
-        "SMAZZATA {deal} ABBANDONATA DALL'HOST: segreto dell'host pubblicato, controlla il registro",
+        "SMAZZATA {deal} ABBANDONATA DALL'HOST: segreto dell'host pubblicato, "
+        "controlla il registro",
         "DEAL {deal} ABANDONED BY THE HOST: host seed published, check the record",
     ),
     "fd_left_out": (
@@ -293,7 +294,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "why_unopened": ("non ha aperto: 100", "not opened: 100 flat"),
     "why_unopened_double": ("non ha aperto: mano ×2", "not opened: hand ×2"),
     "why_lone_ace": ("asso da solo: 1", "lone ace: 1"),
-    "why_lone_ace_double": ("asso da solo: 1, ×2 chiusura in mano", "lone ace: 1, ×2 chiusura in mano"),
+    "why_lone_ace_double": (
+        "asso da solo: 1, ×2 chiusura in mano",
+        "lone ace: 1, ×2 chiusura in mano",
+    ),
     "why_in_hand_double": ("×2: chiusura in mano", "×2: chiusura in mano"),
     "end_press_ready": (
         "Invio (o «pronto») quando hai letto · prossima smazzata fra {secs} s · F2 punti",

@@ -180,9 +180,7 @@ def plan_panel(screen: TableScreen) -> ConditionalContainer:
 
     return ConditionalContainer(
         _panel(
-            lambda w, h: render.join_lines(
-                render.plan_lines(screen.preview(), screen.text, w, h)
-            ),
+            lambda w, h: render.join_lines(render.plan_lines(screen.preview(), screen.text, w, h)),
             height=rows,
         ),
         filter=shown,

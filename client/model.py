@@ -460,7 +460,9 @@ class TableModel:
             self.between_deals = None
             return
         self.between_deals = BetweenDealsState(
-            pause.next_deal_within_ms / 1000, tuple(pause.waiting_for_seats), tuple(pause.ready_seats)
+            pause.next_deal_within_ms / 1000,
+            tuple(pause.waiting_for_seats),
+            tuple(pause.ready_seats),
         )
 
     def _set_rientro_offers(self, offers: Iterable[table_pb2.RientroOffer]) -> None:

@@ -429,13 +429,12 @@ def hint(model: TableModel) -> Hint | None:
             found = search.best_opening(model.hand, ruleset, keep_discard=False)
     needed = None if model.i_have_opened() else model.opening_points
     taken = model.taken_discard
-    if found is None or found.is_empty:
-        if ruleset is not None and needed is not None:
-            # No opening can be played: the exact best melds of the hand all the same (a
-            # floor of 0), so the hint can say how far under the opening total they are.
-            anything = dataclasses.replace(ruleset, opening_points=0)
-            found = search.best_opening(model.hand, anything, keep_discard=False)
-            playable = False
+    if (found is None or found.is_empty) and ruleset is not None and needed is not None:
+        # No opening can be played: the exact best melds of the hand all the same (a
+        # floor of 0), so the hint can say how far under the opening total they are.
+        anything = dataclasses.replace(ruleset, opening_points=0)
+        found = search.best_opening(model.hand, anything, keep_discard=False)
+        playable = False
     if found is not None and not found.is_empty:
         made = tuple(
             melds.make_meld(op.cards, op.joker_as)

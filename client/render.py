@@ -175,7 +175,9 @@ def player_lines(
             ),
         ]
         if not state.in_deal and model.deal_no:
-            line.append(("class:dim", f"{t('not_in_deal')[: _CARDS + _OPENED - 1]:<{_CARDS + _OPENED}}"))
+            line.append(
+                ("class:dim", f"{t('not_in_deal')[: _CARDS + _OPENED - 1]:<{_CARDS + _OPENED}}")
+            )
         else:
             count = (
                 t("one_card_in_hand")
@@ -350,7 +352,9 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
             line.append(("class:dim", " " + t("plan_runs", runs=runs)))
         line.append(("class:joker.note", _declaration(step.joker_as, step.joker_other, t)))
         if step.joker_was is not None:
-            line.append(("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was))))
+            line.append(
+                ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
+            )
         lines.append(_cut(line, width))
     summary: StyleAndTextTuples = []
     if preview.opening_total is not None:
@@ -548,7 +552,10 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     if model.my_turn and phase is Phase.DRAW:
         if model.discard_barred and model.discard_top is not None:
             # R3.2: the card just put back may not be taken again this turn.
-            return ("class:turn", t("status_draw_after_return", card=face_label(face(model.discard_top))))
+            return (
+                "class:turn",
+                t("status_draw_after_return", card=face_label(face(model.discard_top))),
+            )
         return ("class:turn", t("status_your_draw"))
     if model.my_turn and phase is Phase.PLAY:
         return ("class:turn", t("status_your_play"))
@@ -578,8 +585,12 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
     style, text = first[0][0], plain(first)
     wrapped = textwrap.wrap(text, max(width, 8)) or [""]
     if len(wrapped) > STATUS_NOTICE_LINES:
-        wrapped = [*wrapped[: STATUS_NOTICE_LINES - 1], " ".join(wrapped[STATUS_NOTICE_LINES - 1 :])]
-    return [*([(style, piece)] for piece in wrapped), _cut(second, width)]
+        wrapped = [
+            *wrapped[: STATUS_NOTICE_LINES - 1],
+            " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
+        ]
+    lines: Lines = [[(style, piece)] for piece in wrapped]
+    return [*lines, _cut(second, width)]
 
 
 STATUS_NOTICE_LINES = 3

@@ -34,7 +34,11 @@ def penalty_note(model: TableModel, result: DealResult, hand: SeatResult, t: Tex
         if model.ruleset.unopened_penalty == ruleset_pb2.UNOPENED_PENALTY_DOUBLE:
             return t("why_unopened_double")
         return t("why_unopened")
-    if len(hand.cards) == 1 and face(hand.cards[0]).rank == ACE and not face(hand.cards[0]).is_joker:
+    if (
+        len(hand.cards) == 1
+        and face(hand.cards[0]).rank == ACE
+        and not face(hand.cards[0]).is_joker
+    ):
         return t("why_lone_ace_double") if in_hand else t("why_lone_ace")
     if in_hand:
         return t("why_in_hand_double")
@@ -49,7 +53,9 @@ def _total_text(model: TableModel, seat: int, t: Text) -> str:
     return t("end_total_of", total=total, limit=limit)
 
 
-def hand_line(model: TableModel, result: DealResult, hand: SeatResult, t: Text) -> StyleAndTextTuples:
+def hand_line(
+    model: TableModel, result: DealResult, hand: SeatResult, t: Text
+) -> StyleAndTextTuples:
     name = model.name_of(hand.seat)
     state = model.seat(hand.seat)
     if result.closer == hand.seat:
@@ -126,8 +132,20 @@ def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
     lines: Lines = [[("class:ok", t("log_match_over", names=names))]]
     for place, state in enumerate(seats, start=1):
         lines.append(
-            _cut([("", t("standing_row", place=place, name=model.name_of(state.seat),
-                          total=_total_text(model, state.seat, t)))], width)
+            _cut(
+                [
+                    (
+                        "",
+                        t(
+                            "standing_row",
+                            place=place,
+                            name=model.name_of(state.seat),
+                            total=_total_text(model, state.seat, t),
+                        ),
+                    )
+                ],
+                width,
+            )
         )
     lines.append([("class:dim", t("end_new_match"))])
     return lines

@@ -18,7 +18,6 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from test_client_model import HAND, card, cards, deal_event, started_model
 
 from client import commands as c
-
 from client import render, render_end
 from client.app import TableScreen
 from client.i18n import Text
@@ -282,7 +281,7 @@ def test_a_long_refusal_wraps_and_is_kept_in_full_in_the_log() -> None:
     for size in ([24, 80], [32, 100]):
         model = started_model()
         refusal = HostRefusal(grpc.StatusCode.FAILED_PRECONDITION, R32, "R3.2")
-        lines = screen_text(model, size, act=lambda screen: screen.say_refusal(refusal))
+        lines = screen_text(model, size, act=lambda screen, r=refusal: screen.say_refusal(r))
         status = lines[-5:-1]  # three lines of the refusal and the fair deal's, above the prompt
         shown = " ".join(" ".join(line.split()) for line in status)
         assert f"Refused — R3.2: {R32}" in shown, size
@@ -346,9 +345,13 @@ def busy_table() -> TableModel:
     from test_client_model import new_meld, played, private
 
     model = started_model(HAND_OF_MELDS)
-    laid = [new_meld(cards(t)) for t in ("AS 2S 3S", "6C 7C 8C", "9S 9H 9D", "JC QC KC", "2C 3C 4C")]
+    laid = [
+        new_meld(cards(t)) for t in ("AS 2S 3S", "6C 7C 8C", "9S 9H 9D", "JC QC KC", "2C 3C 4C")
+    ]
     model.apply(
-        deal_event(6, played=played(1, *laid, discard="KH", opened=True, new_meld_ids=[1, 2, 3, 4, 5]))
+        deal_event(
+            6, played=played(1, *laid, discard="KH", opened=True, new_meld_ids=[1, 2, 3, 4, 5])
+        )
     )
     model.turn = 0
     drawn = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card("6H")))
