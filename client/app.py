@@ -28,6 +28,7 @@ from prompt_toolkit.widgets import TextArea
 
 from client import commands as c
 from client import keys, render
+from client.cardtext import typed_label
 from client.connection import HostRefusal, TableLink
 from client.fairdeal import FairDealDriver
 from client.i18n import Text
@@ -76,7 +77,7 @@ class CommandCompleter(Completer):
             typed = [w.upper() for w in done[1:]]
             offered: set[str] = set()
             for card in render.hand_cards(self.screen.model, self.screen.session):
-                label = str(face(card))
+                label = typed_label(face(card), self.screen.text.lang)
                 if card not in self.screen.planner.hand_left(self.screen.model):
                     continue
                 if label in offered or typed.count(label) >= self._held(label):
@@ -91,7 +92,8 @@ class CommandCompleter(Completer):
 
     def _held(self, label: str) -> int:
         left = self.screen.planner.hand_left(self.screen.model)
-        return sum(1 for card in left if str(face(card)) == label)
+        lang = self.screen.text.lang
+        return sum(1 for card in left if typed_label(face(card), lang) == label)
 
 
 class TableScreen:
@@ -283,7 +285,7 @@ class TableScreen:
                 self.run(c.ReadyCmd())  # Enter on an empty line: read, ready for the next deal
             return False
         try:
-            command = c.parse_command(line)
+            command = c.parse_command(line, self.text.lang)
         except c.CommandError as error:
             self.say_error(error.key, **error.fields)
             return False  # the line goes to the history: ↑ brings it back to be fixed

@@ -393,19 +393,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "unknown command '{word}': type help",
     ),
     "err_not_card": (
-        "«{word}» non è una carta: scrivi valore e seme, come 7H, 10D, QS o JK",
+        "«{word}» non è una carta: scrivi valore e seme, come 7C, 10Q, QP o JK",
         "'{word}' is not a card: write rank then suit, like 7H, 10D, QS or JK",
     ),
     "err_bad_suit": (
-        "«{word}»: il seme è H (cuori), D (quadri), C (fiori) o S (picche)",
-        "'{word}': the suit must be H, D, C or S (hearts, diamonds, clubs, spades)",
+        "«{word}»: il seme è C (cuori), Q (quadri), F (fiori) o P (picche), o ♥ ♦ ♣ ♠",
+        "'{word}': the suit must be H, D, C or S (hearts, diamonds, clubs, spades), or ♥ ♦ ♣ ♠",
     ),
     "err_bad_rank": (
         "«{word}»: il valore è A, 2-10, J, Q o K",
         "'{word}': the rank must be A, 2-10, J, Q or K",
     ),
     "err_declare_joker_only": (
-        "«{word}»: solo un jolly dichiara una carta, come JK(8H)",
+        "«{word}»: solo un jolly dichiara una carta, come JK(8C)",
         "'{word}': only a joker declares a card, like JK(8H)",
     ),
     "err_declare_joker": (
@@ -413,19 +413,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "'{word}': a joker stands for a real card, not a joker",
     ),
     "err_meld_usage": (
-        "cala quali carte? es.: cala 7H 8H 9H",
+        "cala quali carte? es.: cala 7C 8C 9C",
         "meld which cards? e.g. meld 7H 8H 9H",
     ),
     "err_attach_usage": (
-        "attacca a quale combinazione? es.: attacca 3 10H",
+        "attacca a quale combinazione? es.: attacca 3 10C",
         "attach to which meld? e.g. attach 3 10H",
     ),
     "err_swap_usage": (
-        "scambia quale jolly? es.: scambia 2 7H",
+        "scambia quale jolly? es.: scambia 2 7C",
         "swap which joker? e.g. swap 2 7H",
     ),
     "err_discard_usage": (
-        "scarta quale carta? es.: scarta KS",
+        "scarta quale carta? es.: scarta KP",
         "discard which card? e.g. discard KS",
     ),
     "err_meld_number": (
@@ -437,7 +437,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "there is no meld {n} on the table",
     ),
     "err_split_usage": (
-        "«{word}»: dopo / le lunghezze delle scale, es.: cala 3H 4H 5H 6H 7H 8H 9H / 4 3",
+        "«{word}»: dopo / le lunghezze delle scale, es.: cala 3C 4C 5C 6C 7C 8C 9C / 4 3",
         "'{word}': after / come the run lengths, e.g. meld 3H 4H 5H 6H 7H 8H 9H / 4 3",
     ),
     "err_chat_usage": ("chat cosa? es.: chat ciao a tutti", "chat what? e.g. chat hello all"),

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from client.cardtext import face_label
 from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
 from scala40_net import deal, melds, movegen, search, wire
@@ -295,7 +296,7 @@ class TurnPlanner:
             if match is None:
                 planned = any(face(c) == f for c in model.hand)
                 raise CommandError(
-                    "err_already_planned" if planned else "err_not_in_hand", card=str(f)
+                    "err_already_planned" if planned else "err_not_in_hand", card=face_label(f)
                 )
             available.remove(match)
             chosen.append(match)
@@ -391,7 +392,8 @@ def discard_card(model: TableModel, planner: TurnPlanner, f: Face) -> int:
     matches = sorted((c for c in available if face(c) == f), key=lambda c: c == model.taken_discard)
     if not matches:
         planned = any(face(c) == f for c in model.hand)
-        raise CommandError("err_already_planned" if planned else "err_not_in_hand", card=str(f))
+        key = "err_already_planned" if planned else "err_not_in_hand"
+        raise CommandError(key, card=face_label(f))
     return matches[0]
 
 

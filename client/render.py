@@ -12,12 +12,13 @@ from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from client.cardtext import face_label, typed_label
 from client.i18n import Text
 from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net.actions import Attach, NewMeld, SwapJoker
-from scala40_net.cards import RANK_TEXT, Face, face
+from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 
 Lines = list[StyleAndTextTuples]
@@ -32,11 +33,6 @@ _LEFT_OUT_WHY: dict[int, str] = {
 # --- cards ------------------------------------------------------------------------------
 
 
-def face_label(f: Face) -> str:
-    """A face as people read it on screen: ``7♥``, ``10♦``, ``K♠``, ``JK``."""
-    if f.suit is None:
-        return "JK"
-    return f"{RANK_TEXT.get(f.rank, str(f.rank))}{f.suit.symbol}"
 
 
 def face_style(f: Face) -> str:
@@ -314,7 +310,11 @@ def _declaration(step_joker: Face | None, other: Sequence[Face], t: Text) -> str
     if step_joker is None:
         return ""
     if other:
-        return "  " + t("plan_joker_choice", face=str(step_joker), other=str(other[0]))
+        return "  " + t(
+            "plan_joker_choice",
+            face=face_label(step_joker),
+            other=typed_label(other[0], t.lang),  # what to type: JK(8C) in Italian
+        )
     return "  " + t("plan_joker", face=face_label(step_joker))
 
 

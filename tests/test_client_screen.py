@@ -243,7 +243,7 @@ def test_typed_commands_plan_and_refuse_clearly() -> None:
     text = "\n".join(lines)
     assert "Refused — R4: 7H 8H 10D is neither a sequence" in text
     lines = screen_text(started_model(HAND), [24, 80], keys="meld 7H 8H 10H\r")
-    assert "Error: 10H is not in your hand" in "\n".join(lines)
+    assert "Error: 10♥ is not in your hand" in "\n".join(lines)  # as the screen shows it
     lines = screen_text(started_model(HAND), [24, 80], keys="frobnicate\r")
     assert "unknown command 'frobnicate'" in "\n".join(lines)
 
@@ -428,3 +428,37 @@ def test_a_planned_swap_says_the_joker_went_to_hand_not_what_it_declares() -> No
     lines = [render.plain(line) for line in render.plan_lines(screen.preview(), EN, 100)]
     assert "joker = " not in lines[0]
     assert "joker to hand (it was 5♥)" in lines[0]
+
+
+def test_italian_suit_letters_c_cuori_q_quadri_f_fiori_p_picche() -> None:
+    # Defect: cards were typed with English letters, C for clubs, where an Italian reads cuori.
+    lines = screen_text(started_model(), [24, 80], keys="cala 7C 8C 9C\r", lang="it")
+    assert "1. cala → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
+    lines = screen_text(started_model(), [24, 80], keys="cala QP KP AP\r", lang="it")
+    assert "1. cala → Q♠ K♠ A♠ (31)" in "\n".join(lines)
+    assert c.parse_command("scarta 4F", "it") == c.DiscardCmd(card_face("4C"))
+    lines = screen_text(started_model(), [24, 80], keys="cala 7♥ 8♥ 9♥\r", lang="it")
+    assert "1. cala → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
+    lines = screen_text(started_model(), [24, 80], keys="cala 7H 8H 9H\r", lang="it")
+    assert "il seme è C (cuori), Q (quadri), F (fiori) o P (picche)" in "\n".join(lines)
+    lines = screen_text(started_model(), [24, 80], keys="meld 7♥ 8♥ 9♥\r", lang="en")
+    assert "1. meld → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
+    assert c.parse_command("scarta QP", "it") == c.DiscardCmd(card_face("QS"))
+    assert c.parse_command("scarta QQ", "it") == c.DiscardCmd(card_face("QD"))
+    assert c.parse_command("scarta 10Q", "it") == c.DiscardCmd(card_face("10D"))
+
+
+def test_italian_completion_offers_the_cards_in_italian_letters() -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from client.app import CommandCompleter
+
+    screen = TableScreen(IT, None, model=started_model())
+    offered = [
+        completion.text.strip()
+        for completion in CommandCompleter(screen).get_completions(
+            Document("cala 7"), CompleteEvent(completion_requested=True)
+        )
+    ]
+    assert offered == ["7C"]
