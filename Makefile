@@ -4,14 +4,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint bench proto clean play host
+.PHONY: test lint bench proto messages clean play host
 
 # The venv is (re)installed whenever the project's own dependency list changes.
+# The build tools' own deprecation notices are for this file's authors, not for a player.
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "Installing Scala 40 and its tools into $(VENV) (about a minute, the first time only)..."
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+	@echo "Installed."
 
 test: $(STAMP)
 	$(PY) -m pytest -q
@@ -27,6 +30,18 @@ bench: $(STAMP)
 # The stubs are committed (so the package installs without protoc); a test fails when they are stale.
 proto: $(STAMP)
 	$(PY) protos/generate_python.py
+
+# The engine's refusals in other languages: templates extracted from the code (Babel), merged
+# into each .po (translate the new entries there), compiled to the .mo beside it, which is
+# committed (a test fails when it is stale) so the package needs no Babel to run.
+LOCALE := scala40_net/locale
+messages: $(STAMP)
+	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output \
+		-k refuse:3 -k N_ -o $(LOCALE)/scala40.pot \
+		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py
+	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
+		-i $(LOCALE)/scala40.pot -d $(LOCALE) -D scala40
+	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D scala40
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -28,7 +28,7 @@ from prompt_toolkit.widgets import TextArea
 
 from client import commands as c
 from client import keys, render
-from client.cardtext import typed_label
+from client.cardtext import face_label, typed_label
 from client.connection import HostRefusal, TableLink
 from client.fairdeal import FairDealDriver
 from client.i18n import Text
@@ -38,6 +38,7 @@ from client.planner import Preview, TurnPlanner, discard_card, hint
 from client.seats import SeatStore
 from client.session import LinkState, NoticeKind, SessionState
 from client.theme import STYLE
+from scala40_net import refusals
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
 from scala40_net.pb import deal_pb2, table_pb2
@@ -87,7 +88,7 @@ class CommandCompleter(Completer):
                     yield Completion(
                         label + " ",
                         start_position=-len(current),
-                        display=render.face_label(face(card)),
+                        display=face_label(face(card)),
                     )
 
     def _held(self, label: str) -> int:
@@ -297,7 +298,10 @@ class TableScreen:
         self.invalidate()
 
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
-        sentence = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
+        if isinstance(refusal, HostRefusal):
+            sentence = refusal.message
+        else:  # the local engine's, while planning: in the screen's language
+            sentence = refusals.localized(refusal, self.text.lang)
         self.session.say(NoticeKind.REFUSAL, "status_refused", reason=sentence)
         self.model.note("log_refused", reason=sentence)  # in full, after the status line moves on
         self.invalidate()

@@ -80,12 +80,19 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
         if key != "grpc-status-details-bin":
             continue
         status = status_pb2.Status.FromString(value)
+        found: error_details_pb2.ErrorInfo | None = None
+        localized = ""
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
+            said = error_details_pb2.LocalizedMessage()
             if detail.Unpack(info):  # False, and info untouched, for any other detail type
-                sentence = info.metadata.get("sentence") or status.message or details or ""
-                return HostRefusal(code, sentence, info.metadata.get("rule", ""), info.reason)
-        return HostRefusal(code, status.message or details or "")
+                found = info
+            elif detail.Unpack(said):
+                localized = said.message  # the whole refusal in the language asked for
+        if found is None:
+            return HostRefusal(code, status.message or details or "")
+        sentence = localized or found.metadata.get("sentence") or status.message or details or ""
+        return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
     return HostRefusal(code, details or code.name)
 
 
@@ -221,10 +228,12 @@ class TableLink:
         channel: grpc.aio.Channel,
         seat: Seat,
         last_seq: Callable[[], int],
+        lang: str = "en",
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.seat = seat
-        self.metadata = _bearer(seat.token)
+        # The host says its refusals in this language (google.rpc.LocalizedMessage).
+        self.metadata = (*_bearer(seat.token), ("accept-language", lang))
         self.last_seq = last_seq
         self.closed = False
 

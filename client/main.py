@@ -83,7 +83,7 @@ async def open_table(
     if store is not None and seat.seat is not None:
         store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
-    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq)
+    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq, text.lang)
 
     async def start_match() -> None:
         await lobby.start_match(seat)

@@ -17,6 +17,7 @@ from client.i18n import Text
 from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
+from scala40_net import refusals
 from scala40_net.actions import Attach, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
@@ -31,8 +32,6 @@ _LEFT_OUT_WHY: dict[int, str] = {
 
 
 # --- cards ------------------------------------------------------------------------------
-
-
 
 
 def face_style(f: Face) -> str:
@@ -369,7 +368,8 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
     if not preview.checked:
         summary.append(("class:dim", t("plan_unchecked")))
     elif preview.problem is not None:
-        summary.append(("class:warning", t("plan_problem", reason=str(preview.problem))))
+        reason = refusals.localized(preview.problem, t.lang)
+        summary.append(("class:warning", t("plan_problem", reason=reason)))
     elif preview.ready:
         summary.append(("class:ok", t("plan_ok")))
     lines.append(_cut(summary, width))

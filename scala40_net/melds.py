@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scala40_net.cards import Face, Suit, cards_text, face, is_joker
-from scala40_net.errors import RuleViolation
+from scala40_net.errors import RuleViolation, refuse
 
 ACE_LOW = 1
 ACE_HIGH = 14
@@ -117,18 +117,28 @@ def _real_aces(cards: Iterable[int]) -> int:
 
 def _check_card_count(cards: Sequence[int]) -> None:
     if len(set(cards)) != len(cards):
-        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+        raise refuse(
+            "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
+        )
     if len(cards) < MELD_MIN:
-        raise RuleViolation(
-            "R4.1", f"a meld has at least 3 cards, {cards_text(cards)} has {len(cards)}"
+        raise refuse(
+            "R4.1",
+            "MELD_TOO_SHORT",
+            "a meld has at least 3 cards, {cards} has {n}",
+            cards=tuple(cards),
+            n=len(cards),
         )
     jokers = sum(1 for c in cards if is_joker(c))
     if jokers > 1:
-        raise RuleViolation(
-            "R4.3", f"a meld holds at most one joker, {cards_text(cards)} has {jokers}"
+        raise refuse(
+            "R4.3",
+            "TOO_MANY_JOKERS",
+            "a meld holds at most one joker, {cards} has {n}",
+            cards=tuple(cards),
+            n=jokers,
         )
     if len(cards) - jokers < 2:
-        raise RuleViolation("R4.3", "a meld needs at least two real cards")
+        raise refuse("R4.3", "TOO_FEW_REAL_CARDS", "a meld needs at least two real cards")
 
 
 def _check_declaration(
@@ -172,13 +182,26 @@ def _sequence_low(cards: Sequence[int]) -> int | None:
     return None
 
 
-def _sequence_reason(cards: Sequence[int]) -> str:
+def _not_a_sequence(cards: Sequence[int]) -> RuleViolation:
     ranks = [face(c).rank for c in cards if not is_joker(c)]
     if ACE_LOW in ranks and KING in ranks and 2 in ranks:
-        return (
-            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence"
+        return refuse(
+            "R4.1",
+            "ACE_IN_THE_MIDDLE",
+            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence",
         )
-    return f"{cards_text(cards)} is not a sequence: one suit, consecutive ranks, laid low to high"
+    return refuse(
+        "R4.1",
+        "NOT_A_SEQUENCE",
+        "{cards} is not a sequence: one suit, consecutive ranks, laid low to high",
+        cards=tuple(cards),
+    )
+
+
+def _one_ace() -> RuleViolation:
+    return refuse(
+        "R4.1", "TWO_ACES", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)"
+    )
 
 
 def declarations(cards: Sequence[int]) -> tuple[Face, ...]:
@@ -223,26 +246,35 @@ def make_meld(cards: Sequence[int], joker_as: Face | None = None) -> Meld:
         suits = [f.suit for f in reals]
         if len(set(suits)) != len(suits):
             double = next(f for f in reals if suits.count(f.suit) > 1)
-            raise RuleViolation(
-                "R4.2", f"a group has cards of different suits: two {double} cannot be in one"
+            raise refuse(
+                "R4.2",
+                "GROUP_SUIT_TWICE",
+                "a group has cards of different suits: two {face} cannot be in one",
+                face=double,
             )
         if len(cards) > GROUP_MAX:
-            raise RuleViolation(
-                "R4.2", f"a group has at most 4 cards, joker included, not {len(cards)}"
+            raise refuse(
+                "R4.2",
+                "GROUP_TOO_LONG",
+                "a group has at most 4 cards, joker included, not {n}",
+                n=len(cards),
             )
         missing = [Face(rank, s) for s in Suit if s not in suits]
         declared = _check_declaration(cards, joker_as, missing)
         stands_for = tuple(declared if is_joker(c) and declared else face(c) for c in cards)
         return Meld(MeldKind.GROUP, cards, stands_for, rank)
     if not same_suit:
-        raise RuleViolation(
-            "R4", f"{cards_text(cards)} is neither a sequence (one suit) nor a group (one rank)"
+        raise refuse(
+            "R4",
+            "NOT_A_MELD",
+            "{cards} is neither a sequence (one suit) nor a group (one rank)",
+            cards=tuple(cards),
         )
     if _real_aces(cards) > 1:
-        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+        raise _one_ace()
     low = _sequence_low(cards)
     if low is None:
-        raise RuleViolation("R4.1", _sequence_reason(cards))
+        raise _not_a_sequence(cards)
     suit = reals[0].suit
     assert suit is not None
     stands = tuple(scale_face(low + i, suit) for i in range(len(cards)))
@@ -267,8 +299,11 @@ def meld_points(cards: Sequence[int], joker_as: Face | None = None) -> int:
 def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) -> Meld:
     all_cards = meld.cards + tuple(cards)
     if len(all_cards) > GROUP_MAX:
-        raise RuleViolation(
-            "R4.2", f"a group has at most 4 cards, this one would have {len(all_cards)}"
+        raise refuse(
+            "R4.2",
+            "GROUP_WOULD_BE_TOO_LONG",
+            "a group has at most 4 cards, this one would have {n}",
+            n=len(all_cards),
         )
     taken = {f.suit for f in meld.stands_for}
     new_stands: list[Face] = []
@@ -277,14 +312,22 @@ def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) ->
             continue
         f = face(c)
         if f.rank != meld.low:
-            raise RuleViolation("R6.1", f"{f} does not fit the group {meld}")
+            raise refuse(
+                "R6.1", "NOT_IN_GROUP", "{face} does not fit the group {meld}", face=f, meld=meld
+            )
         if f.suit in taken:
             if meld.joker_as == f:
-                raise RuleViolation(
-                    "R6.1", f"the joker already stands for {f}: swap it (R7.1) instead"
+                raise refuse(
+                    "R6.1",
+                    "JOKER_ALREADY_STANDS",
+                    "the joker already stands for {face}: swap it (R7.1) instead",
+                    face=f,
                 )
-            raise RuleViolation(
-                "R4.2", f"a group has cards of different suits: {f} is already there"
+            raise refuse(
+                "R4.2",
+                "GROUP_HAS_SUIT",
+                "a group has cards of different suits: {face} is already there",
+                face=f,
             )
         taken.add(f.suit)
         new_stands.append(f)
@@ -330,10 +373,16 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
         else:
             f = face(c)
             if f.suit != suit:
-                raise RuleViolation("R6.1", f"{f} is not of the suit of the sequence {meld}")
+                raise refuse(
+                    "R6.1",
+                    "WRONG_SUIT",
+                    "{face} is not of the suit of the sequence {meld}",
+                    face=f,
+                    meld=meld,
+                )
             new_faces.append(f)
     if _real_aces(meld.cards + tuple(cards)) > 1:
-        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+        raise _one_ace()
     present = set(range(meld.low, meld.high + 1))
     for ranks in itertools.product(*(_scale_options(f) for f in new_faces)):
         if len(set(ranks)) != len(ranks) or present & set(ranks):
@@ -347,10 +396,22 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
         ordered = tuple(by_rank[r] for r in range(lo, hi + 1))
         stands = tuple(scale_face(r, suit) for r in range(lo, hi + 1))
         return Meld(MeldKind.SEQUENCE, ordered, stands, lo)
-    added = cards_text(cards)
-    if joker_new is not None:
-        added += f" (JK={joker_as})"
-    raise RuleViolation("R6.1", f"{added} does not extend the sequence {meld} at either end")
+    if joker_new is not None and joker_as is not None:
+        raise refuse(
+            "R6.1",
+            "DOES_NOT_EXTEND",
+            "{cards} (JK={face}) does not extend the sequence {meld} at either end",
+            cards=tuple(cards),
+            face=joker_as,
+            meld=meld,
+        )
+    raise refuse(
+        "R6.1",
+        "DOES_NOT_EXTEND",
+        "{cards} does not extend the sequence {meld} at either end",
+        cards=tuple(cards),
+        meld=meld,
+    )
 
 
 def _joker_ends(meld: Meld, cards: Sequence[int]) -> list[Face]:
@@ -413,12 +474,15 @@ def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
     """Put ``card`` where the joker of ``meld`` is (R7.1); return the new meld and the joker."""
     pos = meld.joker_position
     if pos is None:
-        raise RuleViolation("R7.1", f"the meld {meld} has no joker to take")
+        raise refuse("R7.1", "NO_JOKER", "the meld {meld} has no joker to take", meld=meld)
     wanted = meld.stands_for[pos]
     if is_joker(card) or face(card) != wanted:
-        raise RuleViolation(
+        raise refuse(
             "R7.1",
-            f"the joker stands for {wanted}: only {wanted} can take its place, not {face(card)}",
+            "WRONG_SWAP",
+            "the joker stands for {wanted}: only {wanted} can take its place, not {face}",
+            wanted=wanted,
+            face=face(card),
         )
     cards = (*meld.cards[:pos], card, *meld.cards[pos + 1 :])
     if meld.is_sequence and _real_aces(cards) > 1:

@@ -20,6 +20,7 @@ from test_client_model import HAND, card, cards, deal_event, started_model
 from client import commands as c
 from client import render, render_end
 from client.app import TableScreen
+from client.cardtext import face_label
 from client.i18n import Text
 from client.model import HandOrder, TableModel, Verification
 from client.session import LinkState, NoticeKind, SessionState, TrustState
@@ -84,7 +85,7 @@ def screen_text(
 
 
 def test_face_labels_use_suit_symbols_and_red_for_hearts_and_diamonds() -> None:
-    assert render.face_label(card_face("10D")) == "10♦"
+    assert face_label(card_face("10D")) == "10♦"
     assert render.face_style(card_face("7H")) == "class:card.red"
     assert render.face_style(card_face("7D")) == "class:card.red"
     assert render.face_style(card_face("7S")) == "class:card.black"
@@ -241,7 +242,7 @@ def test_keys_select_cards_in_the_hand_and_lay_them_as_a_meld() -> None:
 def test_typed_commands_plan_and_refuse_clearly() -> None:
     lines = screen_text(started_model(HAND), [24, 80], keys="meld 7H 8H 10D\r")
     text = "\n".join(lines)
-    assert "Refused — R4: 7H 8H 10D is neither a sequence" in text
+    assert "Refused — R4: 7♥ 8♥ 10♦ is neither a sequence" in text
     lines = screen_text(started_model(HAND), [24, 80], keys="meld 7H 8H 10H\r")
     assert "Error: 10♥ is not in your hand" in "\n".join(lines)  # as the screen shows it
     lines = screen_text(started_model(HAND), [24, 80], keys="frobnicate\r")
