@@ -200,6 +200,9 @@ class TableScreen:
             self.session.clear_notice()
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
+        if self.model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and self.hand_focused():
+            # The hand is not shown at the end of a deal: Enter there means "ready".
+            self.app.layout.focus(self.input_field)
         self.fair_deal.on_event(event)
         told = event.WhichOneof("event") in ("match_update", "snapshot")
         self._follow_rientro(told)

@@ -27,10 +27,22 @@ from client.i18n import Text, detect_lang
 from client.seats import SeatStore
 from client.session import SessionState
 from client.trust import check_fingerprint, data_dir
-from scala40_net.pb import ruleset_pb2
+from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 LOCAL_HOST_DIR = "local-host"
 LOCAL_BOTS = 3
+
+
+PRESETS = {
+    "classic": ruleset_pb2.PRESET_CLASSIC,
+    "tradizionale": ruleset_pb2.PRESET_TRADIZIONALE,
+    "semplice": ruleset_pb2.PRESET_SEMPLICE,
+}
+LEVELS = {
+    "easy": lobby_pb2.BOT_LEVEL_EASY,
+    "medium": lobby_pb2.BOT_LEVEL_MEDIUM,
+    "hard": lobby_pb2.BOT_LEVEL_HARD,
+}
 
 
 @dataclass
@@ -38,6 +50,9 @@ class Options:
     name: str
     lang: str | None
     bots: int = LOCAL_BOTS
+    preset: str = "classic"
+    level: str = "medium"
+    bot_delay: float = 0.6
 
 
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -110,7 +125,7 @@ async def play_local(
     *,
     input: Input | None = None,
     output: Output | None = None,
-    bot_delay: float = 0.6,
+    bot_delay: float | None = None,
     ready: asyncio.Future[TableScreen] | None = None,
 ) -> None:
     """A game against bots on a host inside this process; the host stops with the screen."""
@@ -124,7 +139,8 @@ async def play_local(
     for stale in host_dir.glob("journal.sqlite3*"):
         stale.unlink()
     _log_to(host_dir / "host.log")
-    host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=bot_delay))
+    delay = options.bot_delay if bot_delay is None else bot_delay
+    host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=delay))
     port = await host.start()
     channel = open_channel("127.0.0.1", port)
     try:
@@ -133,11 +149,11 @@ async def play_local(
         await trust_host(lobby, "local", session, directory)
         name = options.name
         table_id = await lobby.create_table(
-            text("local_table_name", name=name), ruleset_pb2.PRESET_CLASSIC, options.bots + 1
+            text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
         )
         seat = await lobby.join(table_id, name)
         for _ in range(options.bots):
-            await lobby.add_bot(seat)
+            await lobby.add_bot(seat, LEVELS[options.level])
         screen = await open_table(
             channel, seat, text, session, directory, start=True, input=input, output=output
         )
@@ -219,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def play_main(argv: Sequence[str] | None = None) -> int:
-    """``scala40-play [--name NAME] [--lang it|en] [--bots N]``: what ``make play`` runs."""
+    """``scala40-play [--name NAME] [--lang it|en] [--bots N] [--preset P] [--level L]``: what
+    ``make play`` runs."""
     parser = _common(
         argparse.ArgumentParser(
             prog="scala40-play", description="Play Scala 40 against bots on this machine."
@@ -228,8 +245,19 @@ def play_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--bots", type=int, default=LOCAL_BOTS, choices=range(1, 6), help="bots at the table (3)"
     )
+    parser.add_argument(
+        "--preset", choices=tuple(PRESETS), default="classic", help="the rules (classic)"
+    )
+    parser.add_argument(
+        "--level", choices=tuple(LEVELS), default="medium", help="the bots' level (medium)"
+    )
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.6, help="seconds before each bot move (0.6)"
+    )
     args = parser.parse_args(argv)
-    options = Options(args.name or default_name(), args.lang, args.bots)
+    options = Options(
+        args.name or default_name(), args.lang, args.bots, args.preset, args.level, args.bot_delay
+    )
     asyncio.run(play_local(options, data_dir()))
     return 0
 

@@ -12,7 +12,14 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from client.i18n import Text
 from client.model import DealResult, SeatResult, TableModel
-from client.render import Lines, _cut, _fd_state, cards_fragments, rientro_lines
+from client.render import (
+    Lines,
+    _cut,
+    _fd_state,
+    cards_fragments,
+    fragments_width,
+    rientro_lines,
+)
 from client.session import SessionState
 from scala40_net.cards import face
 from scala40_net.pb import deal_pb2, ruleset_pb2
@@ -53,25 +60,31 @@ def _total_text(model: TableModel, seat: int, t: Text) -> str:
     return t("end_total_of", total=total, limit=limit)
 
 
-def hand_line(
-    model: TableModel, result: DealResult, hand: SeatResult, t: Text
-) -> StyleAndTextTuples:
+def hand_lines(
+    model: TableModel, result: DealResult, hand: SeatResult, t: Text, width: int
+) -> Lines:
+    """A seat's line: its cards, the penalty and how it was counted, the new total. When it
+    does not fit, the cards go on a line of their own below, so the figures are never cut."""
     name = model.name_of(hand.seat)
     state = model.seat(hand.seat)
+    tail: StyleAndTextTuples = [("class:dim", "  " + _total_text(model, hand.seat, t))]
+    if state.out:
+        tail.append(("class:warning", " " + t("busted")))
     if result.closer == hand.seat:
         key = "end_went_out_in_hand" if result.closed_in_one_turn else "end_went_out"
-        line: StyleAndTextTuples = [("class:ok", t(key, name=name, penalty=hand.penalty))]
-    else:
-        line = [("", f"{name}: ")]
-        line += cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
-        line.append(("class:score", f" → {hand.penalty}"))
-        note = penalty_note(model, result, hand, t)
-        if note:
-            line.append(("class:dim", f" ({note})"))
-    line.append(("class:dim", "  " + _total_text(model, hand.seat, t)))
-    if state.out:
-        line.append(("class:warning", " " + t("busted")))
-    return line
+        return [_cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
+    figures: StyleAndTextTuples = [("class:score", f"→ {hand.penalty}")]
+    note = penalty_note(model, result, hand, t)
+    if note:
+        figures.append(("class:dim", f" ({note})"))
+    shown = cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
+    line: StyleAndTextTuples = [("", f"{name}: "), *shown, ("", " "), *figures, *tail]
+    if fragments_width(line) <= width:
+        return [line]
+    return [
+        _cut([("", f"{name} "), *figures, *tail], width),
+        _cut([("", "   "), *shown], width),
+    ]
 
 
 def countdown_text(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
@@ -108,13 +121,14 @@ def deal_end_lines(
     if result.void_reason:
         lines.append([("class:dim", result.void_reason)])
     for hand in result.hands:
-        lines.append(_cut(hand_line(model, result, hand, t), width))
+        lines += hand_lines(model, result, hand, t, width)
     fd = model.deals.get(result.deal_no)
     if fd is not None:
         lines.append(_cut([_fd_state(model, fd, t)], width))
         if fd.verification is not None and fd.verification.record_path:
             path = fd.verification.record_path
-            lines.append([("class:dim", t("fd_record_saved", path=path)[:width])])
+            saved = textwrap.wrap(t("fd_record_saved", path=path), max(width, 8))
+            lines += [[("class:dim", piece)] for piece in saved]
     if model.match_over:
         lines += standings_lines(model, t, width)
     else:

@@ -127,3 +127,15 @@ def test_a_seat_saying_ready_is_not_logged_as_a_score_change() -> None:
     assert model.between_deals is not None and model.between_deals.ready == (0,)
     text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
     assert "Next deal in" in text
+
+
+def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None:
+    model = started_model()
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=1)
+    ended.hands.add(seat=0, cards=cards("9D 10C 8C 3S 4S 10C JC AS QS KD AC 10S 9S"), penalty=100)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    model.apply(deal_event(6, ended=ended))
+    lines = [render.plain(x) for x in render_end.deal_end_lines(model, IT, 80)]
+    assert "Ada → 100 (non ha aperto: 100)  totale 0/101" in lines
+    assert "   9♦ 10♣ 8♣ 3♠ 4♠ 10♣ J♣ A♠ Q♠ K♦ A♣ 10♠ 9♠" in lines
+    assert all(len(line) <= 80 for line in lines)
