@@ -41,7 +41,7 @@ from client.theme import STYLE
 from scala40_net import refusals
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
-from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 
 class CommandCompleter(Completer):
@@ -330,6 +330,8 @@ class TableScreen:
     def run(self, command: c.Command) -> None:
         """Carry out one command (typed or from a key)."""
         self.session.clear_notice()  # the answer to this command replaces the last one
+        if not isinstance(command, c.QuitCmd):
+            self.session.quit_armed = False
         handler = getattr(self, f"_do_{type(command).__name__}")
         try:
             handler(command)
@@ -462,6 +464,22 @@ class TableScreen:
         self.session.show_scores = not self.session.show_scores
 
     def _do_QuitCmd(self, cmd: c.QuitCmd) -> None:
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        """Leave; in the middle of a match only when asked twice in a row (a bot takes the
+        seat over, and ``make play`` stops its host)."""
+        model = self.model
+        playing = (
+            model.my_seat is not None
+            and model.table_phase == lobby_pb2.TABLE_PHASE_PLAYING
+            and not model.match_over
+        )
+        if playing and not self.session.quit_armed:
+            self.session.quit_armed = True
+            self.session.say(NoticeKind.REFUSAL, "quit_confirm", word=self.word("quit"))
+            self.invalidate()
+            return
         self.quit()
 
     def _do_CutCmd(self, cmd: c.CutCmd) -> None:

@@ -467,6 +467,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "no card selected: move with ←/→ and pick with Space",
     ),
     "err_not_connected": ("non connesso all'host", "not connected to the host"),
+    "quit_confirm": (
+        "La partita è in corso: un bot prende il tuo posto. Scrivi di nuovo «{word}» "
+        "(o Ctrl-Q) per uscire davvero.",
+        "The match is on: a bot takes your seat. Type '{word}' again (or Ctrl-Q) to leave.",
+    ),
     "cleared": ("giocata in preparazione azzerata", "planned play cleared"),
     # --- help -------------------------------------------------------------------------
     "help_text": (
@@ -530,6 +535,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "lobby_field_seats": ("Posti", "Seats"),
     "lobby_field_bots": ("Bot", "Bots"),
     "lobby_field_password": ("Password (facoltativa)", "Password (optional)"),
+    "lobby_field_level": ("Livello dei bot", "Bots' level"),
+    "lobby_levels": ("facile | medio | difficile", "easy | medium | hard"),
     "lobby_password_prompt": ("Password del tavolo", "Table password"),
     "lobby_error": ("Errore: {reason}", "Error: {reason}"),
     "preset_classic": ("classica", "classic"),

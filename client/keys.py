@@ -37,7 +37,7 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     @kb.add("c-q")
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        screen.quit()
+        screen.request_quit()
 
     @kb.add("f1")
     def _help(event: KeyPressEvent) -> None:

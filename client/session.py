@@ -69,6 +69,7 @@ class SessionState:
     next_deal_deadline: float | None = None  # time.monotonic() of the next deal at the latest
     show_scores: bool = False
     show_melds: bool = False
+    quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
     def rientro_seconds_left(self) -> int:
         if self.rientro_deadline is None:

@@ -24,7 +24,7 @@ from client.cardtext import face_label
 from client.i18n import Text
 from client.model import HandOrder, TableModel, Verification
 from client.session import LinkState, NoticeKind, SessionState, TrustState
-from scala40_net.pb import deal_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2
 
 EN, IT = Text("en"), Text("it")
 
@@ -463,3 +463,24 @@ def test_italian_completion_offers_the_cards_in_italian_letters() -> None:
         )
     ]
     assert offered == ["7C"]
+
+
+def test_quitting_mid_match_asks_to_be_confirmed() -> None:
+    model = started_model()
+    model.table_phase = lobby_pb2.TABLE_PHASE_PLAYING
+    lines = screen_text(model, [24, 80], keys="esci\r", lang="it")
+    assert "La partita è in corso" in " ".join(" ".join(x.split()) for x in lines)
+    closed: list[bool] = []
+
+    def twice(screen: TableScreen) -> None:
+        screen.quit = lambda: closed.append(True)  # type: ignore[method-assign]
+        screen.run(c.QuitCmd())
+        assert screen.app.is_running
+        screen.run(c.SortCmd())  # another command in between: the next quit asks again
+        screen.run(c.QuitCmd())
+        assert screen.app.is_running and screen.session.quit_armed
+        assert not closed
+        screen.run(c.QuitCmd())
+
+    screen_text(started_model(), [24, 80], act=twice)
+    assert closed == [True]
