@@ -129,6 +129,7 @@ class TableScreen:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
+        self._count_running = False
         if history is None:
             history = (
                 FileHistory(str(data_dir / "history"))
@@ -194,9 +195,12 @@ class TableScreen:
         before = (self.model.turn, self.model.phase)
         if not self.model.apply(event):
             return
-        if (self.model.turn, self.model.phase) != before:
+        notice = self.session.notice
+        if (self.model.turn, self.model.phase) != before and (
+            notice is None or notice.key != "quit_confirm"
+        ):
             # A refusal or error spoke of the table as it was: once the turn moves on it
-            # would hide what to do now ("Your turn: draw …").
+            # would hide what to do now ("Your turn: draw …"). A question stays.
             self.session.clear_notice()
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
@@ -232,7 +236,7 @@ class TableScreen:
             left = self.model.rientro_answer_within.get(me, 0.0)
             self.session.rientro_deadline = time.monotonic() + left
         if not counting:
-            self.spawn(self._count_down())
+            self.count_down()
 
     def _follow_pause(self, told_time_left: bool) -> None:
         """Count down the host's pause before the next deal, from the duration it sent."""
@@ -244,20 +248,29 @@ class TableScreen:
         if told_time_left or not counting:
             self.session.next_deal_deadline = time.monotonic() + pause.within
         if not counting:
-            self.spawn(self._count_down())
+            self.count_down()
 
     def _counting(self) -> bool:
         session = self.session
-        return (session.rientro_deadline is not None and session.rientro_seconds_left() > 0) or (
-            session.next_deal_deadline is not None and session.next_deal_seconds_left() > 0
+        return (
+            session.rientro_seconds_left() > 0
+            or session.next_deal_seconds_left() > 0
+            or session.cut_seconds_left() > 0
         )
 
+    def count_down(self) -> None:
+        """Redraw each second while a countdown runs (a buy-back, the pause, the cut)."""
+        if not self._count_running:
+            self._count_running = True
+            self.spawn(self._count_down())
+
     async def _count_down(self) -> None:
-        # Redraw each second so the seconds left stay true until the offer is answered
-        # or the next deal starts.
-        while self._counting():
-            self.invalidate()
-            await asyncio.sleep(1.0)
+        try:
+            while self._counting():
+                self.invalidate()
+                await asyncio.sleep(1.0)
+        finally:
+            self._count_running = False
         self.invalidate()
 
     def on_link(self, connected: bool, attempt: int) -> None:
@@ -474,6 +487,7 @@ class TableScreen:
             model.my_seat is not None
             and model.table_phase == lobby_pb2.TABLE_PHASE_PLAYING
             and not model.match_over
+            and not model.seat(model.my_seat).out  # a bust player leaves nothing behind
         )
         if playing and not self.session.quit_armed:
             self.session.quit_armed = True

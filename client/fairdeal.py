@@ -18,6 +18,7 @@ A deal that ended while the client was away (its seed still kept, its
 from __future__ import annotations
 
 import asyncio
+import time
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -135,6 +136,8 @@ class FairDealDriver:
             self.screen.session.cut_prompt = True
             loop = asyncio.get_running_loop()
             self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
+            self.screen.session.cut_deadline = time.monotonic() + CUT_WAIT_SECONDS
+            self.screen.count_down()
         else:
             self._commit(event.deal_no, exchange, None)
 
@@ -170,6 +173,7 @@ class FairDealDriver:
             self._cut_timer = None
         self.cut_deal = None
         self.screen.session.cut_prompt = False
+        self.screen.session.cut_deadline = None
         self._commit(deal_no, exchange, cut)
         self.screen.invalidate()
 

@@ -45,7 +45,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "busted": ("sballato", "bust (sballato)"),
     "connected": ("connesso", "connected"),
     "disconnected": ("disconnesso", "disconnected"),
-    "not_in_deal": ("fuori da questa smazzata", "sits this deal out"),
+    "not_in_deal": ("fuori smazzata", "sits out"),
     "connection_unknown": ("? (mi riconnetto)", "? (reconnecting)"),
     "reconnecting": ("mi riconnetto…", "reconnecting…"),
     "col_player": ("giocatore", "player"),
@@ -58,6 +58,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "discard_pile": ("Pozzo: {top} ({n})", "Discard pile (pozzo): {top} ({n})"),
     "discard_pile_empty": ("Pozzo: vuoto", "Discard pile (pozzo): empty"),
     "stock": ("Tallone: {n}", "Stock (tallone): {n}"),
+    "discard_under": ("sotto:", "below:"),
+    "pile_takes": ("presi: {takes}", "taken: {takes}"),
     "more_melds": ("… altre {n}: F3", "… {n} more: F3"),
     "panel_melds": ("Combinazioni sul tavolo", "Melds on the table"),
     "melds_close": ("Esc o F3 chiude.", "Esc or F3 closes."),
@@ -95,8 +97,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Connection lost: reconnecting… (attempt {n})",
     ),
     "status_cut_prompt": (
-        "Tagli tu il mazzo: scrivi un numero da 1 a {max} e Invio, o Invio per tagliare a caso.",
-        "You cut the deck: type 1 to {max} and Enter, or just Enter to cut at random.",
+        "Tagli tu il mazzo: un numero da 1 a {max} e Invio, o Invio a caso ({secs} s).",
+        "You cut the deck: type 1 to {max} and Enter, or just Enter to cut at random ({secs} s).",
     ),
     "status_rientro_offer": (
         "SBALLATO! Rientro per {fee} fiches → totale {total} · {secs} s · rientro sì | no",

@@ -123,6 +123,16 @@ def hand_bindings(screen: TableScreen) -> KeyBindings:
     def _right(event: KeyPressEvent) -> None:
         screen.session.cursor = min(screen.session.cursor + 1, max(len(cards()) - 1, 0))
 
+    cutting = Condition(lambda: screen.session.cut_prompt)
+
+    def _cut_digit(event: KeyPressEvent) -> None:
+        # The cut is typed on the command line, wherever the focus was.
+        event.app.layout.focus(screen.input_field)
+        screen.input_field.buffer.insert_text(event.data)
+
+    for digit in "0123456789":
+        kb.add(digit, filter=cutting)(_cut_digit)
+
     @kb.add("home")
     def _first(event: KeyPressEvent) -> None:
         screen.session.cursor = 0

@@ -124,15 +124,22 @@ def separator() -> Window:
 def table_panel(screen: TableScreen) -> Window:
     """The melds on the table; at the end of a deal, every hand and the verification instead."""
 
-    def draw(width: int, height: int) -> StyleAndTextTuples:
+    def lines(width: int, height: int) -> render.Lines:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
-            return render.join_lines(
-                render_end.deal_end_lines(model, screen.text, width, screen.session)
-            )
-        return render.join_lines(render.meld_lines(model, screen.text, width, height))
+            return render_end.deal_end_lines(model, screen.text, width, screen.session)
+        return render.meld_lines(model, screen.text, width, height)
 
-    return _panel(draw, height=Dimension(min=1, weight=1))
+    def rows() -> Dimension:
+        # In one column the log below gets what the table does not need (a 100x32 screen
+        # had empty table rows and a four-line log); beside a side column, all of it.
+        if is_wide():
+            return Dimension(min=1, weight=1)
+        width = get_app().output.get_size().columns
+        need = max(1, len(lines(width, 1000)))
+        return Dimension(min=1, preferred=need, max=need)
+
+    return _panel(lambda w, h: render.join_lines(lines(w, h)), height=rows)
 
 
 def deal_running(screen: TableScreen) -> Filter:
@@ -145,7 +152,7 @@ def deal_running(screen: TableScreen) -> Filter:
 
 def piles_bar(screen: TableScreen) -> ConditionalContainer:
     return ConditionalContainer(
-        _panel(lambda w, h: render.piles_line(screen.model, screen.text), height=1),
+        _panel(lambda w, h: render.piles_line(screen.model, screen.text, w), height=1),
         filter=deal_running(screen),
     )
 
@@ -231,7 +238,7 @@ def narrow_log(screen: TableScreen) -> ConditionalContainer:
                 separator(),
                 Window(
                     PanelControl(_narrow_log_draw(screen)),
-                    height=Dimension(min=1, preferred=2, max=4),
+                    height=Dimension(min=1, preferred=2, weight=1),
                 ),
             ]
         ),

@@ -20,6 +20,7 @@ from scala40_net.melds import Meld, MeldKind, attach, declarations, make_meld, s
 from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 LOG_LIMIT = 500
+PILE_TAKES_KEPT = 4
 CHAT_LIMIT = 200
 
 
@@ -228,6 +229,8 @@ class TableModel:
         self.score_sheet = ScoreSheet()
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
+        # Who took which card from the discard pile this deal, latest last (a few are shown).
+        self.pile_takes: list[tuple[int, int]] = []
         self._quiet = False
 
     # --- queries ----------------------------------------------------------------------
@@ -348,7 +351,9 @@ class TableModel:
         # (the fair-deal exchange, the discard pile under its top); the view's
         # own fields then win wherever both say something.
         self.deals.pop(view.deal_no, None)
-        self._quiet = True
+        # A first snapshot (a rejoin) logs the deal so far; one after a gap in the stream
+        # would log again what the log already holds.
+        self._quiet = bool(self.log)
         try:
             for raw in view.deal_events:
                 self._apply_deal(raw, None)
@@ -540,6 +545,7 @@ class TableModel:
         self.last_drawn = None
         self.discard_barred = False
         self.turns_played = {}
+        self.pile_takes = []
         self.result = None
         for state in self.seats.values():
             state.in_deal = state.seat in a.seats_in_play
@@ -587,6 +593,8 @@ class TableModel:
             if self.discard_pile:
                 self.discard_pile.pop()
             self.discard_count = max(0, self.discard_count - 1)
+            if card is not None:
+                self.pile_takes = [*self.pile_takes, (drawn.seat, card)][-PILE_TAKES_KEPT:]
             if mine and card is not None:
                 self.hand.append(card)
                 self.taken_discard = card

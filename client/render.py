@@ -236,7 +236,12 @@ def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
     return lines
 
 
-def piles_line(model: TableModel, t: Text) -> StyleAndTextTuples:
+RECENT_DISCARDS = 3
+
+
+def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTuples:
+    """The discard pile's top and the few cards under it, the stock, and who last took a card
+    from the pile (what a player watches to guess the others' hands)."""
     top = model.discard_top
     line: StyleAndTextTuples = []
     if top is None:
@@ -245,8 +250,20 @@ def piles_line(model: TableModel, t: Text) -> StyleAndTextTuples:
         text = t("discard_pile", top="\0", n=model.discard_count)
         before, _, after = text.partition("\0")
         line += [("", before), card_fragment(top, "bold"), ("", after)]
-    line.append(("", "    " + t("stock", n=model.stock_count)))
-    return line
+        under = model.discard_pile[-1 - RECENT_DISCARDS : -1]
+        if under:
+            line.append(("class:dim", " " + t("discard_under") + " "))
+            line += cards_fragments(list(reversed(under)))
+    line.append(("", "   " + t("stock", n=model.stock_count)))
+    if model.pile_takes:
+        takes = ", ".join(
+            f"{model.name_of(seat)} {face_label(face(card))}"
+            for seat, card in model.pile_takes[-2:]
+        )
+        extra: StyleAndTextTuples = [("class:dim", "   " + t("pile_takes", takes=takes))]
+        if fragments_width(line) + fragments_width(extra) <= width:
+            line += extra
+    return _cut(line, width)
 
 
 # --- the hand ---------------------------------------------------------------------------
@@ -528,7 +545,11 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         left = session.rientro_seconds_left()
         return ("class:alarm", t("status_rientro_offer", fee=fee, total=total, secs=left))
     if session.cut_prompt and model.fair_deal is not None:
-        return ("class:prompt", t("status_cut_prompt", max=model.fair_deal.deck_size - 1))
+        secs = session.cut_seconds_left()
+        return (
+            "class:prompt",
+            t("status_cut_prompt", max=model.fair_deal.deck_size - 1, secs=secs),
+        )
     phase = model.phase
     deal = model.deal_no
     if phase is Phase.MATCH_OVER:

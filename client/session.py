@@ -69,12 +69,18 @@ class SessionState:
     next_deal_deadline: float | None = None  # time.monotonic() of the next deal at the latest
     show_scores: bool = False
     show_melds: bool = False
+    cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
     quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
     def rientro_seconds_left(self) -> int:
         if self.rientro_deadline is None:
             return 0
         return max(0, round(self.rientro_deadline - time.monotonic()))
+
+    def cut_seconds_left(self) -> int:
+        if self.cut_deadline is None:
+            return 0
+        return max(0, round(self.cut_deadline - time.monotonic()))
 
     def next_deal_seconds_left(self) -> int:
         if self.next_deal_deadline is None:

@@ -170,6 +170,9 @@ async def test_join_play_a_whole_deal_see_a_refusal_and_quit(game: Game, tmp_pat
     assert saved.exists() and json.loads(saved.read_text())["deal_no"] == 1
     assert saved.with_suffix(".seed").exists()
 
+    game.type("quit")  # the match goes on: leaving is asked to be confirmed
+    await until(lambda: screen.session.quit_armed)
+    assert not game.task.done()
     game.type("quit")
     await asyncio.wait_for(game.task, 20)
 

@@ -484,3 +484,31 @@ def test_quitting_mid_match_asks_to_be_confirmed() -> None:
 
     screen_text(started_model(), [24, 80], act=twice)
     assert closed == [True]
+
+
+def test_the_cut_prompt_counts_down_and_takes_digits_typed_in_the_hand() -> None:
+    import time
+
+    session = SessionState(cut_prompt=True, cut_deadline=time.monotonic() + 12.4)
+    lines = screen_text(started_model(), [24, 80], keys="\t42", session=session, lang="it")
+    text = " ".join(" ".join(line.split()) for line in lines)
+    assert "Tagli tu il mazzo" in text and "(12 s)" in text
+    assert lines[-1].rstrip() == "> 42"  # the digits went to the command line
+
+
+def test_the_piles_show_the_cards_under_the_top_and_who_took_from_the_pile() -> None:
+    model = busy_table()
+    model.discard_pile = cards("3C 7S 9D KH")
+    model.pile_takes = [(1, card("QD")), (2, card("5S"))]
+    text = render.plain(render.piles_line(model, EN, 100))
+    assert "K♥ (2) below: 9♦ 7♠ 3♣" in text
+    assert "taken: Bea Q♦, Cleo 5♠" in text
+    assert len(render.plain(render.piles_line(model, EN, 60))) <= 60
+
+
+def test_the_log_takes_the_rows_the_table_does_not_need_at_100x32() -> None:
+    # Defect: at 100x32 the table area had empty rows above a four-line log.
+    lines = screen_text(busy_table(), [32, 100])
+    start = next(i for i, line in enumerate(lines) if line.startswith("Nothing planned"))
+    log = [line for line in lines[start + 2 : -4] if line.strip()]
+    assert len(log) >= 10
