@@ -18,8 +18,8 @@ A deal that ended while the client was away (its seed still kept, its
 from __future__ import annotations
 
 import asyncio
-import time
 import os
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
