@@ -31,9 +31,10 @@ bench: $(STAMP)
 proto: $(STAMP)
 	$(PY) protos/generate_python.py
 
-# The engine's refusals in other languages: templates extracted from the code (Babel), merged
-# into each .po (translate the new entries there), compiled to the .mo beside it, which is
-# committed (a test fails when it is stale) so the package needs no Babel to run.
+# The engine's refusals and the client's sentences in other languages: the English extracted
+# from the code (Babel), merged into each .po (translate the new entries there), compiled to
+# the .mo beside it, which is committed (a test fails when it is stale or a message has no
+# translation) so the game needs no Babel to run.
 LOCALE := scala40_net/locale
 messages: $(STAMP)
 	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output \
@@ -42,6 +43,11 @@ messages: $(STAMP)
 	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALE)/scala40.pot -d $(LOCALE) -D scala40
 	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D scala40
+	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output -k M:1c,2 \
+		-o client/locale/scala40_client.pot client/messages.py
+	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
+		-i client/locale/scala40_client.pot -d client/locale -D scala40_client
+	$(VENV)/bin/pybabel -q compile -d client/locale -D scala40_client
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
