@@ -147,17 +147,26 @@ class Seat:
 class LobbyClient:
     """The lobby calls of one host."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, lang: str = "en") -> None:
         self.stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        # The host says its refusals in this language (google.rpc.LocalizedMessage).
+        self.language = (("accept-language", lang),)
+
+    def _seat_metadata(self, seat: Seat) -> tuple[tuple[str, str], ...]:
+        return (*_bearer(seat.token), *self.language)
 
     async def host_info(self) -> lobby_pb2.GetHostInfoResponse:
         return await _call(
-            lambda: self.stub.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
+            lambda: self.stub.GetHostInfo(
+                lobby_pb2.GetHostInfoRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
         )
 
     async def tables(self) -> list[lobby_pb2.TableSummary]:
         answer = await _call(
-            lambda: self.stub.ListTables(lobby_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
+            lambda: self.stub.ListTables(
+                lobby_pb2.ListTablesRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
         )
         return list(answer.tables)
 
@@ -177,7 +186,7 @@ class LobbyClient:
         if password:
             request.password = password
         answer: lobby_pb2.CreateTableResponse = await _call(
-            lambda: self.stub.CreateTable(request, timeout=CALL_TIMEOUT)
+            lambda: self.stub.CreateTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
         )
         return answer.table_id
 
@@ -185,20 +194,26 @@ class LobbyClient:
         request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
         if password:
             request.password = password
-        answer = await _call(lambda: self.stub.JoinTable(request, timeout=CALL_TIMEOUT))
+        answer = await _call(
+            lambda: self.stub.JoinTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        )
         return Seat(table_id, answer.seat, answer.seat_token)
 
     async def spectate(self, table_id: str, password: str | None = None) -> Seat:
         request = lobby_pb2.SpectateTableRequest(table_id=table_id)
         if password:
             request.password = password
-        answer = await _call(lambda: self.stub.SpectateTable(request, timeout=CALL_TIMEOUT))
+        answer = await _call(
+            lambda: self.stub.SpectateTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        )
         return Seat(table_id, None, answer.spectator_token)
 
     async def add_bot(self, seat: Seat, level: int = lobby_pb2.BOT_LEVEL_MEDIUM) -> int:
         request = lobby_pb2.AddBotRequest(table_id=seat.table_id, level=level)  # type: ignore[arg-type]
         answer: lobby_pb2.AddBotResponse = await _call(
-            lambda: self.stub.AddBot(request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT)
+            lambda: self.stub.AddBot(
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
+            )
         )
         return answer.seat
 
@@ -206,7 +221,7 @@ class LobbyClient:
         request = lobby_pb2.StartMatchRequest(table_id=seat.table_id)
         await _call(
             lambda: self.stub.StartMatch(
-                request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
             )
         )
 
@@ -214,7 +229,7 @@ class LobbyClient:
         request = lobby_pb2.LeaveTableRequest(table_id=seat.table_id)
         await _call(
             lambda: self.stub.LeaveTable(
-                request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
             ),
             retries=0,
         )

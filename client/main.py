@@ -94,7 +94,7 @@ async def open_table(
     With ``store`` the seat (its token) and each deal's seed are kept on disk, so a client
     started again can rejoin the table from the lobby.
     """
-    lobby = LobbyClient(channel)
+    lobby = LobbyClient(channel, text.lang)
     if store is not None and seat.seat is not None:
         store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
@@ -144,7 +144,7 @@ async def play_local(
     port = await host.start()
     channel = open_channel("127.0.0.1", port)
     try:
-        lobby = LobbyClient(channel)
+        lobby = LobbyClient(channel, text.lang)
         session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, "local", session, directory)
         name = options.name
@@ -184,7 +184,7 @@ async def join_host(address: str, options: Options, directory: Path) -> int:
     host, port = parse_address(address)
     channel = open_channel(host, port)
     try:
-        lobby = LobbyClient(channel)
+        lobby = LobbyClient(channel, text.lang)
         session = SessionState(host=f"{host}:{port}")
         try:
             await trust_host(lobby, f"{host}:{port}", session, directory)

@@ -15,6 +15,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from host import refusal_words
 from scala40_net import refusals
 from scala40_net.errors import RuleViolation
 
@@ -57,17 +58,19 @@ class Refusal(Exception):
         detail.Pack(info)
         details = [detail]
         violation = self.violation
+        lang = refusals.language(accept_language)
+        message: str | None = None
         if violation is not None and violation.code is not None:
             info.metadata["reason_code"] = violation.code
             for name, param in violation.params.items():
                 info.metadata[f"param_{name}"] = refusals.param_text(param, "en")
             detail.Pack(info)
-            lang = refusals.language(accept_language)
-            localized = error_details_pb2.LocalizedMessage(
-                locale=lang, message=refusals.localized(violation, lang)
-            )
+            message = refusals.localized(violation, lang)
+        elif violation is None:
+            message = refusal_words.said(self.reason, self.rule, lang)
+        if message is not None:
             details.append(any_pb2.Any())
-            details[-1].Pack(localized)
+            details[-1].Pack(error_details_pb2.LocalizedMessage(locale=lang, message=message))
         status = status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
         return rpc_status.to_status(status)
 

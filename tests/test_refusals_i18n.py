@@ -26,13 +26,20 @@ from scala40_net.scenario import CardPool
 LOCALE = Path(refusals.__file__).parent / "locale"
 PO = LOCALE / "it" / "LC_MESSAGES" / "scala40.po"
 MO = PO.with_suffix(".mo")
-SOURCES = ("deal.py", "melds.py", "refusals.py")  # where refuse() and N_() templates are
+ROOT = Path(refusals.__file__).parent.parent
+# Where refuse() and N_() templates are (as make messages lists them).
+SOURCES = (
+    "scala40_net/deal.py",
+    "scala40_net/melds.py",
+    "scala40_net/refusals.py",
+    "host/refusal_words.py",
+)
 
 
 def templates_in_code() -> set[str]:
     found: set[str] = set()
     for name in SOURCES:
-        path = Path(refusals.__file__).parent / name
+        path = ROOT / name
         for _, message, _, _ in extract_from_file(
             "python", str(path), keywords={"refuse": (3,), "N_": None}
         ):
@@ -132,3 +139,17 @@ def test_the_italian_screen_says_a_local_refusal_in_italian() -> None:
     lines = screen_text(started_model(), [24, 80], keys="cala AP 2Q\r", lang="it")
     text = " ".join(" ".join(line.split()) for line in lines)
     assert "Rifiutata — R4.1: una combinazione ha almeno 3 carte, A♠ 2♦ ne ha 2" in text
+
+
+async def test_the_hosts_own_refusals_are_said_in_the_callers_language_too(
+    served: HostClient,
+) -> None:
+    dealt = await deal_two_seats(served)
+    other = dealt.tokens[dealt.other]
+    seq = (await view(served, other)).seq
+    draw = table_pb2.DrawRequest(context=context(seq), source=deal_pb2.DRAW_SOURCE_STOCK)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await served.table.Draw(draw, metadata=(*bearer(other), ("accept-language", "it")))
+    refusal = refusal_from_error(caught.value)
+    assert refusal.reason == "NOT_YOUR_TURN"
+    assert refusal.message == "R3: non è il tuo turno"
