@@ -287,7 +287,7 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
     if state.discard_barred:
         raise refuse("R3.2", "PUT_BACK", "you put the discard back this turn: draw from the stock")
     if not state.discard_pile:
-        raise RuleViolation("R3", "the discard pile is empty: draw from the stock")
+        raise refuse("R3", "DISCARD_PILE_EMPTY", "the discard pile is empty: draw from the stock")
     card = state.discard_pile[-1]
     new = replace(
         state,
@@ -302,7 +302,10 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
 
 def _return_discard(state: DealState, seat: int) -> tuple[DealState, list[Event]]:
     if state.phase is not Phase.PLAY or state.taken_discard is None:
-        raise RuleViolation("R3.2", "only a card just taken from the discard pile can be put back")
+        raise refuse(
+            "R3.2", "NOTHING_TO_PUT_BACK",
+            "only a card just taken from the discard pile can be put back",
+        )  # fmt: skip
     i = state.index(seat)
     card = state.taken_discard
     hand = list(state.hands[i])
@@ -362,9 +365,10 @@ def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[
     if len(set(cards)) != len(cards):
         raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
     for c in cards:
+        if c not in scratch.hand and c in original:
+            raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
         if c not in scratch.hand:
-            where = "is already used in this play" if c in original else "is not in your hand"
-            raise RuleViolation(None, f"{_text(c)} {where}")
+            raise RuleViolation(None, f"{_text(c)} is not in your hand")
     for c in cards:
         scratch.hand.remove(c)
 
@@ -473,9 +477,10 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
                 "R5.1", "OPENING_SHORT", "opening melds total {total} points, {needed} needed",
                 total=scratch.opening_total, needed=needed,
             )  # fmt: skip
-        raise RuleViolation(
-            "R3.2", "the card taken from the discard pile must be inside the opening melds"
-        )
+        raise refuse(
+            "R3.2", "TAKEN_NOT_IN_OPENING",
+            "the card taken from the discard pile must be inside the opening melds",
+        )  # fmt: skip
     if classic_pickup and not scratch.taken_laid:
         assert taken is not None
         if not opened_before:
@@ -566,18 +571,20 @@ def _check_discard(
     hand = scratch.hand
     if discard is None:
         if hand:
-            raise RuleViolation("R8.1", "every turn ends with exactly one discard")
+            raise refuse("R8.1", "NO_DISCARD", "every turn ends with exactly one discard")
         if not rules.close_without_discard:
-            raise RuleViolation(
-                "R9.1",
+            raise refuse(
+                "R9.1", "KEEP_A_DISCARD",
                 "ending a turn with no card left to discard is not allowed: keep one to discard",
-            )
+            )  # fmt: skip
         return
     if discard not in hand:
-        where = (
-            "is used in this play" if discard in state.hand(state.turn) else "is not in your hand"
-        )
-        raise RuleViolation("R8.1", f"the discard {_text(discard)} {where}")
+        if discard in state.hand(state.turn):
+            raise refuse(
+                "R8.1", "DISCARD_USED", "the discard {card} is used in this play",
+                card=face(discard),
+            )  # fmt: skip
+        raise RuleViolation("R8.1", f"the discard {_text(discard)} is not in your hand")
     if discard == taken:
         raise refuse(
             "R3.3", "DISCARD_TAKEN",

@@ -8,17 +8,26 @@ its English sentence is the same either way.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from scala40_net.cards import Face, cards_text
+from scala40_net.cards import Face, Suit, cards_text
 
-# A sentence's parameter: a number, a word, a face, or card ids (tuple) shown as cards.
-Param = int | str | Face | tuple[int, ...]
+
+@dataclass(frozen=True)
+class Choices:
+    """Faces a player may choose between, said "8H or 8D" (in each language its own way)."""
+
+    faces: tuple[Face, ...]
 
 
 def english(value: object) -> str:
-    """A parameter as the English sentence writes it (card ids as ``7H 8H``)."""
+    """A parameter as the English sentence writes it (card ids as ``7H 8H``, a suit ``H``)."""
     if isinstance(value, tuple):
         return cards_text(value)
+    if isinstance(value, Choices):
+        return " or ".join(str(f) for f in value.faces)
+    if isinstance(value, Suit):
+        return value.letter
     return str(value)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scala40_net.cards import Face, Suit, cards_text, face, is_joker
-from scala40_net.errors import RuleViolation, refuse
+from scala40_net.errors import Choices, RuleViolation, refuse
 
 ACE_LOW = 1
 ACE_HIGH = 14
@@ -148,15 +148,37 @@ def _check_declaration(
     has_joker = any(is_joker(c) for c in cards)
     if not has_joker:
         if joker_as is not None:
-            raise RuleViolation("R4.4", f"{cards_text(cards)} has no joker, so nothing to declare")
+            raise refuse(
+                "R4.4",
+                "NO_JOKER_TO_DECLARE",
+                "{cards} has no joker, so nothing to declare",
+                cards=tuple(cards),
+            )
         return None
-    options = " or ".join(str(f) for f in expected)
+    options = Choices(tuple(expected))
     if joker_as is None:
-        raise RuleViolation("R4.4", f"the joker must declare the card it stands for ({options})")
+        raise refuse(
+            "R4.4",
+            "JOKER_UNDECLARED",
+            "the joker must declare the card it stands for ({options})",
+            options=options,
+        )
     if joker_as not in expected:
         if len(expected) == 1:
-            raise RuleViolation("R4.4", f"the joker here stands for {options}, not {joker_as}")
-        raise RuleViolation("R4.4", f"the joker here may stand for {options}, not {joker_as}")
+            raise refuse(
+                "R4.4",
+                "JOKER_DECLARED_WRONG",
+                "the joker here stands for {options}, not {face}",
+                options=options,
+                face=joker_as,
+            )
+        raise refuse(
+            "R4.4",
+            "JOKER_DECLARED_WRONG",
+            "the joker here may stand for {options}, not {face}",
+            options=options,
+            face=joker_as,
+        )
     return joker_as
 
 
@@ -180,6 +202,10 @@ def _sequence_low(cards: Sequence[int]) -> int | None:
         if fits:
             return low
     return None
+
+
+def _nothing_to_declare() -> RuleViolation:
+    return refuse("R4.4", "NOTHING_TO_DECLARE", "no joker is attached, so nothing to declare")
 
 
 def _not_a_sequence(cards: Sequence[int]) -> RuleViolation:
@@ -335,7 +361,7 @@ def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) ->
     joker_new = next((c for c in cards if is_joker(c)), None)
     if joker_new is None:
         if joker_as is not None:
-            raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+            raise _nothing_to_declare()
         declared = None
     else:
         declared = _check_declaration([joker_new], joker_as, missing)
@@ -354,20 +380,31 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
     suit = meld.suit
     joker_new = next((c for c in cards if is_joker(c)), None)
     if joker_new is None and joker_as is not None:
-        raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+        raise _nothing_to_declare()
     new_faces: list[Face] = []
     for c in cards:
         if is_joker(c):
             if joker_as is None:
-                options = " or ".join(str(f) for f in _joker_ends(meld, cards))
-                hint = f" ({options})" if options else ""
-                raise RuleViolation(
-                    "R4.4", f"the attached joker must declare the card it stands for{hint}"
+                ends = tuple(_joker_ends(meld, cards))
+                if ends:
+                    raise refuse(
+                        "R4.4",
+                        "JOKER_UNDECLARED",
+                        "the attached joker must declare the card it stands for ({options})",
+                        options=Choices(ends),
+                    )
+                raise refuse(
+                    "R4.4",
+                    "JOKER_UNDECLARED",
+                    "the attached joker must declare the card it stands for",
                 )
             if joker_as.suit != suit or joker_as.is_joker:
-                raise RuleViolation(
+                raise refuse(
                     "R4.4",
-                    f"a joker attached here stands for a {suit.letter} card, not {joker_as}",
+                    "JOKER_WRONG_SUIT",
+                    "a joker attached here stands for a {suit} card, not {face}",
+                    suit=suit,
+                    face=joker_as,
                 )
             new_faces.append(joker_as)
         else:
@@ -444,12 +481,12 @@ def attach(meld: Meld, cards: Sequence[int], joker_as: Face | None = None) -> Me
     """``meld`` with ``cards`` added (R6), or ``RuleViolation``; its joker stays put (R6.3)."""
     cards = tuple(cards)
     if not cards:
-        raise RuleViolation("R6.1", "attach at least one card")
+        raise refuse("R6.1", "ATTACH_NOTHING", "attach at least one card")
     if len(set(cards)) != len(cards) or set(cards) & set(meld.cards):
-        raise RuleViolation("R6.1", "the same card is listed twice")
+        raise refuse("R6.1", "CARD_TWICE", "the same card is listed twice")
     jokers = sum(1 for c in meld.cards + cards if is_joker(c))
     if jokers > 1:
-        raise RuleViolation("R4.3", "a meld holds at most one joker")
+        raise refuse("R4.3", "TOO_MANY_JOKERS", "a meld holds at most one joker")
     if meld.is_sequence:
         return _attach_to_sequence(meld, cards, joker_as)
     return _attach_to_group(meld, cards, joker_as)
@@ -486,8 +523,10 @@ def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
         )
     cards = (*meld.cards[:pos], card, *meld.cards[pos + 1 :])
     if meld.is_sequence and _real_aces(cards) > 1:
-        raise RuleViolation(
-            "R4.1", "a sequence holds one ace only: this joker cannot be swapped for a second ace"
+        raise refuse(
+            "R4.1",
+            "TWO_ACES",
+            "a sequence holds one ace only: this joker cannot be swapped for a second ace",
         )
     return Meld(meld.kind, cards, meld.stands_for, meld.low), meld.cards[pos]
 
@@ -502,23 +541,32 @@ def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> t
     n = len(meld.cards)
     if max_run is None or not meld.is_sequence or n <= max_run:
         if lengths and tuple(lengths) != (n,):
-            raise RuleViolation(
-                "R4.6", "only a sequence longer than the longest run allowed is cut"
+            raise refuse(
+                "R4.6",
+                "NOTHING_TO_CUT",
+                "only a sequence longer than the longest run allowed is cut",
             )
         return (meld,)
     if not lengths:
         if n == 2 * MELD_MIN:
             lengths = (MELD_MIN, MELD_MIN)
         else:
-            raise RuleViolation(
+            raise refuse(
                 "R4.6",
-                f"a sequence on the table has at most {max_run} cards: "
-                f"say how to cut these {n} into runs of 3 to {max_run}",
+                "SAY_THE_CUT",
+                "a sequence on the table has at most {max_run} cards: "
+                "say how to cut these {n} into runs of 3 to {max_run}",
+                max_run=max_run,
+                n=n,
             )
     if sum(lengths) != n or any(not MELD_MIN <= k <= max_run for k in lengths):
-        raise RuleViolation(
+        raise refuse(
             "R4.6",
-            f"cut {n} cards into runs of 3 to {max_run} cards, not {'+'.join(map(str, lengths))}",
+            "BAD_CUT",
+            "cut {n} cards into runs of 3 to {max_run} cards, not {lengths}",
+            n=n,
+            max_run=max_run,
+            lengths="+".join(map(str, lengths)),
         )
     pieces: list[Meld] = []
     start = 0

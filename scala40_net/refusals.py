@@ -14,8 +14,8 @@ import functools
 import gettext
 from pathlib import Path
 
-from scala40_net.cards import RANK_TEXT, Face, face
-from scala40_net.errors import RuleViolation
+from scala40_net.cards import RANK_TEXT, Face, Suit, face
+from scala40_net.errors import Choices, RuleViolation
 from scala40_net.melds import Meld
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -36,6 +36,7 @@ WORDS = (
     N_("a player who has not opened"),
 )
 OPERATION = N_("operation {n}: ")
+OR = N_(" or ")
 
 
 @functools.cache
@@ -75,6 +76,10 @@ def param_text(value: object, lang: str) -> str:
         return text
     if isinstance(value, Face):
         return _face_text(value)
+    if isinstance(value, Choices):
+        return translations(lang).gettext(OR).join(_face_text(f) for f in value.faces)
+    if isinstance(value, Suit):
+        return value.symbol
     if isinstance(value, tuple):
         return " ".join(_face_text(face(c)) for c in value)
     if isinstance(value, str):
