@@ -130,6 +130,7 @@ class TableScreen:
         self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
         self._count_running = False
+        self.new_match_wanted = False  # the screen closed to start another match
         if history is None:
             history = (
                 FileHistory(str(data_dir / "history"))
@@ -472,6 +473,14 @@ class TableScreen:
             self.invalidate()
 
         self._send(ready)
+
+    def _do_NewMatchCmd(self, cmd: c.NewMatchCmd) -> None:
+        if not self.session.new_match_offered:
+            raise c.CommandError("err_no_new_match")
+        if not self.model.match_over:
+            raise c.CommandError("err_match_not_over")
+        self.new_match_wanted = True
+        self.quit()
 
     def _do_ScoresCmd(self, cmd: c.ScoresCmd) -> None:
         self.session.show_scores = not self.session.show_scores

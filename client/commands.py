@@ -37,6 +37,7 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "buyback": ("buyback", "rientra"),
     "retire": ("retire", "ritirati"),
     "ready": ("ready", "pronto"),
+    "new": ("new", "nuova"),
     "scores": ("scores", "punti"),
 }
 ALIASES = {
@@ -172,6 +173,11 @@ class ReadyCmd:
 
 
 @dataclass(frozen=True)
+class NewMatchCmd:
+    """After the match: another one at once, against the same bots (``make play``)."""
+
+
+@dataclass(frozen=True)
 class ScoresCmd:
     """Show (or hide) the score sheet."""
 
@@ -202,6 +208,7 @@ Command = (
     | StartCmd
     | RientroCmd
     | ReadyCmd
+    | NewMatchCmd
     | ScoresCmd
 )
 
@@ -335,6 +342,7 @@ def parse_command(text: str, lang: str = "en") -> Command:
         "buyback": RientroCmd(True),
         "retire": RientroCmd(False),
         "ready": ReadyCmd(),
+        "new": NewMatchCmd(),
         "scores": ScoresCmd(),
     }
     return no_arguments(simple[name])

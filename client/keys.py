@@ -18,6 +18,7 @@ from client.commands import (
     DiscardCmd,
     DrawCmd,
     MeldCmd,
+    NewMatchCmd,
     SortCmd,
     TakeCmd,
     UndoCmd,
@@ -85,6 +86,12 @@ def focus_bindings(screen: TableScreen) -> KeyBindings:
     input_empty = Condition(
         lambda: screen.input_focused() and not screen.input_field.buffer.text.strip()
     )
+
+    offered = Condition(lambda: screen.session.new_match_offered and screen.model.match_over)
+
+    @kb.add("n", filter=input_empty & offered)
+    def _new_match(event: KeyPressEvent) -> None:
+        screen.run(NewMatchCmd())
 
     @kb.add("tab", filter=input_empty)
     def _to_hand(event: KeyPressEvent) -> None:

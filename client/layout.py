@@ -238,7 +238,7 @@ def narrow_log(screen: TableScreen) -> ConditionalContainer:
                 separator(),
                 Window(
                     PanelControl(_narrow_log_draw(screen)),
-                    height=Dimension(min=1, preferred=2, weight=1),
+                    height=Dimension(min=1, preferred=1, weight=1),
                 ),
             ]
         ),

@@ -145,21 +145,30 @@ async def play_local(
     channel = open_channel("127.0.0.1", port)
     try:
         lobby = LobbyClient(channel, text.lang)
-        session = SessionState(host=f"127.0.0.1:{port}")
+        session = SessionState(host=f"127.0.0.1:{port}", new_match_offered=True)
         await trust_host(lobby, "local", session, directory)
         name = options.name
-        table_id = await lobby.create_table(
-            text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
-        )
-        seat = await lobby.join(table_id, name)
-        for _ in range(options.bots):
-            await lobby.add_bot(seat, LEVELS[options.level])
-        screen = await open_table(
-            channel, seat, text, session, directory, start=True, input=input, output=output
-        )
-        if ready is not None:
-            ready.set_result(screen)
-        await screen.run_async()
+        while True:  # one table per match; "n" at a match's end starts the next one
+            table_id = await lobby.create_table(
+                text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
+            )
+            seat = await lobby.join(table_id, name)
+            for _ in range(options.bots):
+                await lobby.add_bot(seat, LEVELS[options.level])
+            screen = await open_table(
+                channel, seat, text, session, directory, start=True, input=input, output=output
+            )
+            if ready is not None and not ready.done():
+                ready.set_result(screen)
+            await screen.run_async()
+            if not screen.new_match_wanted:
+                break
+            session = SessionState(
+                host=session.host,
+                fingerprint=session.fingerprint,
+                trust=session.trust,
+                new_match_offered=True,
+            )
     finally:
         await channel.close()
         await host.stop(grace=0.5)

@@ -195,6 +195,8 @@ ENGLISH: dict[str, str] = dict(
             "end_new_match_local",
             "F2 (or 'scores') the score sheet · n a new match · quit to leave.",
         ),
+        M("err_no_new_match", "a new match is started from the lobby here"),
+        M("err_match_not_over", "the match is not over yet"),
         M("ready_sent", "Ready: waiting for the others."),
         M("err_not_between_deals", "no deal to close: 'ready' is for the pause between deals"),
         M("panel_scores", "Score sheet"),

@@ -131,6 +131,8 @@ def deal_end_lines(
             lines += [[("class:dim", piece)] for piece in saved]
     if model.match_over:
         lines += standings_lines(model, t, width)
+        key = "end_new_match_local" if session.new_match_offered else "end_new_match"
+        lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
     else:
         style, text = countdown_text(model, session, t)
         lines += [[(style, piece)] for piece in textwrap.wrap(text, max(width, 8))]
@@ -161,7 +163,6 @@ def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
                 width,
             )
         )
-    lines.append([("class:dim", t("end_new_match"))])
     return lines
 
 

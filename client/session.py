@@ -70,6 +70,7 @@ class SessionState:
     show_scores: bool = False
     show_melds: bool = False
     cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
+    new_match_offered: bool = False  # make play: the screen may start another match
     quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
     def rientro_seconds_left(self) -> int:

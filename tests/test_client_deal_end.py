@@ -6,6 +6,7 @@ from test_client_model import cards, deal_event, started_model
 from test_client_screen import screen_text
 
 from client import render, render_end
+from client.app import TableScreen
 from client.i18n import Text
 from client.model import TableModel
 from scala40_net.pb import deal_pb2, table_pb2
@@ -139,3 +140,25 @@ def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None
     assert "Ada → 100 (non ha aperto: 100)  totale 0/101" in lines
     assert "   9♦ 10♣ 8♣ 3♠ 4♠ 10♣ J♣ A♠ Q♠ K♦ A♣ 10♠ 9♠" in lines
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_at_the_match_end_make_play_offers_a_new_match_on_n() -> None:
+    from client.session import SessionState
+
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0, out=frozenset({2}))
+    over = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    model.apply(table_pb2.TableEvent(seq=20, match_update=over))
+    left: list[bool] = []
+
+    def watch(screen: TableScreen) -> None:
+        screen.quit = lambda: left.append(screen.new_match_wanted)  # type: ignore[method-assign]
+
+    session = SessionState(new_match_offered=True)
+    lines = screen_text(model, [24, 80], keys="n", session=session, lang="it", act=watch)
+    assert "n nuova partita" in "\n".join(lines)
+    assert left == [True]
+    # Without the offer (a LAN host's table) n is just a letter on the command line.
+    left.clear()
+    lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
+    assert left == [] and lines[-1].rstrip() == "> n"
