@@ -4,14 +4,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint bench proto clean play host soak
+.PHONY: test lint bench proto messages clean play host soak
 
 # The venv is (re)installed whenever the project's own dependency list changes.
+# The build tools' own deprecation notices are for this file's authors, not for a player.
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "Installing Scala 40 and its tools into $(VENV) (about a minute, the first time only)..."
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+	@echo "Installed."
 
 test: $(STAMP)
 	$(PY) -m pytest -q
@@ -32,6 +35,24 @@ bench: $(STAMP)
 proto: $(STAMP)
 	$(PY) protos/generate_python.py
 
+# The engine's refusals and the client's sentences in other languages: the English extracted
+# from the code (Babel), merged into each .po (translate the new entries there), compiled to
+# the .mo beside it, which is committed (a test fails when it is stale or a message has no
+# translation) so the game needs no Babel to run.
+LOCALE := scala40_net/locale
+messages: $(STAMP)
+	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output \
+		-k refuse:3 -k N_ -o $(LOCALE)/scala40.pot \
+		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py host/refusal_words.py
+	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
+		-i $(LOCALE)/scala40.pot -d $(LOCALE) -D scala40
+	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D scala40
+	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output -k M:1c,2 \
+		-o client/locale/scala40_client.pot client/messages.py
+	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
+		-i client/locale/scala40_client.pot -d client/locale -D scala40_client
+	$(VENV)/bin/pybabel -q compile -d client/locale -D scala40_client
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
@@ -40,8 +61,8 @@ clean:
 play: $(STAMP)
 	$(VENV)/bin/scala40-play $(ARGS)
 
-# A host for the LAN on every interface; it prints the address others join with.
+# A host for the LAN on every interface, with TLS; it prints the invite others join with
+# (scala40 'scala40://ADDRESS:PORT/?fp=…'), which pins its fingerprint.
 HOST_PORT ?= 4040
 host: $(STAMP)
-	@$(PY) -c 'from client.main import print_join_hint; print_join_hint($(HOST_PORT))'
 	$(VENV)/bin/scala40-host --listen 0.0.0.0:$(HOST_PORT) $(ARGS)

@@ -28,6 +28,7 @@ from prompt_toolkit.widgets import TextArea
 
 from client import commands as c
 from client import keys, render
+from client.cardtext import face_label, typed_label
 from client.connection import HostRefusal, TableLink
 from client.fairdeal import FairDealDriver
 from client.i18n import Text
@@ -37,9 +38,10 @@ from client.planner import Preview, TurnPlanner, discard_card, hint
 from client.seats import SeatStore
 from client.session import LinkState, NoticeKind, SessionState
 from client.theme import STYLE
+from scala40_net import refusals
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
-from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 
 class CommandCompleter(Completer):
@@ -76,7 +78,7 @@ class CommandCompleter(Completer):
             typed = [w.upper() for w in done[1:]]
             offered: set[str] = set()
             for card in render.hand_cards(self.screen.model, self.screen.session):
-                label = str(face(card))
+                label = typed_label(face(card), self.screen.text.lang)
                 if card not in self.screen.planner.hand_left(self.screen.model):
                     continue
                 if label in offered or typed.count(label) >= self._held(label):
@@ -86,12 +88,13 @@ class CommandCompleter(Completer):
                     yield Completion(
                         label + " ",
                         start_position=-len(current),
-                        display=render.face_label(face(card)),
+                        display=face_label(face(card)),
                     )
 
     def _held(self, label: str) -> int:
         left = self.screen.planner.hand_left(self.screen.model)
-        return sum(1 for card in left if str(face(card)) == label)
+        lang = self.screen.text.lang
+        return sum(1 for card in left if typed_label(face(card), lang) == label)
 
 
 class TableScreen:
@@ -124,8 +127,10 @@ class TableScreen:
         self.seat_store = seat_store
         self.fair_deal = FairDealDriver(self, data_dir, seat_store)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._preview_key: tuple[int, int, int] | None = None
+        self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
+        self._count_running = False
+        self.new_match_wanted = False  # the screen closed to start another match
         if history is None:
             history = (
                 FileHistory(str(data_dir / "history"))
@@ -179,8 +184,7 @@ class TableScreen:
 
     def preview(self) -> Preview | None:
         # Rendering asks several times a frame; the engine runs once per change.
-        last = id(self.planner.steps[-1]) if self.planner.steps else 0
-        key = (self.model.last_seq, len(self.planner.steps), last)
+        key = (self.model.last_seq, self.planner.revision)
         if key != self._preview_key:
             self._preview_key = key
             self._preview = self.planner.preview(self.model) if self.planner else None
@@ -192,14 +196,22 @@ class TableScreen:
         before = (self.model.turn, self.model.phase)
         if not self.model.apply(event):
             return
-        if (self.model.turn, self.model.phase) != before:
+        notice = self.session.notice
+        if (self.model.turn, self.model.phase) != before and (
+            notice is None or notice.key != "quit_confirm"
+        ):
             # A refusal or error spoke of the table as it was: once the turn moves on it
-            # would hide what to do now ("Your turn: draw …").
+            # would hide what to do now ("Your turn: draw …"). A question stays.
             self.session.clear_notice()
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
+        if self.model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and self.hand_focused():
+            # The hand is not shown at the end of a deal: Enter there means "ready".
+            self.app.layout.focus(self.input_field)
         self.fair_deal.on_event(event)
-        self._follow_rientro(event.WhichOneof("event") in ("match_update", "snapshot"))
+        told = event.WhichOneof("event") in ("match_update", "snapshot")
+        self._follow_rientro(told)
+        self._follow_pause(told)
         if self.model.match_over:
             self._forget_seat()  # nothing left to rejoin
         self.invalidate()
@@ -225,15 +237,42 @@ class TableScreen:
             left = self.model.rientro_answer_within.get(me, 0.0)
             self.session.rientro_deadline = time.monotonic() + left
         if not counting:
+            self.count_down()
+
+    def _follow_pause(self, told_time_left: bool) -> None:
+        """Count down the host's pause before the next deal, from the duration it sent."""
+        pause = self.model.between_deals
+        if pause is None:
+            self.session.next_deal_deadline = None
+            return
+        counting = self.session.next_deal_deadline is not None
+        if told_time_left or not counting:
+            self.session.next_deal_deadline = time.monotonic() + pause.within
+        if not counting:
+            self.count_down()
+
+    def _counting(self) -> bool:
+        session = self.session
+        return (
+            session.rientro_seconds_left() > 0
+            or session.next_deal_seconds_left() > 0
+            or session.cut_seconds_left() > 0
+        )
+
+    def count_down(self) -> None:
+        """Redraw each second while a countdown runs (a buy-back, the pause, the cut)."""
+        if not self._count_running:
+            self._count_running = True
             self.spawn(self._count_down())
 
     async def _count_down(self) -> None:
-        # Redraw each second so the seconds left stay true until the offer is answered.
-        while self.session.rientro_deadline is not None:
-            self.invalidate()
-            if self.session.rientro_seconds_left() == 0:
-                return
-            await asyncio.sleep(1.0)
+        try:
+            while self._counting():
+                self.invalidate()
+                await asyncio.sleep(1.0)
+        finally:
+            self._count_running = False
+        self.invalidate()
 
     def on_link(self, connected: bool, attempt: int) -> None:
         self.session.link = LinkState.CONNECTED if connected else LinkState.RECONNECTING
@@ -260,12 +299,14 @@ class TableScreen:
             self.fair_deal.answer_cut(line)
             return False
         if not line.strip():
+            if self._waited_for():
+                self.run(c.ReadyCmd())  # Enter on an empty line: read, ready for the next deal
             return False
         try:
-            command = c.parse_command(line)
+            command = c.parse_command(line, self.text.lang)
         except c.CommandError as error:
             self.say_error(error.key, **error.fields)
-            return True  # keep the line so it can be fixed
+            return False  # the line goes to the history: ↑ brings it back to be fixed
         self.run(command)
         return False
 
@@ -274,8 +315,12 @@ class TableScreen:
         self.invalidate()
 
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
-        sentence = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
+        if isinstance(refusal, HostRefusal):
+            sentence = refusal.message
+        else:  # the local engine's, while planning: in the screen's language
+            sentence = refusals.localized(refusal, self.text.lang)
         self.session.say(NoticeKind.REFUSAL, "status_refused", reason=sentence)
+        self.model.note("log_refused", reason=sentence)  # in full, after the status line moves on
         self.invalidate()
 
     def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
@@ -299,6 +344,8 @@ class TableScreen:
     def run(self, command: c.Command) -> None:
         """Carry out one command (typed or from a key)."""
         self.session.clear_notice()  # the answer to this command replaces the last one
+        if not isinstance(command, c.QuitCmd):
+            self.session.quit_armed = False
         handler = getattr(self, f"_do_{type(command).__name__}")
         try:
             handler(command)
@@ -397,7 +444,7 @@ class TableScreen:
         if found is None:
             self.session.say(NoticeKind.INFO, "hint_none")
             return
-        text = render.hint_text(found)
+        text = render.hint_text(found, self.text)
         self.model.note("log_hint", text=text)
         self.session.say(NoticeKind.INFO, "log_hint", text=text)
         if found.playable and not self.planner:
@@ -410,7 +457,52 @@ class TableScreen:
     def _do_HelpCmd(self, cmd: c.HelpCmd) -> None:
         self.session.show_help = not self.session.show_help
 
+    def _waited_for(self) -> bool:
+        pause, me = self.model.between_deals, self.model.my_seat
+        return pause is not None and me in pause.waiting_for and me not in pause.ready
+
+    def _do_ReadyCmd(self, cmd: c.ReadyCmd) -> None:
+        if not self._seated():
+            return
+        if self.model.between_deals is None:
+            raise c.CommandError("err_not_between_deals")
+
+        async def ready(link: TableLink) -> None:
+            await link.ready()
+            self.session.say(NoticeKind.OK, "ready_sent")
+            self.invalidate()
+
+        self._send(ready)
+
+    def _do_NewMatchCmd(self, cmd: c.NewMatchCmd) -> None:
+        if not self.session.new_match_offered:
+            raise c.CommandError("err_no_new_match")
+        if not self.model.match_over:
+            raise c.CommandError("err_match_not_over")
+        self.new_match_wanted = True
+        self.quit()
+
+    def _do_ScoresCmd(self, cmd: c.ScoresCmd) -> None:
+        self.session.show_scores = not self.session.show_scores
+
     def _do_QuitCmd(self, cmd: c.QuitCmd) -> None:
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        """Leave; in the middle of a match only when asked twice in a row (a bot takes the
+        seat over, and ``make play`` stops its host)."""
+        model = self.model
+        playing = (
+            model.my_seat is not None
+            and model.table_phase == lobby_pb2.TABLE_PHASE_PLAYING
+            and not model.match_over
+            and not model.seat(model.my_seat).out  # a bust player leaves nothing behind
+        )
+        if playing and not self.session.quit_armed:
+            self.session.quit_armed = True
+            self.session.say(NoticeKind.REFUSAL, "quit_confirm", word=self.word("quit"))
+            self.invalidate()
+            return
         self.quit()
 
     def _do_CutCmd(self, cmd: c.CutCmd) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from scala40_net.cards import RANK_BY_TEXT, SUIT_BY_LETTER, Face, parse_face
+from client.cardtext import FaceTextError, read_face
+from scala40_net.cards import Face
 
 # canonical name -> (english word, italian word); aliases below.
 COMMAND_WORDS: dict[str, tuple[str, str]] = {
@@ -35,6 +36,9 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "rientro": ("rientro", "rientro"),
     "buyback": ("buyback", "rientra"),
     "retire": ("retire", "ritirati"),
+    "ready": ("ready", "pronto"),
+    "new": ("new", "nuova"),
+    "scores": ("scores", "punti"),
 }
 ALIASES = {
     "?": "help",
@@ -50,8 +54,6 @@ ALIASES = {
 _YES = {"yes", "y", "sì", "si", "s", "ok"}
 _NO = {"no", "n"}
 
-# Suit symbols a player may paste instead of letters.
-_SYMBOLS = {"♥": "H", "♦": "D", "♣": "C", "♠": "S", "♡": "H", "♢": "D", "♧": "C", "♤": "S"}
 _JOKER_DECLARED = re.compile(r"^(?P<card>[^()=:]+)\s*[(=:]\s*(?P<declared>[^()=:]+?)\s*\)?$")
 
 
@@ -166,6 +168,21 @@ class StartCmd:
 
 
 @dataclass(frozen=True)
+class ReadyCmd:
+    """Between deals: this player has read the end of the deal."""
+
+
+@dataclass(frozen=True)
+class NewMatchCmd:
+    """After the match: another one at once, against the same bots (``make play``)."""
+
+
+@dataclass(frozen=True)
+class ScoresCmd:
+    """Show (or hide) the score sheet."""
+
+
+@dataclass(frozen=True)
 class RientroCmd:
     """The answer to a buy-back offer after busting (R11.3): buy back in, or retire."""
 
@@ -190,6 +207,9 @@ Command = (
     | CutCmd
     | StartCmd
     | RientroCmd
+    | ReadyCmd
+    | NewMatchCmd
+    | ScoresCmd
 )
 
 _BY_WORD: dict[str, str] = {
@@ -202,35 +222,25 @@ def command_name(word: str) -> str | None:
     return _BY_WORD.get(word.lower())
 
 
-def parse_card_face(word: str) -> Face:
-    """A face from ``7H``, ``10d``, ``7♥``, ``JK``, with errors that name the part that is wrong."""
-    text = word.strip()
-    for symbol, letter in _SYMBOLS.items():
-        text = text.replace(symbol, letter)
-    upper = text.upper()
-    if upper in ("JK", "JOKER", "JOLLY"):
-        return parse_face("JK")
-    if len(upper) < 2:
-        raise CommandError("err_not_card", word=word)
-    rank_text, suit_letter = upper[:-1], upper[-1]
-    if rank_text not in RANK_BY_TEXT and suit_letter not in SUIT_BY_LETTER:
-        raise CommandError("err_not_card", word=word)
-    if suit_letter not in SUIT_BY_LETTER:
-        raise CommandError("err_bad_suit", word=word)
-    if rank_text not in RANK_BY_TEXT:
-        raise CommandError("err_bad_rank", word=word)
-    return parse_face(upper)
+def parse_card_face(word: str, lang: str = "en") -> Face:
+    """A face from ``7H`` (``7C`` in Italian: cuori), ``10d``, ``7♥``, ``JK``, with errors that
+    name the part that is wrong."""
+    try:
+        return read_face(word, lang)
+    except FaceTextError as error:
+        key = {"card": "err_not_card", "suit": "err_bad_suit", "rank": "err_bad_rank"}
+        raise CommandError(key[error.part], word=word) from None
 
 
-def parse_card_spec(word: str) -> CardSpec:
+def parse_card_spec(word: str, lang: str = "en") -> CardSpec:
     """A card as typed in a meld: ``7H``, or a joker with its declaration ``JK(8H)`` / ``JK=8H``."""
     match = _JOKER_DECLARED.match(word.strip())
     if match is None:
-        return CardSpec(parse_card_face(word))
-    card = parse_card_face(match["card"])
+        return CardSpec(parse_card_face(word, lang))
+    card = parse_card_face(match["card"], lang)
     if not card.is_joker:
         raise CommandError("err_declare_joker_only", word=word)
-    declared = parse_card_face(match["declared"])
+    declared = parse_card_face(match["declared"], lang)
     if declared.is_joker:
         raise CommandError("err_declare_joker", word=word)
     return CardSpec(card, declared)
@@ -261,8 +271,9 @@ def _meld_number(word: str) -> int:
     return int(word)
 
 
-def parse_command(text: str) -> Command:
-    """Parse one line of the command line. Raises ``CommandError``."""
+def parse_command(text: str, lang: str = "en") -> Command:
+    """Parse one line of the command line; cards in ``lang``'s suit letters (or symbols).
+    Raises ``CommandError``."""
     stripped = text.strip()
     if not stripped:
         raise CommandError("err_unknown_command", word="")
@@ -286,7 +297,7 @@ def parse_command(text: str) -> Command:
         return no_arguments(ReturnCmd())
     if name == "meld":
         typed, split = _split_off(rest)
-        specs = tuple(parse_card_spec(w) for w in _card_words(typed))
+        specs = tuple(parse_card_spec(w, lang) for w in _card_words(typed))
         if not specs:
             raise CommandError("err_meld_usage")
         return MeldCmd(specs, split)
@@ -295,16 +306,16 @@ def parse_command(text: str) -> Command:
         cards = _card_words(typed)
         if len(cards) < 2:
             raise CommandError("err_attach_usage")
-        specs = tuple(parse_card_spec(w) for w in cards[1:])
+        specs = tuple(parse_card_spec(w, lang) for w in cards[1:])
         return AttachCmd(_meld_number(cards[0]), specs, split)
     if name == "swap":
         if len(words) != 2:
             raise CommandError("err_swap_usage")
-        return SwapCmd(_meld_number(words[0]), parse_card_face(words[1]))
+        return SwapCmd(_meld_number(words[0]), parse_card_face(words[1], lang))
     if name == "discard":
         if len(words) != 1:
             raise CommandError("err_discard_usage")
-        return DiscardCmd(parse_card_face(words[0]))
+        return DiscardCmd(parse_card_face(words[0], lang))
     if name == "chat":
         if not rest:
             raise CommandError("err_chat_usage")
@@ -330,6 +341,9 @@ def parse_command(text: str) -> Command:
         "start": StartCmd(),
         "buyback": RientroCmd(True),
         "retire": RientroCmd(False),
+        "ready": ReadyCmd(),
+        "new": NewMatchCmd(),
+        "scores": ScoresCmd(),
     }
     return no_arguments(simple[name])
 

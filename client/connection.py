@@ -20,6 +20,7 @@ from typing import TypeVar
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
+from scala40_net import tls
 from scala40_net.pb import (
     cards_pb2,
     deal_pb2,
@@ -80,12 +81,19 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
         if key != "grpc-status-details-bin":
             continue
         status = status_pb2.Status.FromString(value)
+        found: error_details_pb2.ErrorInfo | None = None
+        localized = ""
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
+            said = error_details_pb2.LocalizedMessage()
             if detail.Unpack(info):  # False, and info untouched, for any other detail type
-                sentence = info.metadata.get("sentence") or status.message or details or ""
-                return HostRefusal(code, sentence, info.metadata.get("rule", ""), info.reason)
-        return HostRefusal(code, status.message or details or "")
+                found = info
+            elif detail.Unpack(said):
+                localized = said.message  # the whole refusal in the language asked for
+        if found is None:
+            return HostRefusal(code, status.message or details or "")
+        sentence = localized or found.metadata.get("sentence") or status.message or details or ""
+        return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
     return HostRefusal(code, details or code.name)
 
 
@@ -106,8 +114,22 @@ def target(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def open_channel(host: str, port: int) -> grpc.aio.Channel:
+async def open_channel(
+    host: str, port: int, fingerprint: str | None = None
+) -> tuple[grpc.aio.Channel, str]:
+    """A TLS channel to the host and the fingerprint it proved (``scala40_net.tls``).
+
+    ``fingerprint`` pins it (an invite's; ``PinError`` naming both when the host is
+    another); None takes whichever identity the host's certificate is bound to, for the
+    caller to compare with what it remembers. OSError when nobody answers there.
+    """
     # Keepalive matched to the host's (wire.CHANNEL_OPTIONS): long idle streams survive the LAN.
+    channel, found = await tls.pinned_channel(host, port, fingerprint, CHANNEL_OPTIONS)
+    return channel, found.fingerprint
+
+
+def open_insecure_channel(host: str, port: int) -> grpc.aio.Channel:
+    """A channel without TLS, to a host started with --insecure (everything in clear)."""
     return grpc.aio.insecure_channel(target(host, port), options=CHANNEL_OPTIONS)
 
 
@@ -140,17 +162,26 @@ class Seat:
 class LobbyClient:
     """The lobby calls of one host."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, lang: str = "en") -> None:
         self.stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        # The host says its refusals in this language (google.rpc.LocalizedMessage).
+        self.language = (("accept-language", lang),)
+
+    def _seat_metadata(self, seat: Seat) -> tuple[tuple[str, str], ...]:
+        return (*_bearer(seat.token), *self.language)
 
     async def host_info(self) -> lobby_pb2.GetHostInfoResponse:
         return await _call(
-            lambda: self.stub.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
+            lambda: self.stub.GetHostInfo(
+                lobby_pb2.GetHostInfoRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
         )
 
     async def tables(self) -> list[lobby_pb2.TableSummary]:
         answer = await _call(
-            lambda: self.stub.ListTables(lobby_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
+            lambda: self.stub.ListTables(
+                lobby_pb2.ListTablesRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
         )
         return list(answer.tables)
 
@@ -170,7 +201,7 @@ class LobbyClient:
         if password:
             request.password = password
         answer: lobby_pb2.CreateTableResponse = await _call(
-            lambda: self.stub.CreateTable(request, timeout=CALL_TIMEOUT)
+            lambda: self.stub.CreateTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
         )
         return answer.table_id
 
@@ -178,20 +209,26 @@ class LobbyClient:
         request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
         if password:
             request.password = password
-        answer = await _call(lambda: self.stub.JoinTable(request, timeout=CALL_TIMEOUT))
+        answer = await _call(
+            lambda: self.stub.JoinTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        )
         return Seat(table_id, answer.seat, answer.seat_token)
 
     async def spectate(self, table_id: str, password: str | None = None) -> Seat:
         request = lobby_pb2.SpectateTableRequest(table_id=table_id)
         if password:
             request.password = password
-        answer = await _call(lambda: self.stub.SpectateTable(request, timeout=CALL_TIMEOUT))
+        answer = await _call(
+            lambda: self.stub.SpectateTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        )
         return Seat(table_id, None, answer.spectator_token)
 
     async def add_bot(self, seat: Seat, level: int = lobby_pb2.BOT_LEVEL_MEDIUM) -> int:
         request = lobby_pb2.AddBotRequest(table_id=seat.table_id, level=level)  # type: ignore[arg-type]
         answer: lobby_pb2.AddBotResponse = await _call(
-            lambda: self.stub.AddBot(request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT)
+            lambda: self.stub.AddBot(
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
+            )
         )
         return answer.seat
 
@@ -199,7 +236,7 @@ class LobbyClient:
         request = lobby_pb2.StartMatchRequest(table_id=seat.table_id)
         await _call(
             lambda: self.stub.StartMatch(
-                request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
             )
         )
 
@@ -207,7 +244,7 @@ class LobbyClient:
         request = lobby_pb2.LeaveTableRequest(table_id=seat.table_id)
         await _call(
             lambda: self.stub.LeaveTable(
-                request, metadata=_bearer(seat.token), timeout=CALL_TIMEOUT
+                request, metadata=self._seat_metadata(seat), timeout=CALL_TIMEOUT
             ),
             retries=0,
         )
@@ -221,10 +258,12 @@ class TableLink:
         channel: grpc.aio.Channel,
         seat: Seat,
         last_seq: Callable[[], int],
+        lang: str = "en",
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.seat = seat
-        self.metadata = _bearer(seat.token)
+        # The host says its refusals in this language (google.rpc.LocalizedMessage).
+        self.metadata = (*_bearer(seat.token), ("accept-language", lang))
         self.last_seq = last_seq
         self.closed = False
 
@@ -331,6 +370,11 @@ class TableLink:
             lambda: self.stub.SendChat(request, metadata=self.metadata, timeout=CALL_TIMEOUT),
             retries=0,
         )
+
+    async def ready(self) -> None:
+        """Between deals: this seat has read the end of the deal."""
+        request = table_pb2.ReadyRequest(context=self._context())
+        await _call(lambda: self.stub.Ready(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
 
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -135,6 +136,8 @@ class FairDealDriver:
             self.screen.session.cut_prompt = True
             loop = asyncio.get_running_loop()
             self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
+            self.screen.session.cut_deadline = time.monotonic() + CUT_WAIT_SECONDS
+            self.screen.count_down()
         else:
             self._commit(event.deal_no, exchange, None)
 
@@ -170,6 +173,7 @@ class FairDealDriver:
             self._cut_timer = None
         self.cut_deal = None
         self.screen.session.cut_prompt = False
+        self.screen.session.cut_deadline = None
         self._commit(deal_no, exchange, cut)
         self.screen.invalidate()
 

@@ -18,6 +18,7 @@ from client.commands import (
     DiscardCmd,
     DrawCmd,
     MeldCmd,
+    NewMatchCmd,
     SortCmd,
     TakeCmd,
     UndoCmd,
@@ -37,15 +38,29 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     @kb.add("c-q")
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        screen.quit()
+        screen.request_quit()
 
     @kb.add("f1")
     def _help(event: KeyPressEvent) -> None:
         screen.session.show_help = not screen.session.show_help
 
-    @kb.add("escape", filter=Condition(lambda: screen.session.show_help), eager=True)
+    @kb.add("f2")
+    def _scores(event: KeyPressEvent) -> None:
+        screen.session.show_scores = not screen.session.show_scores
+
+    @kb.add("f3")
+    def _melds(event: KeyPressEvent) -> None:
+        screen.session.show_melds = not screen.session.show_melds
+
+    session = screen.session
+
+    @kb.add(
+        "escape",
+        filter=Condition(lambda: session.show_help or session.show_scores or session.show_melds),
+        eager=True,
+    )
     def _close_help(event: KeyPressEvent) -> None:
-        screen.session.show_help = False
+        session.show_help = session.show_scores = session.show_melds = False
 
     return kb
 
@@ -71,6 +86,12 @@ def focus_bindings(screen: TableScreen) -> KeyBindings:
     input_empty = Condition(
         lambda: screen.input_focused() and not screen.input_field.buffer.text.strip()
     )
+
+    offered = Condition(lambda: screen.session.new_match_offered and screen.model.match_over)
+
+    @kb.add("n", filter=input_empty & offered)
+    def _new_match(event: KeyPressEvent) -> None:
+        screen.run(NewMatchCmd())
 
     @kb.add("tab", filter=input_empty)
     def _to_hand(event: KeyPressEvent) -> None:
@@ -108,6 +129,16 @@ def hand_bindings(screen: TableScreen) -> KeyBindings:
     @kb.add("l")
     def _right(event: KeyPressEvent) -> None:
         screen.session.cursor = min(screen.session.cursor + 1, max(len(cards()) - 1, 0))
+
+    cutting = Condition(lambda: screen.session.cut_prompt)
+
+    def _cut_digit(event: KeyPressEvent) -> None:
+        # The cut is typed on the command line, wherever the focus was.
+        event.app.layout.focus(screen.input_field)
+        screen.input_field.buffer.insert_text(event.data)
+
+    for digit in "0123456789":
+        kb.add(digit, filter=cutting)(_cut_digit)
 
     @kb.add("home")
     def _first(event: KeyPressEvent) -> None:

@@ -30,7 +30,7 @@ from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import Frame
 
-from client import render
+from client import render, render_end
 from client.model import Phase
 
 if TYPE_CHECKING:
@@ -102,9 +102,18 @@ def title_bar(screen: TableScreen) -> Window:
 
 def players_panel(screen: TableScreen) -> Window:
     return _panel(
-        lambda w, h: render.join_lines(render.player_lines(screen.model, screen.text, w)),
-        height=Dimension(min=1, max=7),
-        dont_extend_height=True,
+        lambda w, h: render.join_lines(
+            render.player_lines(screen.model, screen.text, w, screen.session.link)
+        ),
+        # Every seat always has its row: the table and the log give way first.
+        height=lambda: Dimension.exact(max(1, len(screen.model.seats))),
+    )
+
+
+def players_legend(screen: TableScreen) -> Window:
+    return _panel(
+        lambda w, h: render.players_legend(screen.model, screen.text, w),
+        height=1,
     )
 
 
@@ -115,22 +124,40 @@ def separator() -> Window:
 def table_panel(screen: TableScreen) -> Window:
     """The melds on the table; at the end of a deal, every hand and the verification instead."""
 
-    def draw(width: int, height: int) -> StyleAndTextTuples:
+    def lines(width: int, height: int) -> render.Lines:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
-            return render.join_lines(
-                render.deal_end_lines(model, screen.text, width, screen.session)
-            )
-        return render.join_lines(render.meld_lines(model, screen.text, width, height))
+            return render_end.deal_end_lines(model, screen.text, width, screen.session)
+        return render.meld_lines(model, screen.text, width, height)
 
-    return _panel(draw, height=Dimension(min=1, weight=1))
+    def rows() -> Dimension:
+        # In one column the log below gets what the table does not need (a 100x32 screen
+        # had empty table rows and a four-line log); beside a side column, all of it.
+        if is_wide():
+            return Dimension(min=1, weight=1)
+        width = get_app().output.get_size().columns
+        need = max(1, len(lines(width, 1000)))
+        return Dimension(min=1, preferred=need, max=need)
+
+    return _panel(lambda w, h: render.join_lines(lines(w, h)), height=rows)
 
 
-def piles_bar(screen: TableScreen) -> Window:
-    return _panel(lambda w, h: render.piles_line(screen.model, screen.text), height=1)
+def deal_running(screen: TableScreen) -> Filter:
+    """False while the end of a deal is shown: its panel then gets the piles' and hand's rows."""
+    model = screen.model
+    return Condition(
+        lambda: model.result is None or model.phase not in (Phase.DEAL_OVER, Phase.MATCH_OVER)
+    )
 
 
-def hand_panel(screen: TableScreen) -> Window:
+def piles_bar(screen: TableScreen) -> ConditionalContainer:
+    return ConditionalContainer(
+        _panel(lambda w, h: render.piles_line(screen.model, screen.text, w), height=1),
+        filter=deal_running(screen),
+    )
+
+
+def hand_panel(screen: TableScreen) -> ConditionalContainer:
     def draw(width: int, height: int) -> StyleAndTextTuples:
         planned = screen.planner.used_cards(screen.model) if screen.planner else set()
         return render.join_lines(
@@ -142,16 +169,26 @@ def hand_panel(screen: TableScreen) -> Window:
     control = PanelControl(draw, focusable=True, key_bindings=screen.hand_key_bindings)
     window = Window(control, height=Dimension(min=1, max=4), dont_extend_height=True)
     screen.hand_window = window
-    return window
+    return ConditionalContainer(window, filter=deal_running(screen))
+
+
+PLAN_ROWS = 6
 
 
 def plan_panel(screen: TableScreen) -> ConditionalContainer:
+    """The plan gets the rows it needs (up to PLAN_ROWS) before the table and the log do, and
+    its summary line is always the last one shown."""
     shown: Filter = Condition(lambda: not screen.model.is_spectator and screen.plan_visible())
+
+    def rows() -> Dimension:
+        preview = screen.preview()
+        steps = len(preview.steps) if preview is not None else 0
+        return Dimension.exact(max(1, min(PLAN_ROWS, steps + 1)))
+
     return ConditionalContainer(
         _panel(
-            lambda w, h: render.join_lines(render.plan_lines(screen.preview(), screen.text, w)),
-            height=Dimension(min=1, max=6),
-            dont_extend_height=True,
+            lambda w, h: render.join_lines(render.plan_lines(screen.preview(), screen.text, w, h)),
+            height=rows,
         ),
         filter=shown,
     )
@@ -196,7 +233,15 @@ def side_column(screen: TableScreen) -> ConditionalContainer:
 
 def narrow_log(screen: TableScreen) -> ConditionalContainer:
     return ConditionalContainer(
-        HSplit([separator(), Window(PanelControl(_narrow_log_draw(screen)), height=4)]),
+        HSplit(
+            [
+                separator(),
+                Window(
+                    PanelControl(_narrow_log_draw(screen)),
+                    height=Dimension(min=1, preferred=1, weight=1),
+                ),
+            ]
+        ),
         filter=~Condition(is_wide),
     )
 
@@ -215,7 +260,8 @@ def status_bar(screen: TableScreen) -> Window:
         lambda w, h: render.join_lines(
             render.status_lines(screen.model, screen.session, screen.text, w)
         ),
-        height=2,
+        height=Dimension(min=2, max=render.STATUS_NOTICE_LINES + 1),
+        dont_extend_height=True,
     )
 
 
@@ -224,12 +270,56 @@ def help_float(screen: TableScreen) -> Float:
     body = _panel(
         lambda w, h: [("", t("help_text")), ("class:dim", "\n\n" + t("help_close"))],
     )
+    # Left and right pinned: the help is as wide as the screen (a Float with neither is only
+    # as wide as its content's preferred width, which a PanelControl leaves unset).
     return Float(
         ConditionalContainer(
             Frame(body, title=t("panel_help"), style="bg:#1c1c1c"),
             filter=Condition(lambda: screen.session.show_help),
         ),
         top=1,
+        left=0,
+        right=0,
+    )
+
+
+def scores_float(screen: TableScreen) -> Float:
+    """The score sheet over the table, as wide as the screen allows."""
+    t = screen.text
+    body = _panel(
+        lambda w, h: [
+            *render.join_lines(render_end.score_sheet_lines(screen.model, t, w)),
+            ("class:dim", "\n" + t("sheet_close")),
+        ],
+    )
+    return Float(
+        ConditionalContainer(
+            Frame(body, title=t("panel_scores"), style="bg:#1c1c1c"),
+            filter=Condition(lambda: screen.session.show_scores),
+        ),
+        top=1,
+        left=0,
+        right=0,
+    )
+
+
+def melds_float(screen: TableScreen) -> Float:
+    """Every meld on the table, when the table panel has no room for them all (F3)."""
+    t = screen.text
+    body = _panel(
+        lambda w, h: [
+            *render.join_lines(render.meld_lines(screen.model, t, w, max(h - 1, 1))),
+            ("class:dim", "\n" + t("melds_close")),
+        ],
+    )
+    return Float(
+        ConditionalContainer(
+            Frame(body, title=t("panel_melds"), style="bg:#1c1c1c"),
+            filter=Condition(lambda: screen.session.show_melds),
+        ),
+        top=1,
+        left=0,
+        right=0,
     )
 
 
@@ -237,9 +327,9 @@ def build_layout(screen: TableScreen) -> Layout:
     main_column = HSplit(
         [
             players_panel(screen),
-            separator(),
+            players_legend(screen),
             table_panel(screen),
-            separator(),
+            ConditionalContainer(separator(), filter=deal_running(screen)),
             piles_bar(screen),
             hand_panel(screen),
             plan_panel(screen),
@@ -264,6 +354,8 @@ def build_layout(screen: TableScreen) -> Layout:
                 content=CompletionsMenu(max_height=8, scroll_offset=1),
             ),
             help_float(screen),
+            scores_float(screen),
+            melds_float(screen),
         ],
     )
     return Layout(root, focused_element=screen.input_field)

@@ -44,10 +44,19 @@ _PRESET_KEY = {
     ruleset_pb2.PRESET_TRADIZIONALE: "preset_tradizionale",
     ruleset_pb2.PRESET_SEMPLICE: "preset_semplice",
 }
+_PRESET_CHOICES = ("preset_classic", "preset_tradizionale", "preset_semplice")
 _PHASE_KEY = {
     lobby_pb2.TABLE_PHASE_WAITING: "lobby_phase_waiting",
     lobby_pb2.TABLE_PHASE_PLAYING: "lobby_phase_playing",
     lobby_pb2.TABLE_PHASE_FINISHED: "lobby_phase_finished",
+}
+LEVELS = {
+    "easy": lobby_pb2.BOT_LEVEL_EASY,
+    "facile": lobby_pb2.BOT_LEVEL_EASY,
+    "medium": lobby_pb2.BOT_LEVEL_MEDIUM,
+    "medio": lobby_pb2.BOT_LEVEL_MEDIUM,
+    "hard": lobby_pb2.BOT_LEVEL_HARD,
+    "difficile": lobby_pb2.BOT_LEVEL_HARD,
 }
 REFRESH_SECONDS = 2.0
 
@@ -61,6 +70,7 @@ class Question:
     label: str
     default: str
     answer: Callable[[str], None]
+    secret: bool = False  # typed hidden (a password)
 
 
 @dataclass
@@ -69,6 +79,7 @@ class NewTable:
     preset: int = ruleset_pb2.PRESET_CLASSIC
     seats: int = 4
     bots: int = 3
+    level: int = lobby_pb2.BOT_LEVEL_MEDIUM
     password: str = ""
     questions: list[Question] = field(default_factory=list)
 
@@ -82,7 +93,9 @@ def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = No
     if held is not None:
         phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
-    return t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
+    row = t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
+    # The id is what scala40-bot --table needs.
+    return f"{row}  · id {table.table_id}"
 
 
 class LobbyScreen:
@@ -110,7 +123,12 @@ class LobbyScreen:
         self.cursor = 0
         self.error = ""
         self.questions: list[Question] = []
-        self.field = TextArea(height=1, multiline=False, accept_handler=self._answer)
+        self.field = TextArea(
+            height=1,
+            multiline=False,
+            accept_handler=self._answer,
+            password=Condition(lambda: bool(self.questions) and self.questions[0].secret),
+        )
         self.list_window = Window(
             PanelControl(self._draw_tables, focusable=True, key_bindings=self._list_keys())
         )
@@ -261,10 +279,19 @@ class LobbyScreen:
         def name(value: str) -> None:
             form.name = value[:40]
 
+        presets = " | ".join(t(key).split(" ")[0] for key in _PRESET_CHOICES)
+
         def preset(value: str) -> None:
             if value.lower() not in PRESETS:
-                raise ValueError("classic | tradizionale | semplice")
+                raise ValueError(presets)
             form.preset = PRESETS[value.lower()]
+
+        levels = t("lobby_levels")
+
+        def level(value: str) -> None:
+            if value.lower() not in LEVELS:
+                raise ValueError(levels)
+            form.level = LEVELS[value.lower()]
 
         def seats(value: str) -> None:
             if not value.isdigit() or not 2 <= int(value) <= 6:
@@ -284,10 +311,11 @@ class LobbyScreen:
         self._ask(
             [
                 Question(t("lobby_field_name"), form.name, name),
-                Question(t("lobby_field_preset"), "classic", preset),
+                Question(f"{t('lobby_field_preset')} ({presets})", presets.split(" ")[0], preset),
                 Question(t("lobby_field_seats"), "4", seats),
                 Question(t("lobby_field_bots"), "3", bots),
-                Question(t("lobby_field_password"), "-", password),
+                Question(f"{t('lobby_field_level')} ({levels})", levels.split(" | ")[1], level),
+                Question(t("lobby_field_password"), "-", password, secret=True),
             ]
         )
 
@@ -305,7 +333,7 @@ class LobbyScreen:
             self._spawn(self._take(table.table_id, spectate, password or None))
 
         if table.has_password:
-            self._ask([Question(self.text("lobby_password_prompt"), "", go)])
+            self._ask([Question(self.text("lobby_password_prompt"), "", go, secret=True)])
         else:
             go("")
 
@@ -356,7 +384,7 @@ class LobbyScreen:
             )
             seat = await self.lobby.join(table_id, self.player_name, form.password or None)
             for _ in range(form.bots):
-                await self.lobby.add_bot(seat)
+                await self.lobby.add_bot(seat, form.level)
         except HostRefusal as refusal:
             self.error = refusal.message
             self.app.invalidate()

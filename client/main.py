@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import getpass
 import logging
-import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,15 +21,35 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from client.app import TableScreen
-from client.connection import HostRefusal, LobbyClient, Seat, TableLink, open_channel, parse_address
+from client.connection import (
+    HostRefusal,
+    LobbyClient,
+    Seat,
+    TableLink,
+    open_channel,
+    open_insecure_channel,
+)
 from client.i18n import Text, detect_lang
 from client.seats import SeatStore
-from client.session import SessionState
-from client.trust import check_fingerprint, data_dir
-from scala40_net.pb import ruleset_pb2
+from client.session import SessionState, TrustState
+from client.trust import check_fingerprint, data_dir, remember_fingerprint
+from scala40_net import invite, tls
+from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 LOCAL_HOST_DIR = "local-host"
 LOCAL_BOTS = 3
+
+
+PRESETS = {
+    "classic": ruleset_pb2.PRESET_CLASSIC,
+    "tradizionale": ruleset_pb2.PRESET_TRADIZIONALE,
+    "semplice": ruleset_pb2.PRESET_SEMPLICE,
+}
+LEVELS = {
+    "easy": lobby_pb2.BOT_LEVEL_EASY,
+    "medium": lobby_pb2.BOT_LEVEL_MEDIUM,
+    "hard": lobby_pb2.BOT_LEVEL_HARD,
+}
 
 
 @dataclass
@@ -38,6 +57,9 @@ class Options:
     name: str
     lang: str | None
     bots: int = LOCAL_BOTS
+    preset: str = "classic"
+    level: str = "medium"
+    bot_delay: float = 0.6
 
 
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -53,9 +75,18 @@ def default_name() -> str:
         return "player"
 
 
-async def trust_host(lobby: LobbyClient, key: str, session: SessionState, directory: Path) -> None:
-    """Show the host's fingerprint and compare it with the one remembered for ``key``."""
+async def trust_host(
+    lobby: LobbyClient, proved: str | None, session: SessionState, directory: Path, key: str
+) -> None:
+    """The host's fingerprint, as its TLS certificate proved it (``proved``; None without
+    TLS) and as it signs deals: one and the same, compared with the one remembered for
+    ``key`` (trust on first use)."""
     info = await lobby.host_info()
+    if proved is not None and info.host_fingerprint != proved:
+        raise tls.PinError(
+            f"the host's TLS certificate names {proved} but it signs deals as "
+            f"{info.host_fingerprint}: it is not one host"
+        )
     session.fingerprint = info.host_fingerprint
     session.trust, session.previous_fingerprint = check_fingerprint(
         directory, key, info.host_fingerprint
@@ -79,11 +110,11 @@ async def open_table(
     With ``store`` the seat (its token) and each deal's seed are kept on disk, so a client
     started again can rejoin the table from the lobby.
     """
-    lobby = LobbyClient(channel)
+    lobby = LobbyClient(channel, text.lang)
     if store is not None and seat.seat is not None:
         store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
-    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq)
+    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq, text.lang)
 
     async def start_match() -> None:
         await lobby.start_match(seat)
@@ -110,7 +141,7 @@ async def play_local(
     *,
     input: Input | None = None,
     output: Output | None = None,
-    bot_delay: float = 0.6,
+    bot_delay: float | None = None,
     ready: asyncio.Future[TableScreen] | None = None,
 ) -> None:
     """A game against bots on a host inside this process; the host stops with the screen."""
@@ -124,26 +155,38 @@ async def play_local(
     for stale in host_dir.glob("journal.sqlite3*"):
         stale.unlink()
     _log_to(host_dir / "host.log")
-    host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=bot_delay))
+    delay = options.bot_delay if bot_delay is None else bot_delay
+    host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=delay))
     port = await host.start()
-    channel = open_channel("127.0.0.1", port)
+    # TLS on loopback too, pinned to the host this process just started: the default path
+    # is the secure one.
+    channel, proved = await open_channel("127.0.0.1", port, host.identity.fingerprint)
     try:
-        lobby = LobbyClient(channel)
-        session = SessionState(host=f"127.0.0.1:{port}")
-        await trust_host(lobby, "local", session, directory)
+        lobby = LobbyClient(channel, text.lang)
+        session = SessionState(host=f"127.0.0.1:{port}", new_match_offered=True)
+        await trust_host(lobby, proved, session, directory, "local")
         name = options.name
-        table_id = await lobby.create_table(
-            text("local_table_name", name=name), ruleset_pb2.PRESET_CLASSIC, options.bots + 1
-        )
-        seat = await lobby.join(table_id, name)
-        for _ in range(options.bots):
-            await lobby.add_bot(seat)
-        screen = await open_table(
-            channel, seat, text, session, directory, start=True, input=input, output=output
-        )
-        if ready is not None:
-            ready.set_result(screen)
-        await screen.run_async()
+        while True:  # one table per match; "n" at a match's end starts the next one
+            table_id = await lobby.create_table(
+                text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
+            )
+            seat = await lobby.join(table_id, name)
+            for _ in range(options.bots):
+                await lobby.add_bot(seat, LEVELS[options.level])
+            screen = await open_table(
+                channel, seat, text, session, directory, start=True, input=input, output=output
+            )
+            if ready is not None and not ready.done():
+                ready.set_result(screen)
+            await screen.run_async()
+            if not screen.new_match_wanted:
+                break
+            session = SessionState(
+                host=session.host,
+                fingerprint=session.fingerprint,
+                trust=session.trust,
+                new_match_offered=True,
+            )
     finally:
         await channel.close()
         await host.stop(grace=0.5)
@@ -160,22 +203,53 @@ def _log_to(path: Path) -> None:
     root.setLevel(logging.WARNING)
 
 
-async def join_host(address: str, options: Options, directory: Path) -> int:
-    """Connect to a LAN host, choose a table in the lobby, play it."""
+async def join_host(
+    address: str,
+    options: Options,
+    directory: Path,
+    *,
+    accept_new_fingerprint: bool = False,
+    insecure: bool = False,
+) -> int:
+    """Connect to a LAN host (an invite pins its fingerprint; an address alone is trusted on
+    first use and refused when the host's fingerprint changed, unless the user accepts the
+    new one), choose a table in the lobby, play it."""
     from client.lobby import LobbyScreen
 
     text = Text(detect_lang(options.lang))
-    host, port = parse_address(address)
-    channel = open_channel(host, port)
     try:
-        lobby = LobbyClient(channel)
-        session = SessionState(host=f"{host}:{port}")
+        place = invite.parse(address)
+    except invite.InviteError as error:
+        print(text("connect_failed", host=address, reason=str(error)), file=sys.stderr)
+        return 2
+    key = f"{place.host}:{place.port}"
+    try:
+        if insecure:
+            print(text("insecure_warning"), file=sys.stderr)
+            channel, proved = open_insecure_channel(place.host, place.port), None
+        else:
+            channel, proved = await open_channel(place.host, place.port, place.fingerprint)
+    except (OSError, tls.PinError) as error:
+        print(text("connect_failed", host=address, reason=str(error)), file=sys.stderr)
+        return 1
+    try:
+        lobby = LobbyClient(channel, text.lang)
+        session = SessionState(host=key)
         try:
-            await trust_host(lobby, f"{host}:{port}", session, directory)
-        except HostRefusal as refusal:
-            print(text("connect_failed", host=address, reason=refusal.message), file=sys.stderr)
+            await trust_host(lobby, proved, session, directory, key)
+        except (HostRefusal, tls.PinError) as refusal:
+            reason = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
+            print(text("connect_failed", host=address, reason=reason), file=sys.stderr)
             return 1
-        store = SeatStore(directory, f"{host}:{port}")
+        if session.trust is TrustState.CHANGED:
+            if place.fingerprint is None and not accept_new_fingerprint:
+                old, new = session.previous_fingerprint, session.fingerprint
+                print(text("fingerprint_refused", host=key, old=old, new=new), file=sys.stderr)
+                return 1
+            # Confirmed by the user, or pinned by an invite they were given: remembered now.
+            remember_fingerprint(directory, key, session.fingerprint)
+            session.trust = TrustState.KNOWN
+        store = SeatStore(directory, key)
         chosen = await LobbyScreen(text, lobby, session, options.name, store=store).run_async()
         if chosen is None:
             return 0
@@ -187,39 +261,41 @@ async def join_host(address: str, options: Options, directory: Path) -> int:
         await channel.close()
 
 
-def lan_address() -> str:
-    """This machine's address on the LAN: the interface a route to the outside would use.
-
-    A UDP "connect" only chooses the route; no packet is sent.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed, nothing is sent
-            return str(probe.getsockname()[0])
-        except OSError:
-            return socket.gethostname()
-
-
-def print_join_hint(port: int) -> None:
-    """What ``make host`` prints before the host starts: how the others join."""
-    text = Text(detect_lang(None))
-    address = f"{lan_address()}:{port}"
-    print(text("host_join_hint", command=f"scala40 {address}"), flush=True)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``scala40 HOST[:PORT] [--name NAME] [--lang it|en]``."""
+    """``scala40 INVITE|HOST[:PORT] [--name NAME] [--lang it|en]``."""
     parser = _common(
         argparse.ArgumentParser(prog="scala40", description="Play Scala 40 on a host of your LAN.")
     )
-    parser.add_argument("address", metavar="HOST[:PORT]", help="the host to join")
+    parser.add_argument(
+        "address",
+        metavar="INVITE|HOST[:PORT]",
+        help="the host's invite (scala40://HOST:PORT/?fp=…, which pins its fingerprint), or its "
+        "address (its fingerprint is remembered the first time)",
+    )
+    parser.add_argument(
+        "--accept-new-fingerprint",
+        action="store_true",
+        help="the host's fingerprint changed and you know why: remember the new one",
+    )
+    parser.add_argument(
+        "--insecure", action="store_true", help="a host started with --insecure (no TLS)"
+    )
     args = parser.parse_args(argv)
     options = Options(args.name or default_name(), args.lang)
-    return asyncio.run(join_host(args.address, options, data_dir()))
+    return asyncio.run(
+        join_host(
+            args.address,
+            options,
+            data_dir(),
+            accept_new_fingerprint=args.accept_new_fingerprint,
+            insecure=args.insecure,
+        )
+    )
 
 
 def play_main(argv: Sequence[str] | None = None) -> int:
-    """``scala40-play [--name NAME] [--lang it|en] [--bots N]``: what ``make play`` runs."""
+    """``scala40-play [--name NAME] [--lang it|en] [--bots N] [--preset P] [--level L]``: what
+    ``make play`` runs."""
     parser = _common(
         argparse.ArgumentParser(
             prog="scala40-play", description="Play Scala 40 against bots on this machine."
@@ -228,8 +304,19 @@ def play_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--bots", type=int, default=LOCAL_BOTS, choices=range(1, 6), help="bots at the table (3)"
     )
+    parser.add_argument(
+        "--preset", choices=tuple(PRESETS), default="classic", help="the rules (classic)"
+    )
+    parser.add_argument(
+        "--level", choices=tuple(LEVELS), default="medium", help="the bots' level (medium)"
+    )
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.6, help="seconds before each bot move (0.6)"
+    )
     args = parser.parse_args(argv)
-    options = Options(args.name or default_name(), args.lang, args.bots)
+    options = Options(
+        args.name or default_name(), args.lang, args.bots, args.preset, args.level, args.bot_delay
+    )
     asyncio.run(play_local(options, data_dir()))
     return 0
 

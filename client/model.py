@@ -13,12 +13,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from client.scoresheet import ScoreSheet
 from scala40_net.cards import RANK_TEXT, Face, Suit, face, is_joker
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import Meld, MeldKind, attach, declarations, make_meld, split_run, swap_joker
 from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 LOG_LIMIT = 500
+PILE_TAKES_KEPT = 4
 CHAT_LIMIT = 200
 
 
@@ -158,6 +160,16 @@ class DealResult:
     void_reason: str = ""
 
 
+@dataclass
+class BetweenDealsState:
+    """The host's pause before the next deal: who it waits for, who is ready, and for how long
+    (seconds from the event that told of it: a duration, the clocks need not agree)."""
+
+    within: float
+    waiting_for: tuple[int, ...]
+    ready: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One line of the log, as an i18n key and its fields (rendered in the chosen language)."""
@@ -213,8 +225,12 @@ class TableModel:
         # seconds each had left to answer when the event that last told of it arrived.
         self.rientro_offers: dict[int, int] = {}
         self.rientro_answer_within: dict[int, float] = {}
+        self.between_deals: BetweenDealsState | None = None
+        self.score_sheet = ScoreSheet()
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
+        # Who took which card from the discard pile this deal, latest last (a few are shown).
+        self.pile_takes: list[tuple[int, int]] = []
         self._quiet = False
 
     # --- queries ----------------------------------------------------------------------
@@ -335,7 +351,9 @@ class TableModel:
         # (the fair-deal exchange, the discard pile under its top); the view's
         # own fields then win wherever both say something.
         self.deals.pop(view.deal_no, None)
-        self._quiet = True
+        # A first snapshot (a rejoin) logs the deal so far; one after a gap in the stream
+        # would log again what the log already holds.
+        self._quiet = bool(self.log)
         try:
             for raw in view.deal_events:
                 self._apply_deal(raw, None)
@@ -369,6 +387,7 @@ class TableModel:
             self.match_over = True
         self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
         self._set_rientro_offers(view.rientro_offers)
+        self._set_between_deals(view.between_deals if view.HasField("between_deals") else None)
         if turns_played:
             self.turns_played = turns_played
         self.last_seq = seq
@@ -414,6 +433,9 @@ class TableModel:
     def _match_update(self, update: table_pb2.MatchUpdate) -> None:
         offered_before = self.rientro_offers
         self._set_rientro_offers(update.rientro_offers)
+        self._set_between_deals(update.between_deals if update.HasField("between_deals") else None)
+        before = {seat: (s.total, s.out, s.rientri) for seat, s in self.seats.items()}
+        self.score_sheet.totals_after(self.result, update.scores)
         for score in update.scores:
             state = self.seat(score.seat)
             name = self.name_of(score.seat)
@@ -424,7 +446,9 @@ class TableModel:
             elif score.seat in offered_before and score.seat not in self.rientro_offers:
                 self._log("log_retired", name=name)
             self._set_score(state, score)
-        self._log("log_match_update")
+        after = {seat: (s.total, s.out, s.rientri) for seat, s in self.seats.items()}
+        if after != before:  # a seat saying Ready changes no score
+            self._log("log_match_update")
         for seat, fee in self.rientro_offers.items():
             if seat not in offered_before:
                 self._log("log_rientro_offered", name=self.name_of(seat), fee=fee)
@@ -435,6 +459,16 @@ class TableModel:
             self.table_phase = lobby_pb2.TABLE_PHASE_FINISHED
             names = ", ".join(self.name_of(s) for s in update.winners)
             self._log("log_match_over", names=names)
+
+    def _set_between_deals(self, pause: table_pb2.BetweenDeals | None) -> None:
+        if pause is None:
+            self.between_deals = None
+            return
+        self.between_deals = BetweenDealsState(
+            pause.next_deal_within_ms / 1000,
+            tuple(pause.waiting_for_seats),
+            tuple(pause.ready_seats),
+        )
 
     def _set_rientro_offers(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
         offers = list(offers)
@@ -499,6 +533,7 @@ class TableModel:
         self.deal_no = event.deal_no
         self.dealer = a.dealer_seat
         self._set_rientro_offers(())
+        self.between_deals = None
         self.phase = Phase.COMMIT
         self.turn = None
         self.hand = []
@@ -510,6 +545,7 @@ class TableModel:
         self.last_drawn = None
         self.discard_barred = False
         self.turns_played = {}
+        self.pile_takes = []
         self.result = None
         for state in self.seats.values():
             state.in_deal = state.seat in a.seats_in_play
@@ -557,6 +593,8 @@ class TableModel:
             if self.discard_pile:
                 self.discard_pile.pop()
             self.discard_count = max(0, self.discard_count - 1)
+            if card is not None:
+                self.pile_takes = [*self.pile_takes, (drawn.seat, card)][-PILE_TAKES_KEPT:]
             if mine and card is not None:
                 self.hand.append(card)
                 self.taken_discard = card

@@ -10,9 +10,11 @@ whatever the preview says, and a refusal leaves the plan as it was.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from client.cardtext import face_label
 from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
 from scala40_net import deal, melds, movegen, search, wire
@@ -89,6 +91,7 @@ class StepView:
     meld_no: int  # the meld's number on the table (a new meld's future number)
     joker_as: Face | None
     joker_other: tuple[Face, ...]  # other declarations the player could choose
+    joker_was: Face | None = None  # a swap: the card the joker taken back stood for
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,9 @@ class TurnPlanner:
         self.steps: list[Operation] = []
         self._joker_other: list[tuple[Face, ...]] = []
         self.deal_no = 0
+        # Counts every change of the plan: a preview is cached under it (the identity of the
+        # last step is no key: after ``adopt`` a plan of the same length can end in it).
+        self.revision = 0
 
     def __bool__(self) -> bool:
         return bool(self.steps)
@@ -205,11 +211,13 @@ class TurnPlanner:
     def clear(self) -> None:
         self.steps.clear()
         self._joker_other.clear()
+        self.revision += 1
 
     def undo(self) -> Operation | None:
         if not self.steps:
             return None
         self._joker_other.pop()
+        self.revision += 1
         return self.steps.pop()
 
     def adopt(self, operations: Sequence[Operation]) -> None:
@@ -217,6 +225,7 @@ class TurnPlanner:
         self.clear()
         self.steps.extend(operations)
         self._joker_other.extend(() for _ in operations)
+        self.revision += 1
 
     def follow(self, model: TableModel) -> None:
         """Drop the plan when a new deal begins (its meld numbers and cards mean nothing there),
@@ -267,7 +276,9 @@ class TurnPlanner:
                 hand.remove(op.card)
                 hand.append(joker)
                 table[op.meld] = swapped
-                views.append(StepView(op, swapped, op.meld + 1, target.joker_as, ()))
+                # The meld keeps no joker: the step declares nothing (the panel says which
+                # card the joker stood for as the swap's own text).
+                views.append(StepView(op, swapped, op.meld + 1, None, (), target.joker_as))
         return hand, table, views
 
     def hand_left(self, model: TableModel) -> list[int]:
@@ -285,7 +296,7 @@ class TurnPlanner:
             if match is None:
                 planned = any(face(c) == f for c in model.hand)
                 raise CommandError(
-                    "err_already_planned" if planned else "err_not_in_hand", card=str(f)
+                    "err_already_planned" if planned else "err_not_in_hand", card=face_label(f)
                 )
             available.remove(match)
             chosen.append(match)
@@ -338,6 +349,7 @@ class TurnPlanner:
     def _push(self, model: TableModel, op: Operation, other: tuple[Face, ...]) -> StepView:
         self.steps.append(op)
         self._joker_other.append(other)
+        self.revision += 1
         return self._simulate(model)[2][-1]
 
     # --- the preview and the play -----------------------------------------------------
@@ -380,7 +392,8 @@ def discard_card(model: TableModel, planner: TurnPlanner, f: Face) -> int:
     matches = sorted((c for c in available if face(c) == f), key=lambda c: c == model.taken_discard)
     if not matches:
         planned = any(face(c) == f for c in model.hand)
-        raise CommandError("err_already_planned" if planned else "err_not_in_hand", card=str(f))
+        key = "err_already_planned" if planned else "err_not_in_hand"
+        raise CommandError(key, card=face_label(f))
     return matches[0]
 
 
@@ -392,6 +405,12 @@ class Hint:
     made: tuple[Meld, ...]
     points: int
     playable: bool  # a legal play now, not just melds seen in the hand
+    needed: int | None = None  # the opening total (R5.1) while this seat has not opened
+    taken_discard: int | None = None  # the card this turn took from the discard pile (R3.2)
+
+    @property
+    def under_opening(self) -> bool:
+        return self.needed is not None and self.points < self.needed
 
 
 def hint(model: TableModel) -> Hint | None:
@@ -410,15 +429,23 @@ def hint(model: TableModel) -> Hint | None:
             found = search.best_lay_down(model.hand, state.table, ruleset, opened=True)
         else:
             found = search.best_opening(model.hand, ruleset, keep_discard=False)
+    needed = None if model.i_have_opened() else model.opening_points
+    taken = model.taken_discard
+    if (found is None or found.is_empty) and ruleset is not None and needed is not None:
+        # No opening can be played: the exact best melds of the hand all the same (a
+        # floor of 0), so the hint can say how far under the opening total they are.
+        anything = dataclasses.replace(ruleset, opening_points=0)
+        found = search.best_opening(model.hand, anything, keep_discard=False)
+        playable = False
     if found is not None and not found.is_empty:
         made = tuple(
             melds.make_meld(op.cards, op.joker_as)
             for op in found.operations
             if isinstance(op, NewMeld)
         )
-        return Hint(found.operations, made, found.opening_points, playable)
+        return Hint(found.operations, made, found.opening_points, playable, needed, taken)
     seen = movegen.greedy_melds(model.hand, model.taken_discard)
     if not seen:
         return None
     made = tuple(melds.make_meld(m.cards, m.joker_as) for m in seen)
-    return Hint(tuple(seen), made, sum(m.points for m in made), False)
+    return Hint(tuple(seen), made, sum(m.points for m in made), False, needed, taken)

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from client.cardtext import face_label, typed_label
 from client.i18n import Text
 from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
+from scala40_net import refusals
 from scala40_net.actions import Attach, NewMeld, SwapJoker
-from scala40_net.cards import RANK_TEXT, Face, face
+from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 
 Lines = list[StyleAndTextTuples]
@@ -30,13 +32,6 @@ _LEFT_OUT_WHY: dict[int, str] = {
 
 
 # --- cards ------------------------------------------------------------------------------
-
-
-def face_label(f: Face) -> str:
-    """A face as people read it on screen: ``7♥``, ``10♦``, ``K♠``, ``JK``."""
-    if f.suit is None:
-        return "JK"
-    return f"{RANK_TEXT.get(f.rank, str(f.rank))}{f.suit.symbol}"
 
 
 def face_style(f: Face) -> str:
@@ -119,11 +114,39 @@ def _score_text(model: TableModel, seat: int, t: Text) -> str:
     state = model.seat(seat)
     if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:  # totals are deals won (R11.2)
         return t("deals_won", n=state.total)
-    return t("points", n=state.total)
+    return f"{state.total}/{_bust_at(model)}"
 
 
-def player_lines(model: TableModel, t: Text, width: int) -> Lines:
-    """One line per seat: turn marker, name, cards in hand, opened, score, connection."""
+def _bust_at(model: TableModel) -> int:
+    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
+
+
+# While this client is not connected it cannot know who else is.
+_LINK_DOWN = (LinkState.CONNECTING, LinkState.RECONNECTING)
+
+# Columns of the players panel: marker+name, cards, opened, score; then bust and connection.
+_NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
+
+
+def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
+    """The rule under the players, naming the score column where it is: penalty points
+    against the bust limit (R11.1), or deals won (R11.2)."""
+    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
+        score = t("col_deals_won")
+    else:
+        score = t("col_penalty", limit=_bust_at(model))
+    start = _NAME + _CARDS + _OPENED - 1
+    text = "─" * start + f" {score} "
+    if len(text) > width:
+        text = "─" * max(1, width - len(score) - 2) + f" {score} "
+    return [("class:separator", text[:width] + "─" * max(0, width - len(text)))]
+
+
+def player_lines(
+    model: TableModel, t: Text, width: int, link: LinkState = LinkState.CONNECTED
+) -> Lines:
+    """One line per seat: turn marker, name, cards in hand, opened, penalty
+    points against the bust limit, bust, connection (unknown while this client reconnects)."""
     lines: Lines = []
     for seat in sorted(model.seats):
         state = model.seats[seat]
@@ -141,25 +164,35 @@ def player_lines(model: TableModel, t: Text, width: int) -> Lines:
             name = f"{name} ◆"
         line: StyleAndTextTuples = [
             ("class:turn" if turn else "", marker),
-            ("class:player.me" if seat == model.my_seat else "class:player", f"{name[:22]:<23}"),
+            (
+                "class:player.me" if seat == model.my_seat else "class:player",
+                f"{name[: _NAME - 3]:<{_NAME - 2}}",
+            ),
         ]
         if not state.in_deal and model.deal_no:
-            line.append(("class:dim", f"{t('not_in_deal'):<12}"))
+            line.append(
+                ("class:dim", f"{t('not_in_deal')[: _CARDS + _OPENED - 1]:<{_CARDS + _OPENED}}")
+            )
         else:
             count = (
                 t("one_card_in_hand")
                 if state.hand_count == 1
                 else t("cards_in_hand", n=state.hand_count)
             )
-            line.append(("", f"{count:<9} "))
+            line.append(("", f"{count:<{_CARDS}}"))
             opened = t("opened") if state.opened else t("not_opened")
-            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<11} "))
-        line.append(("class:score", f"{_score_text(model, seat, t):<10}"))
+            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<{_OPENED}}"))
+        line.append(("class:score", f"{_score_text(model, seat, t):<{_SCORE}}"))
         if state.out:
-            line.append(("class:warning", f" {t('busted')}"))
+            line.append(("class:warning", f"{t('busted')} "))
         if not state.bot:
-            conn = t("connected") if state.connected else t("disconnected")
-            line.append(("class:dim" if state.connected else "class:warning", f" ● {conn}"))
+            if link in _LINK_DOWN and seat != model.my_seat:
+                line.append(("class:dim", f"● {t('connection_unknown')}"))
+            elif seat == model.my_seat and link in _LINK_DOWN:
+                line.append(("class:warning", f"● {t('reconnecting')}"))
+            else:
+                conn = t("connected") if state.connected else t("disconnected")
+                line.append(("class:dim" if state.connected else "class:warning", f"● {conn}"))
         lines.append(_cut(line, width))
     return lines
 
@@ -203,7 +236,12 @@ def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
     return lines
 
 
-def piles_line(model: TableModel, t: Text) -> StyleAndTextTuples:
+RECENT_DISCARDS = 3
+
+
+def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTuples:
+    """The discard pile's top and the few cards under it, the stock, and who last took a card
+    from the pile (what a player watches to guess the others' hands)."""
     top = model.discard_top
     line: StyleAndTextTuples = []
     if top is None:
@@ -212,8 +250,20 @@ def piles_line(model: TableModel, t: Text) -> StyleAndTextTuples:
         text = t("discard_pile", top="\0", n=model.discard_count)
         before, _, after = text.partition("\0")
         line += [("", before), card_fragment(top, "bold"), ("", after)]
-    line.append(("", "    " + t("stock", n=model.stock_count)))
-    return line
+        under = model.discard_pile[-1 - RECENT_DISCARDS : -1]
+        if under:
+            line.append(("class:dim", " " + t("discard_under") + " "))
+            line += cards_fragments(list(reversed(under)))
+    line.append(("", "   " + t("stock", n=model.stock_count)))
+    if model.pile_takes:
+        takes = ", ".join(
+            f"{model.name_of(seat)} {face_label(face(card))}"
+            for seat, card in model.pile_takes[-2:]
+        )
+        extra: StyleAndTextTuples = [("class:dim", "   " + t("pile_takes", takes=takes))]
+        if fragments_width(line) + fragments_width(extra) <= width:
+            line += extra
+    return _cut(line, width)
 
 
 # --- the hand ---------------------------------------------------------------------------
@@ -276,16 +326,30 @@ def _declaration(step_joker: Face | None, other: Sequence[Face], t: Text) -> str
     if step_joker is None:
         return ""
     if other:
-        return "  " + t("plan_joker_choice", face=str(step_joker), other=str(other[0]))
+        return "  " + t(
+            "plan_joker_choice",
+            face=face_label(step_joker),
+            other=typed_label(other[0], t.lang),  # what to type: JK(8C) in Italian
+        )
     return "  " + t("plan_joker", face=face_label(step_joker))
 
 
-def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
-    """The play being built: each step, the opening total, and what is still illegal and why."""
+def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -> Lines:
+    """The play being built: each step, the opening total, and what is still illegal and why.
+
+    The summary (the last line) is always shown; when the steps do not all fit in ``height``,
+    the latest ones are, under a line that counts the others."""
     if preview is None or not preview.steps:
         return [[("class:dim", t("plan_empty"))]]
+    steps = list(enumerate(preview.steps, start=1))
     lines: Lines = []
-    for n, step in enumerate(preview.steps, start=1):
+    room = max(1, height) - 1
+    if len(steps) > room:
+        hidden = len(steps) - max(room - 1, 0)
+        steps = steps[hidden:]
+        if room >= 1:
+            lines.append([("class:dim", t("plan_more_steps", n=hidden))])
+    for n, step in steps:
         op = step.op
         if isinstance(op, NewMeld):
             head = t("plan_op_meld", n=n, cards="")
@@ -303,6 +367,10 @@ def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
             runs = "+".join(str(k) for k in op.split)
             line.append(("class:dim", " " + t("plan_runs", runs=runs)))
         line.append(("class:joker.note", _declaration(step.joker_as, step.joker_other, t)))
+        if step.joker_was is not None:
+            line.append(
+                ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
+            )
         lines.append(_cut(line, width))
     summary: StyleAndTextTuples = []
     if preview.opening_total is not None:
@@ -317,15 +385,17 @@ def plan_lines(preview: Preview | None, t: Text, width: int) -> Lines:
     if not preview.checked:
         summary.append(("class:dim", t("plan_unchecked")))
     elif preview.problem is not None:
-        summary.append(("class:warning", t("plan_problem", reason=str(preview.problem))))
+        reason = refusals.localized(preview.problem, t.lang)
+        summary.append(("class:warning", t("plan_problem", reason=reason)))
     elif preview.ready:
         summary.append(("class:ok", t("plan_ok")))
     lines.append(_cut(summary, width))
-    return lines
+    return lines[-max(1, height) :]
 
 
-def hint_text(found: Hint) -> str:
-    """A proposal in one line: new melds with their points, then attaches and swaps."""
+def hint_text(found: Hint, t: Text | None = None) -> str:
+    """A proposal in one line: new melds with their points, then attaches and swaps; and,
+    plainly, when it cannot be played now (under the opening total, or not this turn)."""
     parts = []
     for meld in found.made:
         labels = []
@@ -342,7 +412,16 @@ def hint_text(found: Hint) -> str:
         elif isinstance(op, SwapJoker):
             parts.append(f"{face_label(face(op.card))} ⇄ JK {op.meld + 1}")
     total = f" = {found.points}" if found.made else ""
-    return " · ".join(parts) + total
+    text = " · ".join(parts) + total
+    if t is None or found.playable:
+        return text
+    if found.taken_discard is not None and found.needed is not None:
+        # R3.2: the opening had to hold the card taken, and no opening does.
+        taken = face_label(face(found.taken_discard))
+        return text + " — " + t("hint_taken_unusable", card=taken, needed=found.needed)
+    if found.under_opening:
+        return text + " — " + t("hint_under_opening", needed=found.needed)
+    return text + " — " + t("hint_not_now")
 
 
 # --- log and chat -----------------------------------------------------------------------
@@ -367,6 +446,7 @@ def log_lines(
 
 
 _LOUD_LOG = {
+    "log_refused",
     "log_deal_abandoned",
     "log_seat_disconnected",
     "log_busted",
@@ -424,7 +504,12 @@ def _fd_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
         if v.ok is None:
             return ("class:dim", t("fd_verifying", deal=deal))
         if v.ok:
-            key = "fd_verified" if me is not None else "fd_verified_spectator"
+            if me is None:
+                key = "fd_verified_spectator"
+            elif fd.seats_in_play and me not in fd.seats_in_play:
+                key = "fd_verified_sat_out"  # no seed of this seat is in a deal it sat out
+            else:
+                key = "fd_verified"
             return ("class:ok", t(key, deal=deal))
         return ("class:alarm", t("fd_unavailable", deal=deal, reason=v.reason))
     if me is not None and me in fd.reveals:
@@ -460,7 +545,11 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         left = session.rientro_seconds_left()
         return ("class:alarm", t("status_rientro_offer", fee=fee, total=total, secs=left))
     if session.cut_prompt and model.fair_deal is not None:
-        return ("class:prompt", t("status_cut_prompt", max=model.fair_deal.deck_size - 1))
+        secs = session.cut_seconds_left()
+        return (
+            "class:prompt",
+            t("status_cut_prompt", max=model.fair_deal.deck_size - 1, secs=secs),
+        )
     phase = model.phase
     deal = model.deal_no
     if phase is Phase.MATCH_OVER:
@@ -470,6 +559,10 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     if phase is Phase.REVEAL:
         return ("class:dim", t("status_wait_reveal", deal=deal))
     if phase is Phase.DEAL_OVER:
+        if model.between_deals is not None:
+            from client.render_end import countdown_text  # it draws on this module
+
+            return countdown_text(model, session, t)
         return ("", t("status_between_deals"))
     if phase is Phase.WAITING:
         if model.table_phase == lobby_pb2.TABLE_PHASE_WAITING:
@@ -478,6 +571,12 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     if model.is_spectator:
         return ("", t("status_wait_turn", name=model.name_of(model.turn)))
     if model.my_turn and phase is Phase.DRAW:
+        if model.discard_barred and model.discard_top is not None:
+            # R3.2: the card just put back may not be taken again this turn.
+            return (
+                "class:turn",
+                t("status_draw_after_return", card=face_label(face(model.discard_top))),
+            )
         return ("class:turn", t("status_your_draw"))
     if model.my_turn and phase is Phase.PLAY:
         return ("class:turn", t("status_your_play"))
@@ -503,7 +602,19 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
     fp = fingerprint_fragment(session, t)
     if fp:
         second = [*second, ("", "  ·  "), *fp] if second else fp
-    return [_cut(first, width), _cut(second, width)]
+    # A long refusal wraps (up to three lines) rather than losing its end at the edge.
+    style, text = first[0][0], plain(first)
+    wrapped = textwrap.wrap(text, max(width, 8)) or [""]
+    if len(wrapped) > STATUS_NOTICE_LINES:
+        wrapped = [
+            *wrapped[: STATUS_NOTICE_LINES - 1],
+            " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
+        ]
+    lines: Lines = [[(style, piece)] for piece in wrapped]
+    return [*lines, _cut(second, width)]
+
+
+STATUS_NOTICE_LINES = 3
 
 
 # --- end of deal ------------------------------------------------------------------------
@@ -525,47 +636,4 @@ def rientro_lines(model: TableModel, session: SessionState, t: Text, width: int)
         else:
             text = t("rientro_offer_other", name=model.name_of(seat), fee=fee)
             lines.append([("class:warning", text[:width])])
-    return lines
-
-
-def deal_end_lines(
-    model: TableModel, t: Text, width: int, session: SessionState | None = None
-) -> Lines:
-    """Every hand shown with its penalty, the match totals, and the deal's verification."""
-    result = model.result
-    if result is None:
-        return []
-    session = session or SessionState()
-    lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
-    lines += rientro_lines(model, session, t, width)  # first: it waits for an answer
-    if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
-        lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
-    elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:
-        lines.append([("class:alarm", t("fd_abandoned", deal=result.deal_no))])
-    if result.void_reason:
-        lines.append([("class:dim", result.void_reason)])
-    for hand in result.hands:
-        name = model.name_of(hand.seat)
-        total = t("end_total", total=model.seat(hand.seat).total)
-        if result.closer == hand.seat:
-            line: StyleAndTextTuples = [
-                ("class:ok", t("end_went_out", name=name, penalty=hand.penalty))
-            ]
-        else:
-            line = [("", f"{name}: ")]
-            line += cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
-            line.append(("class:score", f" → {hand.penalty}"))
-        line.append(("class:dim", f"   {total}"))
-        lines.append(_cut(line, width))
-    fd = model.deals.get(result.deal_no)
-    if fd is not None:
-        lines.append([_fd_state(model, fd, t)])
-        if fd.verification is not None and fd.verification.record_path:
-            path = fd.verification.record_path
-            lines.append([("class:dim", t("fd_record_saved", path=path)[:width])])
-    if model.match_over:
-        names = ", ".join(model.name_of(s) for s in model.winners)
-        lines.append([("class:ok", t("log_match_over", names=names))])
-    else:
-        lines.append([("class:dim", t("end_continue"))])
     return lines

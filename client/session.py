@@ -66,11 +66,27 @@ class SessionState:
     cut_prompt: bool = False  # this seat cuts: the command line waits for the cut
     hints: list[str] = field(default_factory=list)
     rientro_deadline: float | None = None  # time.monotonic() by which to answer a buy-back
+    next_deal_deadline: float | None = None  # time.monotonic() of the next deal at the latest
+    show_scores: bool = False
+    show_melds: bool = False
+    cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
+    new_match_offered: bool = False  # make play: the screen may start another match
+    quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
     def rientro_seconds_left(self) -> int:
         if self.rientro_deadline is None:
             return 0
         return max(0, round(self.rientro_deadline - time.monotonic()))
+
+    def cut_seconds_left(self) -> int:
+        if self.cut_deadline is None:
+            return 0
+        return max(0, round(self.cut_deadline - time.monotonic()))
+
+    def next_deal_seconds_left(self) -> int:
+        if self.next_deal_deadline is None:
+            return 0
+        return max(0, round(self.next_deal_deadline - time.monotonic()))
 
     def say(self, kind: NoticeKind, key: str, **fields: str | int) -> None:
         self.notice = Notice(kind, key, tuple(fields.items()))

@@ -22,21 +22,32 @@ def data_dir() -> Path:
     return path
 
 
+def _known(directory: Path) -> dict[str, str]:
+    try:
+        known: dict[str, str] = json.loads((directory / TRUST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    return known
+
+
+def remember_fingerprint(directory: Path, host: str, fingerprint: str) -> None:
+    """Remember ``fingerprint`` for ``host`` from now on (first use, or a change confirmed)."""
+    known = _known(directory)
+    known[host] = fingerprint
+    path = directory / TRUST_FILE
+    path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def check_fingerprint(directory: Path, host: str, fingerprint: str) -> tuple[TrustState, str]:
     """Compare ``fingerprint`` with the one remembered for ``host``; remember it the first time.
 
     Returns the trust state and the fingerprint remembered before (empty if none). A changed
-    fingerprint is not overwritten: the warning stays until the user removes the old entry.
+    fingerprint is not overwritten: only the user's confirmation does that
+    (``remember_fingerprint``).
     """
-    path = directory / TRUST_FILE
-    try:
-        known: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
-    before = known.get(host, "")
+    before = _known(directory).get(host, "")
     if not before:
-        known[host] = fingerprint
-        path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        remember_fingerprint(directory, host, fingerprint)
         return TrustState.NEW, ""
     if before == fingerprint:
         return TrustState.KNOWN, before

@@ -89,6 +89,14 @@ def current_principal() -> Principal:
     return principal
 
 
+def metadata_value(metadata: Any, key: str) -> str | None:
+    """The first value of ``key`` in a call's metadata, as text."""
+    for name, value in metadata or ():
+        if name == key:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
 def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
     for key, value in metadata or ():
         if key == "authorization":
@@ -155,7 +163,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             yield
         except Refusal as refusal:
             # abort_with_status raises: the call ends with that status, nothing is swallowed.
-            await context.abort_with_status(refusal.to_status())
+            lang = metadata_value(context.invocation_metadata(), "accept-language")
+            await context.abort_with_status(refusal.to_status(lang))
 
     def _wrap(
         self, method: str, handler: grpc.RpcMethodHandler[Any, Any]

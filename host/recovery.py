@@ -135,6 +135,7 @@ def _seat_calls(table: Table) -> dict[str, tuple[Callable[[int, Any], object], t
         "return_discard": (table.return_discard, table_pb2.ReturnDiscardRequest),
         "commit": (table.commit_seed, table_pb2.CommitSeedRequest),
         "reveal": (table.reveal_seed, table_pb2.RevealSeedRequest),
+        "ready": (table.ready, table_pb2.ReadyRequest),
     }
 
 

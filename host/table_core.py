@@ -82,6 +82,8 @@ class TableSettings:
     archive_after: float = 300.0
     # A table whose match never started is removed after this long without a request.
     idle_removal: float = 1800.0
+    # The pause between deals when the table's config does not set one (host.between_deals).
+    between_deals: float = 20.0
     # The turn clock and the grace period of a table that does not set its own.
     turn_seconds: int = 90
     grace_seconds: int = 60

@@ -8,12 +8,14 @@ scores the match and announces the next deal.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
 import grpc
 from google.protobuf.message import Message
 
+from host.between_deals import BetweenDeals
 from host.errors import Refusal, malformed, not_found, precondition
 from host.table_core import DealInProgress, TableCore
 from scala40_net import actions, deal, events, match, rules, wire
@@ -224,6 +226,9 @@ class DealingTable(TableCore):
         self._commit("deal", None, None, None, out)
 
     def deadline_passed(self) -> None:
+        if self.between_deals.running:
+            self._pause_over()
+            return
         if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
             self._rientro_unanswered()
             return
@@ -242,6 +247,7 @@ class DealingTable(TableCore):
         if m.phase is match.MatchPhase.RIENTRO:
             # The answer's deadline starts with the offer, so the offer can say how long it has.
             self._set_deadline(self.settings.reveal_timeout)
+        self._pause_if_due()
         out = [self._deal_event(current.exchange.reveal_host_seed())]
         record = current.recorder.finish(self.identity)
         signed = table_pb2.DealSigned(
@@ -262,7 +268,66 @@ class DealingTable(TableCore):
         if m.phase is match.MatchPhase.OVER:
             self.phase = lobby_pb2.TABLE_PHASE_FINISHED
         elif m.phase is match.MatchPhase.DEAL_DUE:
+            self._next_deal()
+
+    # --- the pause between deals (host.between_deals) --------------------------------
+
+    @functools.cached_property
+    def between_deals(self) -> BetweenDeals:
+        wanted = self.config.between_deals_seconds
+        seconds = wanted if self.config.HasField("between_deals_seconds") else None
+        return BetweenDeals(self.settings.between_deals if seconds is None else float(seconds))
+
+    def _pause_if_due(self) -> None:
+        """A deal is due: pause first for the people at the table (all of them while the
+        journal is played back, so a Ready it holds finds the pause it was sent in)."""
+        if self.match is None or self.match.phase is not match.MatchPhase.DEAL_DUE:
+            return
+        connected = None if self.replaying else self.presence.connected_seats()
+        people = {
+            s.number
+            for s in self.seats
+            if s.taken and not s.is_bot and (connected is None or s.number in connected)
+        }
+        if self.between_deals.begin(people):
+            self._set_deadline(self.between_deals.seconds)
+
+    def _next_deal(self) -> None:
+        if not self.between_deals.running:
+            self.deadline.clear()
             self._announce_deal()
+
+    def _pause_over(self) -> None:
+        self.between_deals.end()
+        self.deadline.clear()
+        self._announce_deal()
+
+    def ready(self, seat: int, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
+        """A seat has read the end of the deal; the last person ready starts the next one."""
+        response = table_pb2.ReadyResponse()
+        if self._repeat(seat, "ready", request.context) is not None:
+            return response
+        pause = self.between_deals
+        if not pause.running or seat not in pause.waiting_for or seat in pause.ready:
+            return response  # late, or said twice: nothing to wait for, nothing to record
+        pause.say_ready(seat)
+        self._commit(
+            "ready",
+            seat,
+            request,
+            response,
+            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+            request_id=request.context.request_id,
+            game=False,
+        )
+        if pause.over:
+            self._pause_over()
+        return response
+
+    def resume(self) -> None:
+        super().resume()
+        if self.between_deals.running:
+            self._set_deadline(self.between_deals.seconds)
 
     def answer_rientro(
         self, seat: int, buy_back: bool, request: table_pb2.AnswerRientroRequest | None = None
@@ -273,6 +338,7 @@ class DealingTable(TableCore):
         if self.match is None or self.match.phase is not match.MatchPhase.RIENTRO:
             raise precondition("NO_RIENTRO", "no buy-back is on offer now", "R11.3")
         self._apply(seat, match.BuyBack() if buy_back else match.Retire())
+        self._pause_if_due()
         response = table_pb2.AnswerRientroResponse()
         request_id = request.context.request_id if request is not None else None
         self._commit(
@@ -291,14 +357,14 @@ class DealingTable(TableCore):
         if self.match.phase is match.MatchPhase.OVER:
             self.phase = lobby_pb2.TABLE_PHASE_FINISHED
         elif self.match.phase is match.MatchPhase.DEAL_DUE:
-            self.deadline.clear()
-            self._announce_deal()
+            self._next_deal()
 
     def _rientro_unanswered(self) -> None:
         """R11.3: a busted seat that did not answer the buy-back offer in time retires."""
         assert self.match is not None
         for seat in self.match.pending_rientro:
             self._apply(seat, match.Retire())
+        self._pause_if_due()
         self._commit(
             "rientro_timeout",
             None,
@@ -329,12 +395,15 @@ class DealingTable(TableCore):
             )
             for seat in m.pending_rientro
         ]
-        return table_pb2.MatchUpdate(
+        update = table_pb2.MatchUpdate(
             scores=scores,
             match_over=m.phase is match.MatchPhase.OVER,
             winners=m.winners,
             rientro_offers=offers,
         )
+        if self.between_deals.running:
+            update.between_deals.CopyFrom(self.between_deals.to_pb(self.seconds_to_deadline()))
+        return update
 
     def deal_record(self, seat: int | None, deal_no: int) -> bytes:
         """The signed record of an ended deal, with the caller's own private events if it played."""

@@ -122,6 +122,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._seat()
         return await task.call(lambda table: task.decide_absence(table, seat, request))
 
+    async def Ready(
+        self, request: table_pb2.ReadyRequest, context: Context
+    ) -> table_pb2.ReadyResponse:
+        return await self._as_seat(Table.ready, request)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

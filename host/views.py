@@ -28,6 +28,8 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
     scores = {s.seat: s for s in update.scores} if update is not None else {}
     if update is not None:
         out.rientro_offers.extend(update.rientro_offers)
+        if update.HasField("between_deals"):
+            out.between_deals.CopyFrom(update.between_deals)
     for number in range(len(table.seats)):
         # The summary's seat infos, made a moment ago in the same job: the same seats.
         seat_view = table_pb2.SeatView(info=out.table.seats[number])

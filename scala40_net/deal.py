@@ -25,7 +25,7 @@ from scala40_net.actions import (
     SwapJoker,
 )
 from scala40_net.cards import card_text, cards_text, face, is_joker
-from scala40_net.errors import RuleViolation
+from scala40_net.errors import RuleViolation, refuse
 from scala40_net.events import (
     AppliedOperation,
     CardDrawn,
@@ -296,7 +296,10 @@ def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState
         raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
     state.index(seat)
     if seat != state.turn:
-        raise RuleViolation("R3", f"it is seat {state.turn}'s turn, not seat {seat}'s")
+        raise refuse(
+            "R3", "NOT_YOUR_TURN", "it is seat {turn}'s turn, not seat {seat}'s",
+            turn=state.turn, seat=seat,
+        )  # fmt: skip
     if isinstance(action, Draw):
         return _draw(state, seat, action)
     if isinstance(action, ReturnDiscard):
@@ -306,7 +309,7 @@ def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState
 
 def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Event]]:
     if state.phase is not Phase.DRAW:
-        raise RuleViolation("R3", "you have already drawn this turn: play and discard")
+        raise refuse("R3", "DRAWN_ALREADY", "you have already drawn this turn: play and discard")
     i = state.index(seat)
     hand = state.hands[i]
     if action.source is DrawSource.STOCK:
@@ -321,9 +324,9 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
         )
         return new, [CardDrawn(seat, DrawSource.STOCK, card)]
     if state.discard_barred:
-        raise RuleViolation("R3.2", "you put the discard back this turn: draw from the stock")
+        raise refuse("R3.2", "PUT_BACK", "you put the discard back this turn: draw from the stock")
     if not state.discard_pile:
-        raise RuleViolation("R3", "the discard pile is empty: draw from the stock")
+        raise refuse("R3", "DISCARD_PILE_EMPTY", "the discard pile is empty: draw from the stock")
     card = state.discard_pile[-1]
     new = replace(
         state,
@@ -338,7 +341,10 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
 
 def _return_discard(state: DealState, seat: int) -> tuple[DealState, list[Event]]:
     if state.phase is not Phase.PLAY or state.taken_discard is None:
-        raise RuleViolation("R3.2", "only a card just taken from the discard pile can be put back")
+        raise refuse(
+            "R3.2", "NOTHING_TO_PUT_BACK",
+            "only a card just taken from the discard pile can be put back",
+        )  # fmt: skip
     i = state.index(seat)
     card = state.taken_discard
     hand = list(state.hands[i])
@@ -398,9 +404,10 @@ def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[
     if len(set(cards)) != len(cards):
         raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
     for c in cards:
+        if c not in scratch.hand and c in original:
+            raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
         if c not in scratch.hand:
-            where = "is already used in this play" if c in original else "is not in your hand"
-            raise RuleViolation(None, f"{_text(c)} {where}")
+            raise RuleViolation(None, f"{_text(c)} is not in your hand")
     for c in cards:
         scratch.hand.remove(c)
 
@@ -441,7 +448,7 @@ def _place(
 
 def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Event]]:
     if state.phase is not Phase.PLAY:
-        raise RuleViolation("R3", "draw first: a turn starts with a draw")
+        raise refuse("R3", "DRAW_FIRST", "draw first: a turn starts with a draw")
     rules = state.ruleset
     i = state.index(seat)
     original = state.hands[i]
@@ -515,30 +522,35 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
 
     if not opened_before and scratch.laid_any and not scratch.opened:
         if scratch.opening_total < needed:
-            raise RuleViolation(
-                "R5.1", f"opening melds total {scratch.opening_total} points, {needed} needed"
-            )
-        raise RuleViolation(
-            "R3.2", "the card taken from the discard pile must be inside the opening melds"
-        )
+            raise refuse(
+                "R5.1", "OPENING_SHORT", "opening melds total {total} points, {needed} needed",
+                total=scratch.opening_total, needed=needed,
+            )  # fmt: skip
+        raise refuse(
+            "R3.2", "TAKEN_NOT_IN_OPENING",
+            "the card taken from the discard pile must be inside the opening melds",
+        )  # fmt: skip
     if classic_pickup and not scratch.taken_laid:
         assert taken is not None
         if not opened_before:
-            raise RuleViolation(
-                "R3.2",
-                f"a player who has not opened may take the discard ({card_text(taken)}) only to "
+            raise refuse(
+                "R3.2", "TAKEN_NOT_IN_OPENING",
+                "a player who has not opened may take the discard ({card}) only to "
                 "open with it in this turn (or put it back)",
-            )
-        raise RuleViolation(
-            "R3.2",
-            f"the card taken from the discard pile ({card_text(taken)}) must be used in this "
+                card=face(taken),
+            )  # fmt: skip
+        raise refuse(
+            "R3.2", "TAKEN_NOT_USED",
+            "the card taken from the discard pile ({card}) must be used in this "
             "turn, in a new meld or attached (or put back)",
-        )
+            card=face(taken),
+        )  # fmt: skip
     kept = [j for j in swapped if j in scratch.hand]
     if kept:
-        raise RuleViolation(
-            "R7.2", "a joker taken from the table must be used in this turn, before the discard"
-        )
+        raise refuse(
+            "R7.2", "JOKER_NOT_USED",
+            "a joker taken from the table must be used in this turn, before the discard",
+        )  # fmt: skip
 
     _check_discard(state, scratch, play.discard, taken)
     if play.discard is not None:
@@ -622,10 +634,11 @@ def _check_first_turn_close(state: DealState) -> None:
     """R9.2 for a player going out in their own first turn."""
     mode = state.ruleset.first_turn_close
     if mode is FirstTurnClose.NEVER:
-        raise RuleViolation("R9.2", "nobody may go out in their own first turn")
+        raise refuse("R9.2", "FIRST_TURN_OUT", "nobody may go out in their own first turn")
     if mode is FirstTurnClose.NOT_AFTER_PICKUP and state.drawn is DrawSource.DISCARD:
-        raise RuleViolation(
+        raise refuse(
             "R9.2",
+            "FIRST_TURN_OUT_AFTER_PICKUP",
             "nobody may go out in their own first turn after taking the discard",
         )
 
@@ -635,16 +648,18 @@ def _not_open_yet(
 ) -> RuleViolation:
     if must_open_with_taken and scratch.opening_total >= needed:
         # R7.3: the opening with the discard is complete only once that card is laid.
-        return RuleViolation(
-            "R7.3" if what.startswith("swap") else "R3.2",
-            f"the opening is complete only with the card taken from the discard pile laid in it: "
-            f"you may {what} only after that",
-        )
-    return RuleViolation(
-        rule,
-        f"only a player who has opened may {what} (opening melds so far total "
-        f"{scratch.opening_total} points, {needed} needed)",
-    )
+        return refuse(
+            "R7.3" if what.startswith("swap") else "R3.2", "TAKEN_FIRST",
+            "the opening is complete only with the card taken from the discard pile laid in it: "
+            "you may {what} only after that",
+            what=what,
+        )  # fmt: skip
+    return refuse(
+        rule, "NOT_OPENED",
+        "only a player who has opened may {what} (opening melds so far total "
+        "{total} points, {needed} needed)",
+        what=what, total=scratch.opening_total, needed=needed,
+    )  # fmt: skip
 
 
 def _check_discard(
@@ -654,27 +669,30 @@ def _check_discard(
     hand = scratch.hand
     if discard is None:
         if hand:
-            raise RuleViolation("R8.1", "every turn ends with exactly one discard")
+            raise refuse("R8.1", "NO_DISCARD", "every turn ends with exactly one discard")
         if not rules.close_without_discard:
-            raise RuleViolation(
-                "R9.1",
+            raise refuse(
+                "R9.1", "KEEP_A_DISCARD",
                 "ending a turn with no card left to discard is not allowed: keep one to discard",
-            )
+            )  # fmt: skip
         return
     if discard not in hand:
-        where = (
-            "is used in this play" if discard in state.hand(state.turn) else "is not in your hand"
-        )
-        raise RuleViolation("R8.1", f"the discard {_text(discard)} {where}")
+        if discard in state.hand(state.turn):
+            raise refuse(
+                "R8.1", "DISCARD_USED", "the discard {card} is used in this play",
+                card=face(discard),
+            )  # fmt: skip
+        raise RuleViolation("R8.1", f"the discard {_text(discard)} is not in your hand")
     if discard == taken:
-        raise RuleViolation(
-            "R3.3",
-            f"{card_text(discard)} was taken from the discard pile this turn: discard another card",
-        )
+        raise refuse(
+            "R3.3", "DISCARD_TAKEN",
+            "{card} was taken from the discard pile this turn: discard another card",
+            card=face(discard),
+        )  # fmt: skip
     closing = len(hand) == 1
     if closing:
         if is_joker(discard):
-            raise RuleViolation("R8.3", "a joker may never be the closing discard")
+            raise refuse("R8.3", "JOKER_CLOSING", "a joker may never be the closing discard")
         return
     mode = rules.discard_attachable
     if mode in (DiscardAttachable.FREE, DiscardAttachable.AGREED):
@@ -690,14 +708,20 @@ def _check_discard(
         # otherwise the turn could not end at all (see "Settled points").
         others = [c for c in hand if c != taken]
         if any(not barred(c) for c in others):
-            who = (
-                "nobody may discard it, except as the closing discard"
-                if mode is DiscardAttachable.NEVER
-                else "a player who has not opened may not discard it"
-            )
-            raise RuleViolation(
-                "R8.2", f"{card_text(discard)} could be attached to a meld on the table: {who}"
-            )
+            # Two sentences, not one with a word put in: each is translated whole.
+            if mode is DiscardAttachable.NEVER:
+                raise refuse(
+                    "R8.2", "DISCARD_ATTACHES",
+                    "{card} could be attached to a meld on the table: nobody may discard it, "
+                    "except as the closing discard",
+                    card=face(discard),
+                )  # fmt: skip
+            raise refuse(
+                "R8.2", "DISCARD_ATTACHES",
+                "{card} could be attached to a meld on the table: a player who has not opened "
+                "may not discard it",
+                card=face(discard),
+            )  # fmt: skip
 
 
 def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, list[Event]]:

@@ -1,6 +1,34 @@
-"""The one refusal the engine raises: a rule (R-number of RULES.md) and a sentence (R12)."""
+"""The one refusal the engine raises: a rule (R-number of RULES.md) and a sentence (R12).
+
+A refusal made with ``refuse`` also carries a reason code and the parameters
+of its sentence, so it can be said in another language (``scala40_net.refusals``);
+its English sentence is the same either way.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scala40_net.cards import Face, Suit, cards_text
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Faces a player may choose between, said "8H or 8D" (in each language its own way)."""
+
+    faces: tuple[Face, ...]
+
+
+def english(value: object) -> str:
+    """A parameter as the English sentence writes it (card ids as ``7H 8H``, a suit ``H``)."""
+    if isinstance(value, tuple):
+        return cards_text(value)
+    if isinstance(value, Choices):
+        return " or ".join(str(f) for f in value.faces)
+    if isinstance(value, Suit):
+        return value.letter
+    return str(value)
 
 
 class RuleViolation(Exception):
@@ -17,15 +45,35 @@ class RuleViolation(Exception):
     'R6.1: operation 3: 4H does not fit meld 2'
     """
 
-    def __init__(self, rule: str | None, reason: str, operation: int | None = None) -> None:
+    def __init__(
+        self,
+        rule: str | None,
+        reason: str,
+        operation: int | None = None,
+        *,
+        code: str | None = None,
+        template: str | None = None,
+        params: Mapping[str, object] | None = None,
+    ) -> None:
         self.rule = rule
         self.reason = reason
         self.operation = operation
+        # UPPER_SNAKE reason code, the English template (the catalogues' msgid), its fields.
+        self.code = code
+        self.template = template
+        self.params: Mapping[str, object] = params or {}
         super().__init__(self.__str__())
 
     def at_operation(self, operation: int) -> RuleViolation:
         """The same refusal, naming the operation of a play that caused it."""
-        return RuleViolation(self.rule, self.reason, operation)
+        return RuleViolation(
+            self.rule,
+            self.reason,
+            operation,
+            code=self.code,
+            template=self.template,
+            params=self.params,
+        )
 
     def __str__(self) -> str:
         where = f"operation {self.operation}: " if self.operation is not None else ""
@@ -34,6 +82,17 @@ class RuleViolation(Exception):
 
     def __repr__(self) -> str:
         return f"RuleViolation({self.rule!r}, {self.reason!r}, operation={self.operation!r})"
+
+
+def refuse(rule: str | None, code: str, template: str, **params: object) -> RuleViolation:
+    """A refusal whose sentence is ``template`` with ``params``, translatable by its template.
+
+    >>> str(refuse("R5.1", "OPENING_SHORT", "opening melds total {total} points, {needed} needed",
+    ...            total=37, needed=40))
+    'R5.1: opening melds total 37 points, 40 needed'
+    """
+    reason = template.format(**{k: english(v) for k, v in params.items()})
+    return RuleViolation(rule, reason, code=code, template=template, params=params)
 
 
 class InvalidRuleset(ValueError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scala40_net.cards import Face, Suit, cards_text, face, is_joker
-from scala40_net.errors import RuleViolation
+from scala40_net.errors import Choices, RuleViolation, refuse
 
 ACE_LOW = 1
 ACE_HIGH = 14
@@ -117,18 +117,28 @@ def _real_aces(cards: Iterable[int]) -> int:
 
 def _check_card_count(cards: Sequence[int]) -> None:
     if len(set(cards)) != len(cards):
-        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+        raise refuse(
+            "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
+        )
     if len(cards) < MELD_MIN:
-        raise RuleViolation(
-            "R4.1", f"a meld has at least 3 cards, {cards_text(cards)} has {len(cards)}"
+        raise refuse(
+            "R4.1",
+            "MELD_TOO_SHORT",
+            "a meld has at least 3 cards, {cards} has {n}",
+            cards=tuple(cards),
+            n=len(cards),
         )
     jokers = sum(1 for c in cards if is_joker(c))
     if jokers > 1:
-        raise RuleViolation(
-            "R4.3", f"a meld holds at most one joker, {cards_text(cards)} has {jokers}"
+        raise refuse(
+            "R4.3",
+            "TOO_MANY_JOKERS",
+            "a meld holds at most one joker, {cards} has {n}",
+            cards=tuple(cards),
+            n=jokers,
         )
     if len(cards) - jokers < 2:
-        raise RuleViolation("R4.3", "a meld needs at least two real cards")
+        raise refuse("R4.3", "TOO_FEW_REAL_CARDS", "a meld needs at least two real cards")
 
 
 def _check_declaration(
@@ -138,15 +148,37 @@ def _check_declaration(
     has_joker = any(is_joker(c) for c in cards)
     if not has_joker:
         if joker_as is not None:
-            raise RuleViolation("R4.4", f"{cards_text(cards)} has no joker, so nothing to declare")
+            raise refuse(
+                "R4.4",
+                "NO_JOKER_TO_DECLARE",
+                "{cards} has no joker, so nothing to declare",
+                cards=tuple(cards),
+            )
         return None
-    options = " or ".join(str(f) for f in expected)
+    options = Choices(tuple(expected))
     if joker_as is None:
-        raise RuleViolation("R4.4", f"the joker must declare the card it stands for ({options})")
+        raise refuse(
+            "R4.4",
+            "JOKER_UNDECLARED",
+            "the joker must declare the card it stands for ({options})",
+            options=options,
+        )
     if joker_as not in expected:
         if len(expected) == 1:
-            raise RuleViolation("R4.4", f"the joker here stands for {options}, not {joker_as}")
-        raise RuleViolation("R4.4", f"the joker here may stand for {options}, not {joker_as}")
+            raise refuse(
+                "R4.4",
+                "JOKER_DECLARED_WRONG",
+                "the joker here stands for {options}, not {face}",
+                options=options,
+                face=joker_as,
+            )
+        raise refuse(
+            "R4.4",
+            "JOKER_DECLARED_WRONG",
+            "the joker here may stand for {options}, not {face}",
+            options=options,
+            face=joker_as,
+        )
     return joker_as
 
 
@@ -172,13 +204,30 @@ def _sequence_low(cards: Sequence[int]) -> int | None:
     return None
 
 
-def _sequence_reason(cards: Sequence[int]) -> str:
+def _nothing_to_declare() -> RuleViolation:
+    return refuse("R4.4", "NOTHING_TO_DECLARE", "no joker is attached, so nothing to declare")
+
+
+def _not_a_sequence(cards: Sequence[int]) -> RuleViolation:
     ranks = [face(c).rank for c in cards if not is_joker(c)]
     if ACE_LOW in ranks and KING in ranks and 2 in ranks:
-        return (
-            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence"
+        return refuse(
+            "R4.1",
+            "ACE_IN_THE_MIDDLE",
+            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence",
         )
-    return f"{cards_text(cards)} is not a sequence: one suit, consecutive ranks, laid low to high"
+    return refuse(
+        "R4.1",
+        "NOT_A_SEQUENCE",
+        "{cards} is not a sequence: one suit, consecutive ranks, laid low to high",
+        cards=tuple(cards),
+    )
+
+
+def _one_ace() -> RuleViolation:
+    return refuse(
+        "R4.1", "TWO_ACES", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)"
+    )
 
 
 def declarations(cards: Sequence[int]) -> tuple[Face, ...]:
@@ -223,26 +272,35 @@ def make_meld(cards: Sequence[int], joker_as: Face | None = None) -> Meld:
         suits = [f.suit for f in reals]
         if len(set(suits)) != len(suits):
             double = next(f for f in reals if suits.count(f.suit) > 1)
-            raise RuleViolation(
-                "R4.2", f"a group has cards of different suits: two {double} cannot be in one"
+            raise refuse(
+                "R4.2",
+                "GROUP_SUIT_TWICE",
+                "a group has cards of different suits: two {face} cannot be in one",
+                face=double,
             )
         if len(cards) > GROUP_MAX:
-            raise RuleViolation(
-                "R4.2", f"a group has at most 4 cards, joker included, not {len(cards)}"
+            raise refuse(
+                "R4.2",
+                "GROUP_TOO_LONG",
+                "a group has at most 4 cards, joker included, not {n}",
+                n=len(cards),
             )
         missing = [Face(rank, s) for s in Suit if s not in suits]
         declared = _check_declaration(cards, joker_as, missing)
         stands_for = tuple(declared if is_joker(c) and declared else face(c) for c in cards)
         return Meld(MeldKind.GROUP, cards, stands_for, rank)
     if not same_suit:
-        raise RuleViolation(
-            "R4", f"{cards_text(cards)} is neither a sequence (one suit) nor a group (one rank)"
+        raise refuse(
+            "R4",
+            "NOT_A_MELD",
+            "{cards} is neither a sequence (one suit) nor a group (one rank)",
+            cards=tuple(cards),
         )
     if _real_aces(cards) > 1:
-        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+        raise _one_ace()
     low = _sequence_low(cards)
     if low is None:
-        raise RuleViolation("R4.1", _sequence_reason(cards))
+        raise _not_a_sequence(cards)
     suit = reals[0].suit
     assert suit is not None
     stands = tuple(scale_face(low + i, suit) for i in range(len(cards)))
@@ -267,8 +325,11 @@ def meld_points(cards: Sequence[int], joker_as: Face | None = None) -> int:
 def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) -> Meld:
     all_cards = meld.cards + tuple(cards)
     if len(all_cards) > GROUP_MAX:
-        raise RuleViolation(
-            "R4.2", f"a group has at most 4 cards, this one would have {len(all_cards)}"
+        raise refuse(
+            "R4.2",
+            "GROUP_WOULD_BE_TOO_LONG",
+            "a group has at most 4 cards, this one would have {n}",
+            n=len(all_cards),
         )
     taken = {f.suit for f in meld.stands_for}
     new_stands: list[Face] = []
@@ -277,14 +338,22 @@ def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) ->
             continue
         f = face(c)
         if f.rank != meld.low:
-            raise RuleViolation("R6.1", f"{f} does not fit the group {meld}")
+            raise refuse(
+                "R6.1", "NOT_IN_GROUP", "{face} does not fit the group {meld}", face=f, meld=meld
+            )
         if f.suit in taken:
             if meld.joker_as == f:
-                raise RuleViolation(
-                    "R6.1", f"the joker already stands for {f}: swap it (R7.1) instead"
+                raise refuse(
+                    "R6.1",
+                    "JOKER_ALREADY_STANDS",
+                    "the joker already stands for {face}: swap it (R7.1) instead",
+                    face=f,
                 )
-            raise RuleViolation(
-                "R4.2", f"a group has cards of different suits: {f} is already there"
+            raise refuse(
+                "R4.2",
+                "GROUP_HAS_SUIT",
+                "a group has cards of different suits: {face} is already there",
+                face=f,
             )
         taken.add(f.suit)
         new_stands.append(f)
@@ -292,7 +361,7 @@ def _attach_to_group(meld: Meld, cards: Sequence[int], joker_as: Face | None) ->
     joker_new = next((c for c in cards if is_joker(c)), None)
     if joker_new is None:
         if joker_as is not None:
-            raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+            raise _nothing_to_declare()
         declared = None
     else:
         declared = _check_declaration([joker_new], joker_as, missing)
@@ -311,29 +380,46 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
     suit = meld.suit
     joker_new = next((c for c in cards if is_joker(c)), None)
     if joker_new is None and joker_as is not None:
-        raise RuleViolation("R4.4", "no joker is attached, so nothing to declare")
+        raise _nothing_to_declare()
     new_faces: list[Face] = []
     for c in cards:
         if is_joker(c):
             if joker_as is None:
-                options = " or ".join(str(f) for f in _joker_ends(meld, cards))
-                hint = f" ({options})" if options else ""
-                raise RuleViolation(
-                    "R4.4", f"the attached joker must declare the card it stands for{hint}"
+                ends = tuple(_joker_ends(meld, cards))
+                if ends:
+                    raise refuse(
+                        "R4.4",
+                        "JOKER_UNDECLARED",
+                        "the attached joker must declare the card it stands for ({options})",
+                        options=Choices(ends),
+                    )
+                raise refuse(
+                    "R4.4",
+                    "JOKER_UNDECLARED",
+                    "the attached joker must declare the card it stands for",
                 )
             if joker_as.suit != suit or joker_as.is_joker:
-                raise RuleViolation(
+                raise refuse(
                     "R4.4",
-                    f"a joker attached here stands for a {suit.letter} card, not {joker_as}",
+                    "JOKER_WRONG_SUIT",
+                    "a joker attached here stands for a {suit} card, not {face}",
+                    suit=suit,
+                    face=joker_as,
                 )
             new_faces.append(joker_as)
         else:
             f = face(c)
             if f.suit != suit:
-                raise RuleViolation("R6.1", f"{f} is not of the suit of the sequence {meld}")
+                raise refuse(
+                    "R6.1",
+                    "WRONG_SUIT",
+                    "{face} is not of the suit of the sequence {meld}",
+                    face=f,
+                    meld=meld,
+                )
             new_faces.append(f)
     if _real_aces(meld.cards + tuple(cards)) > 1:
-        raise RuleViolation("R4.1", "a sequence holds one ace only, at one end (A-2-3… or …Q-K-A)")
+        raise _one_ace()
     present = set(range(meld.low, meld.high + 1))
     for ranks in itertools.product(*(_scale_options(f) for f in new_faces)):
         if len(set(ranks)) != len(ranks) or present & set(ranks):
@@ -347,10 +433,22 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
         ordered = tuple(by_rank[r] for r in range(lo, hi + 1))
         stands = tuple(scale_face(r, suit) for r in range(lo, hi + 1))
         return Meld(MeldKind.SEQUENCE, ordered, stands, lo)
-    added = cards_text(cards)
-    if joker_new is not None:
-        added += f" (JK={joker_as})"
-    raise RuleViolation("R6.1", f"{added} does not extend the sequence {meld} at either end")
+    if joker_new is not None and joker_as is not None:
+        raise refuse(
+            "R6.1",
+            "DOES_NOT_EXTEND",
+            "{cards} (JK={face}) does not extend the sequence {meld} at either end",
+            cards=tuple(cards),
+            face=joker_as,
+            meld=meld,
+        )
+    raise refuse(
+        "R6.1",
+        "DOES_NOT_EXTEND",
+        "{cards} does not extend the sequence {meld} at either end",
+        cards=tuple(cards),
+        meld=meld,
+    )
 
 
 def _joker_ends(meld: Meld, cards: Sequence[int]) -> list[Face]:
@@ -383,12 +481,12 @@ def attach(meld: Meld, cards: Sequence[int], joker_as: Face | None = None) -> Me
     """``meld`` with ``cards`` added (R6), or ``RuleViolation``; its joker stays put (R6.3)."""
     cards = tuple(cards)
     if not cards:
-        raise RuleViolation("R6.1", "attach at least one card")
+        raise refuse("R6.1", "ATTACH_NOTHING", "attach at least one card")
     if len(set(cards)) != len(cards) or set(cards) & set(meld.cards):
-        raise RuleViolation("R6.1", "the same card is listed twice")
+        raise refuse("R6.1", "CARD_TWICE", "the same card is listed twice")
     jokers = sum(1 for c in meld.cards + cards if is_joker(c))
     if jokers > 1:
-        raise RuleViolation("R4.3", "a meld holds at most one joker")
+        raise refuse("R4.3", "TOO_MANY_JOKERS", "a meld holds at most one joker")
     if meld.is_sequence:
         return _attach_to_sequence(meld, cards, joker_as)
     return _attach_to_group(meld, cards, joker_as)
@@ -413,17 +511,22 @@ def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
     """Put ``card`` where the joker of ``meld`` is (R7.1); return the new meld and the joker."""
     pos = meld.joker_position
     if pos is None:
-        raise RuleViolation("R7.1", f"the meld {meld} has no joker to take")
+        raise refuse("R7.1", "NO_JOKER", "the meld {meld} has no joker to take", meld=meld)
     wanted = meld.stands_for[pos]
     if is_joker(card) or face(card) != wanted:
-        raise RuleViolation(
+        raise refuse(
             "R7.1",
-            f"the joker stands for {wanted}: only {wanted} can take its place, not {face(card)}",
+            "WRONG_SWAP",
+            "the joker stands for {wanted}: only {wanted} can take its place, not {face}",
+            wanted=wanted,
+            face=face(card),
         )
     cards = (*meld.cards[:pos], card, *meld.cards[pos + 1 :])
     if meld.is_sequence and _real_aces(cards) > 1:
-        raise RuleViolation(
-            "R4.1", "a sequence holds one ace only: this joker cannot be swapped for a second ace"
+        raise refuse(
+            "R4.1",
+            "TWO_ACES",
+            "a sequence holds one ace only: this joker cannot be swapped for a second ace",
         )
     return Meld(meld.kind, cards, meld.stands_for, meld.low), meld.cards[pos]
 
@@ -438,23 +541,32 @@ def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> t
     n = len(meld.cards)
     if max_run is None or not meld.is_sequence or n <= max_run:
         if lengths and tuple(lengths) != (n,):
-            raise RuleViolation(
-                "R4.6", "only a sequence longer than the longest run allowed is cut"
+            raise refuse(
+                "R4.6",
+                "NOTHING_TO_CUT",
+                "only a sequence longer than the longest run allowed is cut",
             )
         return (meld,)
     if not lengths:
         if n == 2 * MELD_MIN:
             lengths = (MELD_MIN, MELD_MIN)
         else:
-            raise RuleViolation(
+            raise refuse(
                 "R4.6",
-                f"a sequence on the table has at most {max_run} cards: "
-                f"say how to cut these {n} into runs of 3 to {max_run}",
+                "SAY_THE_CUT",
+                "a sequence on the table has at most {max_run} cards: "
+                "say how to cut these {n} into runs of 3 to {max_run}",
+                max_run=max_run,
+                n=n,
             )
     if sum(lengths) != n or any(not MELD_MIN <= k <= max_run for k in lengths):
-        raise RuleViolation(
+        raise refuse(
             "R4.6",
-            f"cut {n} cards into runs of 3 to {max_run} cards, not {'+'.join(map(str, lengths))}",
+            "BAD_CUT",
+            "cut {n} cards into runs of 3 to {max_run} cards, not {lengths}",
+            n=n,
+            max_run=max_run,
+            lengths="+".join(map(str, lengths)),
         )
     pieces: list[Meld] = []
     start = 0

@@ -25,7 +25,7 @@ from scala40_net.pb import (
 # Every honest seat answers at once, so these deadlines are never waited for; they
 # are long enough that a loaded machine does not leave an honest seat out. Tests of
 # the deadlines themselves use much shorter ones.
-TEST_SETTINGS = TableSettings(commit_timeout=10.0, reveal_timeout=10.0)
+TEST_SETTINGS = TableSettings(commit_timeout=10.0, reveal_timeout=10.0, between_deals=0.0)
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:

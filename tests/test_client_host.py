@@ -170,6 +170,9 @@ async def test_join_play_a_whole_deal_see_a_refusal_and_quit(game: Game, tmp_pat
     assert saved.exists() and json.loads(saved.read_text())["deal_no"] == 1
     assert saved.with_suffix(".seed").exists()
 
+    game.type("quit")  # the match goes on: leaving is asked to be confirmed
+    await until(lambda: screen.session.quit_armed)
+    assert not game.task.done()
     game.type("quit")
     await asyncio.wait_for(game.task, 20)
 
@@ -226,7 +229,7 @@ async def test_a_lost_connection_comes_back_and_resumes_after_the_last_event(
     settings = TableSettings(bot_delay=0.0)
     host = Host("127.0.0.1:0", tmp_path / "host", settings)
     port = await host.start()
-    channel = open_channel("127.0.0.1", port)
+    channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
     table_id = await lobby.create_table("resume", ruleset_pb2.PRESET_CLASSIC, 2)
     seat = await lobby.join(table_id, "Ada")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client.i18n import MESSAGES, Text, detect_lang, template_fields
+from client.messages import ENGLISH
 
 
 @pytest.mark.parametrize("key", sorted(MESSAGES))
@@ -46,3 +47,35 @@ def test_the_locale_decides_without_a_flag() -> None:
 def test_an_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError):
         detect_lang("fr", {})
+
+
+def test_the_client_catalogue_is_current_and_complete() -> None:
+    import io
+    from pathlib import Path
+
+    from babel.messages.extract import extract_from_file
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    import client.messages
+
+    po = Path(client.messages.__file__).parent / "locale/it/LC_MESSAGES/scala40_client.po"
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    assert po.with_suffix(".mo").read_bytes() == compiled.getvalue(), "run make messages"
+    extracted = {
+        (context, message)
+        for _, message, _, context in extract_from_file(
+            "python", client.messages.__file__, keywords={"M": ((1, "c"), 2)}
+        )
+    }
+    translated = {(m.context, m.id) for m in catalog if m.id and m.string}
+    assert extracted == set(ENGLISH.items()), "every M(key, english) is extracted"
+    assert extracted <= translated, sorted(extracted - translated)
+
+
+def test_the_italian_comes_from_the_catalogue() -> None:
+    assert Text("it")("status_refused", reason="x") == "Rifiutata — x"
+    assert MESSAGES["stock"] == ("Tallone: {n}", "Stock (tallone): {n}")

@@ -35,11 +35,12 @@ async def run_lobby(lobby: LobbyClient, keys: list[str]) -> object:
 async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -> None:
     host = Host("127.0.0.1:0", tmp_path / "host", TableSettings())
     port = await host.start()
-    channel = open_channel("127.0.0.1", port)
+    channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
     try:
-        # n: new table; name, rules, seats, bots, password (Enter keeps the default shown).
-        chosen = await run_lobby(lobby, ["n", "\r", "semplice\r", "3\r", "2\r", "\r"])
+        # Enter keeps the default shown.
+        # n: new table; name, rules, seats, bots, bots' level, password.
+        chosen = await run_lobby(lobby, ["n", "\r", "semplice\r", "3\r", "2\r", "hard\r", "\r"])
         assert chosen is not None
         seat, start = chosen  # type: ignore[misc]
         assert seat.seat == 0 and start  # the bots fill the table: it starts at once
@@ -59,3 +60,38 @@ async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -
     finally:
         await channel.close()
         await host.stop(grace=0.2)
+
+
+def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> None:
+    from client.lobby import table_row
+
+    with create_pipe_input() as pipe:
+        screen = LobbyScreen(
+            Text("it"),
+            None,
+            SessionState(host="h"),
+            "Ada",
+            input=pipe,
+            output=DummyOutput(),  # type: ignore[arg-type]
+        )
+        screen._new_table_form()
+        labels = [q.label for q in screen.questions]
+        assert labels[1] == "Regole (classica | tradizionale | semplice)"
+        assert labels[4] == "Livello dei bot (facile | medio | difficile)"
+        assert screen.questions[4].default == "medio"
+        assert [q.secret for q in screen.questions] == [False, False, False, False, False, True]
+        while len(screen.questions) > 1:
+            screen.questions.pop(0)
+        from prompt_toolkit.layout.processors import ConditionalProcessor, PasswordProcessor
+
+        processors = screen.field.control.input_processors or []
+        hidden = [
+            p
+            for p in processors
+            if isinstance(p, ConditionalProcessor) and isinstance(p.processor, PasswordProcessor)
+        ]
+        assert hidden and hidden[0].filter()  # the password question: typed as asterisks
+        screen.questions[0].secret = False
+        assert not hidden[0].filter()
+    summary = lobby_pb2.TableSummary(table_id="t-42", name="Prova")
+    assert table_row(summary, Text("en")).endswith("· id t-42")

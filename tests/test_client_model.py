@@ -325,3 +325,26 @@ def test_a_spectator_has_no_hand() -> None:
     model = started_model(my_seat=None)
     assert model.is_spectator and model.hand == []
     assert not model.my_turn
+
+
+def test_a_rejoin_snapshot_logs_the_deal_so_far_and_a_later_one_does_not_repeat_it() -> None:
+    view = waiting_view()
+    for e in deal_start_events():
+        view.deal_events.append(e.deal.public_event)
+    later = deal_pb2.DealEvent(table_id=TABLE, deal_no=1, played=played(0, discard="KS"))
+    view.deal_events.append(later.SerializeToString())
+    view.deal_no, view.dealer_seat, view.turn_seat = 1, 3, 1
+    view.phase = table_pb2.TURN_PHASE_DRAW
+    model = TableModel()
+    model.apply(table_pb2.TableEvent(seq=40, snapshot=view))
+    keys = [entry.key for entry in model.log]
+    assert "log_deal_started" in keys and keys.count("log_discard") == 1
+    model.apply(table_pb2.TableEvent(seq=41, snapshot=view))  # after a gap in the stream
+    assert [entry.key for entry in model.log].count("log_discard") == 1
+
+
+def test_the_model_remembers_who_took_which_card_from_the_pile() -> None:
+    model = started_model()
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    model.apply(deal_event(6, drawn=take))
+    assert model.pile_takes == [(0, card("3C"))]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from test_client_model import card, cards, deal_event, new_meld, played, private, started_model
 
+from client import render
 from client.commands import CardSpec, CommandError
+from client.i18n import Text
 from client.model import TableModel
 from client.planner import TurnPlanner, discard_card, hint, local_state
 from scala40_net.actions import NewMeld
@@ -186,3 +188,41 @@ def test_hint_before_drawing_lists_melds_in_the_hand() -> None:
     assert found.points == 24 + 31
     assert {str(face(c)) for m in found.made for c in m.cards} >= {"7H", "8H", "9H"}
     assert cards("7H")[0] in found.made[0].cards or cards("7H")[0] in found.made[1].cards
+
+
+KINGS = "QD KD KD KC KS JK 2C 4S 6H 8C 10S 3H 7D"
+
+
+def test_hint_before_drawing_is_the_exact_best_opening_of_the_kings_hand() -> None:
+    # Q♦-K♦-JK(A♦) 31 + K♦ K♣ K♠ 30 = 61 beats J♦(JK)-Q♦-K♦ 30 + K K K = 60.
+    found = hint(started_model(KINGS))
+    assert found is not None and found.points == 61 and not found.playable
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="search.best_play proposes JK(J♦)-Q♦-K♦ + K K K = 60 on this hand; the exact-search "
+    "fix in scala40_net/search.py makes it 61",
+)
+def test_hint_after_drawing_is_the_exact_best_play_of_the_kings_hand() -> None:
+    found = hint(my_play_phase(KINGS, drawn="5C"))
+    assert found is not None and found.playable and found.points == 61
+
+
+def test_hint_after_a_take_says_plainly_that_no_opening_holds_the_taken_card() -> None:
+    model = started_model(KINGS)
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    model.apply(deal_event(6, drawn=take))
+    found = hint(model)
+    assert found is not None and not found.playable
+    text = render.hint_text(found, Text("en"))
+    assert text.endswith("— no opening of 40 holds 3♣: put the taken card back (return)")
+    assert "rimetti la carta presa (rimetti)" in render.hint_text(found, Text("it"))
+
+
+def test_hint_under_the_opening_says_so_with_the_exact_best_total() -> None:
+    found = hint(my_play_phase("9H 9D 9C 4S 5S 2C 7D 8H JC QS KH 3D 6C", drawn="10H"))
+    assert found is not None and not found.playable and found.under_opening
+    assert render.hint_text(found, Text("it")).endswith(
+        "= 27 — sotto l'apertura (40): non si può calare ora"
+    )

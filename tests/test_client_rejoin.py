@@ -18,7 +18,7 @@ from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, Game, dealt, legal_discard, refusal_shown, until
 
 from client.app import TableScreen
-from client.connection import LobbyClient, Seat, TableLink, open_channel
+from client.connection import LobbyClient, Seat, TableLink, open_channel, open_insecure_channel
 from client.fairdeal import record_path
 from client.i18n import Text
 from client.lobby import LobbyScreen, table_row
@@ -136,7 +136,7 @@ def test_a_damaged_file_is_skipped(tmp_path: Path) -> None:
 async def test_the_end_of_the_match_forgets_the_seat(tmp_path: Path) -> None:
     store = SeatStore(tmp_path, "127.0.0.1:9")
     store.hold("t-1", 0, "tok")
-    channel = open_channel("127.0.0.1", 9)  # never used: no call is made
+    channel = open_insecure_channel("127.0.0.1", 9)  # never used: no call is made
     try:
         link = TableLink(channel, Seat("t-1", 0, "tok"), lambda: 0)
         screen = TableScreen(EN, link, output=DummyOutput(), seat_store=store)
@@ -158,7 +158,7 @@ async def test_a_restarted_client_rejoins_sees_its_hand_and_verifies_with_its_se
     data = tmp_path / "client"
     try:
         # The first run: take a seat, get the first deal's hand, then quit mid-deal.
-        first = open_channel("127.0.0.1", port)
+        first, _ = await open_channel("127.0.0.1", port)
         run = await _first_run(first, "again", address, data)
         table_id, seat = run.table_id, run.seat
         await first.close()
@@ -169,7 +169,7 @@ async def test_a_restarted_client_rejoins_sees_its_hand_and_verifies_with_its_se
         assert all(mode(p) == 0o600 for p in kept.folder.glob("*.json"))
 
         # The second run, as `scala40 HOST` starts it: the lobby offers the rejoin.
-        second = open_channel("127.0.0.1", port)
+        second, _ = await open_channel("127.0.0.1", port)
         try:
             chosen = await _lobby_rejoin(LobbyClient(second), SeatStore(data, address))
             assert chosen == (Seat(table_id, seat.seat, seat.token), False)
@@ -270,7 +270,7 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
     port = await host.start()
     address = f"127.0.0.1:{port}"
     data = tmp_path / "client"
-    channel = open_channel("127.0.0.1", port)
+    channel, _ = await open_channel("127.0.0.1", port)
     try:
         # The first run commits and reveals for deal 1 (its seed kept on disk), then quits.
         run = await _first_run(channel, "away", address, data)

@@ -14,7 +14,7 @@ from test_client_host import Game, legal_discard, until
 from test_client_model import started_model
 
 from client import commands as c
-from client import render
+from client import render, render_end
 from client.app import TableScreen
 from client.connection import LobbyClient, open_channel
 from client.i18n import Text
@@ -67,7 +67,7 @@ def test_an_offer_to_this_seat_is_shown_with_fee_new_total_and_deadline() -> Non
     status = render.plain(render.status_lines(model, session, EN, 200)[0])
     assert "10 chips" in status and "total 75" in status and "25 s" in status
     assert "rientro yes | no" in status
-    panel = render.plain(render.join_lines(render.deal_end_lines(model, IT, 80, session)))
+    panel = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 80, session)))
     assert "10 fiches" in panel and "diventa 75" in panel and "rientro sì" in panel
 
 
@@ -148,7 +148,7 @@ async def test_a_busted_person_buys_back_in_on_a_tradizionale_table(tmp_path: Pa
     """A person who never lays down scores 100 (unopened, R11.1) and busts at bust_at 100."""
     host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0))
     port = await host.start()
-    channel = open_channel("127.0.0.1", port)
+    channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
     options = ruleset_pb2.RulesetOptions(bust_at=100, rientro_max=1)
     with create_pipe_input() as pipe:

@@ -60,7 +60,7 @@ class GetHostInfoResponse(_message.Message):
     def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level")
+    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -68,6 +68,7 @@ class CreateTableRequest(_message.Message):
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     STAND_IN_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    BETWEEN_DEALS_SECONDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: _ruleset_pb2.Ruleset
     seats: int
@@ -75,7 +76,8 @@ class CreateTableRequest(_message.Message):
     turn_seconds: int
     grace_seconds: int
     stand_in_level: BotLevel
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
+    between_deals_seconds: int
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ..., between_deals_seconds: _Optional[int] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id",)

@@ -117,16 +117,28 @@ class SeatScore(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., total: _Optional[int] = ..., out: _Optional[bool] = ..., rientri: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
 
 class MatchUpdate(_message.Message):
-    __slots__ = ("scores", "match_over", "winners", "rientro_offers")
+    __slots__ = ("scores", "match_over", "winners", "rientro_offers", "between_deals")
     SCORES_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     WINNERS_FIELD_NUMBER: _ClassVar[int]
     RIENTRO_OFFERS_FIELD_NUMBER: _ClassVar[int]
+    BETWEEN_DEALS_FIELD_NUMBER: _ClassVar[int]
     scores: _containers.RepeatedCompositeFieldContainer[SeatScore]
     match_over: bool
     winners: _containers.RepeatedScalarFieldContainer[int]
     rientro_offers: _containers.RepeatedCompositeFieldContainer[RientroOffer]
-    def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ...) -> None: ...
+    between_deals: BetweenDeals
+    def __init__(self, scores: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., match_over: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ...) -> None: ...
+
+class BetweenDeals(_message.Message):
+    __slots__ = ("next_deal_within_ms", "waiting_for_seats", "ready_seats")
+    NEXT_DEAL_WITHIN_MS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_SEATS_FIELD_NUMBER: _ClassVar[int]
+    READY_SEATS_FIELD_NUMBER: _ClassVar[int]
+    next_deal_within_ms: int
+    waiting_for_seats: _containers.RepeatedScalarFieldContainer[int]
+    ready_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, next_deal_within_ms: _Optional[int] = ..., waiting_for_seats: _Optional[_Iterable[int]] = ..., ready_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RientroOffer(_message.Message):
     __slots__ = ("seat", "fee", "answer_within_ms")
@@ -165,7 +177,7 @@ class SeatView(_message.Message):
     def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms", "between_deals")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +199,7 @@ class TableView(_message.Message):
     RIENTRO_OFFERS_FIELD_NUMBER: _ClassVar[int]
     AGREED_DISCARD_FIELD_NUMBER: _ClassVar[int]
     TURN_TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    BETWEEN_DEALS_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -208,7 +221,8 @@ class TableView(_message.Message):
     rientro_offers: _containers.RepeatedCompositeFieldContainer[RientroOffer]
     agreed_discard: int
     turn_time_left_ms: int
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ...) -> None: ...
+    between_deals: BetweenDeals
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
@@ -341,5 +355,15 @@ class DecideAbsenceRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., seat: _Optional[int] = ..., choice: _Optional[_Union[AbsenceChoice, str]] = ...) -> None: ...
 
 class DecideAbsenceResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReadyRequest(_message.Message):
+    __slots__ = ("context",)
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ...) -> None: ...
+
+class ReadyResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

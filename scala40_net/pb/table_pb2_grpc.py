@@ -92,6 +92,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.FromString,
                 _registered_method=True)
+        self.Ready = channel.unary_unary(
+                '/scala40.v1.TableService/Ready',
+                request_serializer=scala40_dot_v1_dot_table__pb2.ReadyRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.ReadyResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -183,6 +188,15 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Ready(self, request, context):
+        """Between deals: the caller has seen the end of the deal and is ready for the
+        next. The next deal starts once every connected person is ready, or when the
+        pause (MatchUpdate.between_deals) runs out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -240,6 +254,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.DecideAbsence,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.SerializeToString,
+            ),
+            'Ready': grpc.unary_unary_rpc_method_handler(
+                    servicer.Ready,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.ReadyRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.ReadyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -542,6 +561,33 @@ class TableService:
             '/scala40.v1.TableService/DecideAbsence',
             scala40_dot_v1_dot_table__pb2.DecideAbsenceRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.DecideAbsenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Ready(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/Ready',
+            scala40_dot_v1_dot_table__pb2.ReadyRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.ReadyResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,327 @@
+"""Every sentence the terminal client shows, by key, in English; marked for extraction.
+
+``M(key, english)`` names a message: Babel (``make messages``) extracts each with its key
+as the message context into ``client/locale/scala40_client.pot``; the Italian is in
+``client/locale/it/LC_MESSAGES/scala40_client.po``. The English text glosses the game's
+Italian terms the first time a player is likely to meet them; both languages of a
+message take the same ``str.format`` fields (a test holds them to it).
+"""
+
+from __future__ import annotations
+
+
+def M(key: str, english: str) -> tuple[str, str]:
+    """A message: its key (the catalogues' context) and its English text."""
+    return key, english
+
+
+ENGLISH: dict[str, str] = dict(
+    [
+        M("app_title", "Scala 40"),
+        M("panel_hand", "Your hand"),
+        M("panel_log", "Log"),
+        M("panel_chat", "Chat"),
+        M("panel_help", "Help"),
+        M("panel_deal_end", "End of deal {deal} (smazzata)"),
+        M("table_title", "{table} · deal {deal} · dealer (mazziere) {dealer}"),
+        M("table_title_waiting", "{table} · waiting"),
+        M("spectator", "spectator"),
+        M("you", "you"),
+        M("seat_free", "free seat"),
+        M("bot", "bot"),
+        M("cards_in_hand", "{n} cards"),
+        M("one_card_in_hand", "1 card"),
+        M("opened", "opened"),
+        M("not_opened", "not opened"),
+        M("points", "{n} pts"),
+        M("deals_won", "{n} won"),
+        M("busted", "bust (sballato)"),
+        M("connected", "connected"),
+        M("disconnected", "disconnected"),
+        M("not_in_deal", "sits out"),
+        M("connection_unknown", "? (reconnecting)"),
+        M("reconnecting", "reconnecting…"),
+        M("col_player", "player"),
+        M("col_cards", "cards"),
+        M("col_opened", "opened"),
+        M("col_penalty", "penalty/bust at {limit}"),
+        M("col_deals_won", "deals won"),
+        M("no_melds", "No melds on the table yet."),
+        M("discard_pile", "Discard pile (pozzo): {top} ({n})"),
+        M("discard_pile_empty", "Discard pile (pozzo): empty"),
+        M("stock", "Stock (tallone): {n}"),
+        M("discard_under", "below:"),
+        M("pile_takes", "taken: {takes}"),
+        M("more_melds", "… {n} more: F3"),
+        M("panel_melds", "Melds on the table"),
+        M("melds_close", "Esc or F3 closes."),
+        M("hand_empty", "No cards in hand."),
+        M("hand_spectator", "Spectating: no hand."),
+        M("sorted_by_suit", "by suit"),
+        M("sorted_by_rank", "by rank"),
+        M("status_your_draw", "Your turn: draw from the stock (draw) or take the discard (take)."),
+        M("status_your_play", "Your turn: meld, attach, swap a joker, then discard."),
+        M("status_wait_turn", "{name} to move."),
+        M("status_wait_commit", "Deal {deal}: fair-deal commitments…"),
+        M("status_wait_reveal", "Deal {deal}: seeds are being revealed…"),
+        M("status_between_deals", "Waiting for the next deal."),
+        M("status_waiting_players", "Waiting for players (start to begin)."),
+        M("status_match_over", "The match is over."),
+        M("status_reconnecting", "Connection lost: reconnecting… (attempt {n})"),
+        M(
+            "status_cut_prompt",
+            "You cut the deck: type 1 to {max} and Enter, or just Enter to cut at random "
+            "({secs} s).",
+        ),
+        M(
+            "status_rientro_offer",
+            "BUST! Buy back in (rientro) for {fee} chips → total {total} · {secs} s · "
+            "rientro yes | no",
+        ),
+        M(
+            "rientro_offer_mine",
+            "You are bust. You may buy back in (rientro) for {fee} chips (you have {chips}): "
+            "your total becomes {total}, that of the worst-placed player still in. Answer "
+            "within {secs} s with 'rientro yes' (or 'buyback') or 'rientro no' (or "
+            "'retire'); no answer retires you.",
+        ),
+        M("rientro_offer_other", "{name} may buy back in for {fee} chips: waiting for the answer."),
+        M("rientro_sent_yes", "Buy-back sent: waiting for the host."),
+        M("rientro_sent_no", "You retire from the match."),
+        M("status_refused", "Refused — {reason}"),
+        M("status_error", "Error: {reason}"),
+        M("fingerprint", "host {fp}"),
+        M("fingerprint_new", "host {fp} (new: remembered)"),
+        M("fingerprint_changed", "WARNING: the host's fingerprint changed! was {old}, now {new}"),
+        M("fd_announced", "deal {deal}: host commitment received"),
+        M("fd_committed", "deal {deal}: your seed is committed"),
+        M("fd_revealed", "deal {deal}: your seed is revealed"),
+        M("fd_in_mix", "deal {deal}: your seed is in"),
+        M("fd_verifying", "deal {deal}: verifying…"),
+        M("fd_verified", "deal {deal}: your seed is in — verified ✔"),
+        M("fd_verified_sat_out", "deal {deal}: you sat it out; checked as a third party ✔"),
+        M("fd_verified_spectator", "deal {deal}: verified ✔"),
+        M("fd_failed", "DEAL {deal}: VERIFICATION FAILED ✘ — {reason}"),
+        M(
+            "fd_abandoned",
+            "DEAL {deal} ABANDONED BY THE HOST: host seed published, check the record",
+        ),
+        M("fd_left_out", "WARNING: {name}'s seed left out of the mix ({why})"),
+        M("fd_my_seed_left_out", "WARNING: YOUR seed is left out of the mix ({why})"),
+        M(
+            "fd_commit_mismatch",
+            "WARNING: your commitment is not among those published: seed not revealed",
+        ),
+        M("fd_record_saved", "record saved to {path}"),
+        M("fd_unavailable", "deal {deal}: verification unavailable ({reason})"),
+        M("why_no_commitment", "no commitment"),
+        M("why_no_reveal", "no reveal"),
+        M("why_bad_reveal", "bad reveal"),
+        M("why_unknown", "unknown reason"),
+        M("log_match_started", "The match starts: first dealer {name} (drawn by the host)."),
+        M("log_deal_announced", "Deal {deal}: dealer {dealer}, {cutter} cuts."),
+        M("log_commitments", "Commitments published: {n}."),
+        M("log_reveals", "Seeds revealed: {n}."),
+        M("log_deal_started", "Cards dealt. First discard {card}; {name} plays first."),
+        M("log_drew_stock", "{name} draws from the stock."),
+        M("log_you_drew_stock", "You draw {card}."),
+        M("log_took_discard", "{name} takes {card} from the discard pile."),
+        M("log_opened", "{name} opens (apertura) with {points} points."),
+        M("log_new_meld", "{name} lays down {cards}."),
+        M("log_attach", "{name} attaches {cards} to meld {meld}."),
+        M("log_swap", "{name} swaps the joker of meld {meld} for {card}."),
+        M("log_discard", "{name} discards {card}."),
+        M("log_went_out", "{name} goes out (chiude)!"),
+        M(
+            "log_discard_returned",
+            "{name} puts {card} back on the discard pile; now draws from the stock.",
+        ),
+        M(
+            "status_draw_after_return",
+            "You put {card} back on the discard pile: now draw from the stock (draw).",
+        ),
+        M("log_chat", "{name}: {text}"),
+        M("log_stock_rebuilt", "The discard pile becomes the new stock ({n} cards)."),
+        M("log_deal_ended_out", "Deal {deal} over: {name} went out."),
+        M(
+            "log_deal_ended_in_hand",
+            "Deal {deal} over: {name} went out in one turn (chiusura in mano)! Double points.",
+        ),
+        M("log_deal_void", "Deal {deal} void (stall): no score, same dealer."),
+        M("log_deal_abandoned", "Deal {deal} abandoned by the host."),
+        M("log_host_seed", "The host reveals its seed."),
+        M("log_deal_signed", "Deal {deal} record signed."),
+        M(
+            "log_missed_deal_verified",
+            "Deal {deal}, which ended while you were away: record verified with your seed ✔",
+        ),
+        M(
+            "log_missed_deal_failed",
+            "Deal {deal}, which ended while you were away: VERIFICATION FAILED ✘",
+        ),
+        M("log_match_update", "Scores updated."),
+        M("log_busted", "{name} busts (sballa)."),
+        M("log_rientro_offered", "{name} may buy back in for {fee} chips (rientro)."),
+        M("log_bought_back", "{name} buys back in (rientro) with {total} points."),
+        M("log_retired", "{name} retires from the match."),
+        M("log_match_over", "Match over: {names} wins!"),
+        M("log_seat_taken", "{name} takes seat {seat}."),
+        M("log_seat_left", "Seat {seat} is free."),
+        M("log_seat_connected", "{name} is connected."),
+        M("log_seat_disconnected", "{name} disconnected."),
+        M("log_snapshot", "Table view received."),
+        M("log_hint", "Hint: {text}"),
+        M("log_refused", "Refused — {reason}"),
+        M("end_went_out", "{name}: went out → {penalty}"),
+        M("end_total", "total {total}"),
+        M("end_continue", "The next deal starts by itself."),
+        M("end_went_out_in_hand", "{name}: went out in one turn (chiusura in mano) → {penalty}"),
+        M("end_total_of", "total {total}/{limit}"),
+        M("end_deals_won", "{n} won"),
+        M("why_unopened", "not opened: 100 flat"),
+        M("why_unopened_double", "not opened: hand ×2"),
+        M("why_lone_ace", "lone ace: 1"),
+        M("why_lone_ace_double", "lone ace: 1, ×2 chiusura in mano"),
+        M("why_in_hand_double", "×2: chiusura in mano"),
+        M(
+            "end_press_ready",
+            "Enter (or 'ready') when you have read this · next deal in {secs} s · F2 scores",
+        ),
+        M("end_waiting_for", "Waiting for {names} · next deal in {secs} s · F2 scores"),
+        M("end_next_deal_in", "Next deal in {secs} s · F2 scores"),
+        M("standing_row", "{place}. {name}  {total}"),
+        M("end_new_match", "F2 (or 'scores') shows the score sheet."),
+        M(
+            "end_new_match_local",
+            "F2 (or 'scores') the score sheet · n a new match · quit to leave.",
+        ),
+        M("err_no_new_match", "a new match is started from the lobby here"),
+        M("err_match_not_over", "the match is not over yet"),
+        M("ready_sent", "Ready: waiting for the others."),
+        M("err_not_between_deals", "no deal to close: 'ready' is for the pause between deals"),
+        M("panel_scores", "Score sheet"),
+        M("sheet_deal", "Deal"),
+        M("sheet_void", "void"),
+        M("sheet_total", "Total"),
+        M("sheet_empty", "No deal has ended yet."),
+        M("sheet_legend", "+penalty and total · ✔ went out · red: bust · bust at {limit}"),
+        M("sheet_legend_deals", "✔ went out and won the deal · Total = deals won"),
+        M("sheet_close", "Esc or F2 closes the sheet."),
+        M("plan_empty", "Nothing planned. meld/attach/swap, then discard."),
+        M("plan_op_meld", "{n}. meld {cards}"),
+        M("plan_op_attach", "{n}. attach {cards} to meld {meld}"),
+        M("plan_op_swap", "{n}. swap meld {meld}'s joker for {card}"),
+        M("plan_more_steps", "… {n} steps before (undo drops)"),
+        M("plan_runs", "in runs of {runs}"),
+        M("plan_opening_total", "opening {total}/{needed}"),
+        M("plan_ok", "play is legal: now discard"),
+        M("plan_problem", "not legal yet: {reason}"),
+        M("plan_joker_taken", "joker to hand (it was {face}): lay it this turn"),
+        M("plan_joker", "joker = {face}"),
+        M("plan_joker_choice", "joker = {face} (or {other}: write JK({other}))"),
+        M("plan_unchecked", "(unchecked: rules not available)"),
+        M("hint_under_opening", "under the opening ({needed}): cannot be laid now"),
+        M(
+            "hint_taken_unusable",
+            "no opening of {needed} holds {card}: put the taken card back (return)",
+        ),
+        M("hint_not_now", "an opening: lay it on your turn, after drawing"),
+        M("hint_none", "No meld to lay down from this hand."),
+        M("err_unknown_command", "unknown command '{word}': type help"),
+        M("err_not_card", "'{word}' is not a card: write rank then suit, like 7H, 10D, QS or JK"),
+        M(
+            "err_bad_suit",
+            "'{word}': the suit must be H, D, C or S (hearts, diamonds, clubs, spades), or ♥ ♦ ♣ ♠",
+        ),
+        M("err_bad_rank", "'{word}': the rank must be A, 2-10, J, Q or K"),
+        M("err_declare_joker_only", "'{word}': only a joker declares a card, like JK(8H)"),
+        M("err_declare_joker", "'{word}': a joker stands for a real card, not a joker"),
+        M("err_meld_usage", "meld which cards? e.g. meld 7H 8H 9H"),
+        M("err_attach_usage", "attach to which meld? e.g. attach 3 10H"),
+        M("err_swap_usage", "swap which joker? e.g. swap 2 7H"),
+        M("err_discard_usage", "discard which card? e.g. discard KS"),
+        M("err_meld_number", "'{word}' is not the number of a meld on the table"),
+        M("err_no_such_meld", "there is no meld {n} on the table"),
+        M(
+            "err_split_usage",
+            "'{word}': after / come the run lengths, e.g. meld 3H 4H 5H 6H 7H 8H 9H / 4 3",
+        ),
+        M("err_chat_usage", "chat what? e.g. chat hello all"),
+        M("err_cut_number", "the cut is a number from 1 to {max}"),
+        M("err_cut_not_number", "'{word}': the cut is a number"),
+        M("err_rientro_usage", "rientro yes or rientro no (also: buyback, retire)"),
+        M("err_no_rientro", "no buy-back is on offer to you now"),
+        M("err_too_many", "too many words after '{word}'"),
+        M("err_not_in_hand", "{card} is not in your hand"),
+        M("err_already_planned", "{card} is already used in the planned play"),
+        M("err_spectator", "you are spectating: you cannot play"),
+        M("err_nothing_to_undo", "nothing to undo"),
+        M("err_no_selection", "no card selected: move with ←/→ and pick with Space"),
+        M("err_not_connected", "not connected to the host"),
+        M(
+            "quit_confirm",
+            "The match is on: a bot takes your seat. Type '{word}' again (or Ctrl-Q) to leave.",
+        ),
+        M("cleared", "planned play cleared"),
+        M(
+            "help_text",
+            "Commands (the Italian words in brackets work too):\n"
+            " draw (pesca)            draw from the stock (tallone)\n"
+            " take (prendi)           take the top of the discard pile (pozzo)\n"
+            " return (rimetti)        put the taken discard back and draw instead\n"
+            " meld 7H 8H 9H (cala)    lay down a meld; JK(8H) = a joker standing for 8H\n"
+            " meld 3H … 9H / 4 3      cut a long sequence into runs of 4 and 3\n"
+            " attach 3 10H (attacca)  attach cards to meld 3\n"
+            " swap 2 7H (scambia)     put 7H in place of the joker of meld 2\n"
+            " discard KS (scarta)     discard and send the whole play\n"
+            " undo / clear            drop the last planned step / all (annulla / azzera)\n"
+            " sort / hint             hand by suit or rank / a play (ordina / suggerisci)\n"
+            " chat text · quit        write to the table · leave the table (esci)\n"
+            " rientro yes | no        when bust: buy back in for chips, or retire\n"
+            " ready / scores          end of deal read / score sheet (pronto / punti)\n"
+            "Cards: rank and suit: H hearts, D diamonds, C clubs, S spades (♥♦♣♠), JK.\n"
+            "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
+            " Enter/c melds, a attaches, d discards, p draws, t takes, u undo, o sorts.\n"
+            " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, F3 all melds, Ctrl-Q quit.",
+        ),
+        M("help_close", "Esc or F1 closes the help."),
+        M("lobby_title", "Tables on {host}"),
+        M("lobby_none", "No tables yet: create one."),
+        M("lobby_row", "{name}  [{preset}]  {seats}  {phase}"),
+        M("lobby_locked", "password"),
+        M("lobby_phase_waiting", "waiting"),
+        M("lobby_phase_playing", "playing"),
+        M("lobby_phase_finished", "finished"),
+        M("lobby_keys", "↑/↓ choose · Enter join · s spectate · n new table · r refresh · q quit"),
+        M("lobby_rejoin", "your seat {seat}: rejoin"),
+        M(
+            "lobby_rejoin_hint",
+            "You still hold a seat at '{name}': Enter to rejoin · ↑/↓ other tables · q quit",
+        ),
+        M("lobby_field_name", "Name"),
+        M("lobby_field_preset", "Rules"),
+        M("lobby_field_seats", "Seats"),
+        M("lobby_field_bots", "Bots"),
+        M("lobby_field_password", "Password (optional)"),
+        M("lobby_field_level", "Bots' level"),
+        M("lobby_levels", "easy | medium | hard"),
+        M("lobby_password_prompt", "Table password"),
+        M("lobby_error", "Error: {reason}"),
+        M("preset_classic", "classic"),
+        M("preset_tradizionale", "tradizionale (traditional)"),
+        M("preset_semplice", "semplice (simple)"),
+        M("local_table_name", "{name}'s game"),
+        M(
+            "fingerprint_refused",
+            "Refused: {host} now shows the fingerprint {new}, not {old} as the last time. It may "
+            "be another machine pretending to be it. If you know why it changed (the host was "
+            "set up again), join with --accept-new-fingerprint, or with its new invite.",
+        ),
+        M(
+            "insecure_warning",
+            "WARNING: no TLS (--insecure): your seat token, the table password, your hand and "
+            "your seeds travel in clear; anyone on the network can read them.",
+        ),
+        M("connect_failed", "Cannot reach {host}: {reason}"),
+    ]
+)

@@ -1,0 +1,204 @@
+"""The end of a deal on screen: every hand and how its penalty was counted, the score sheet,
+the standings at the end of the match, and the countdown to the next deal.
+
+Pure functions like ``render.py``: model, session and text in, fragments out.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from client.i18n import Text
+from client.model import DealResult, SeatResult, TableModel
+from client.render import (
+    Lines,
+    _cut,
+    _fd_state,
+    cards_fragments,
+    fragments_width,
+    rientro_lines,
+)
+from client.session import SessionState
+from scala40_net.cards import face
+from scala40_net.pb import deal_pb2, ruleset_pb2
+
+ACE = 1
+
+
+def bust_at(model: TableModel) -> int | None:
+    """The total that busts a player (R11.1), or None when the match counts deals won."""
+    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
+        return None
+    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
+
+
+def penalty_note(model: TableModel, result: DealResult, hand: SeatResult, t: Text) -> str:
+    """How a hand's penalty was counted, when it is not simply the cards' values (R9.3-R9.5)."""
+    in_hand = result.closed_in_one_turn
+    if not hand.opened:
+        if model.ruleset.unopened_penalty == ruleset_pb2.UNOPENED_PENALTY_DOUBLE:
+            return t("why_unopened_double")
+        return t("why_unopened")
+    if (
+        len(hand.cards) == 1
+        and face(hand.cards[0]).rank == ACE
+        and not face(hand.cards[0]).is_joker
+    ):
+        return t("why_lone_ace_double") if in_hand else t("why_lone_ace")
+    if in_hand:
+        return t("why_in_hand_double")
+    return ""
+
+
+def _total_text(model: TableModel, seat: int, t: Text) -> str:
+    total = model.seat(seat).total
+    limit = bust_at(model)
+    if limit is None:
+        return t("end_deals_won", n=total)
+    return t("end_total_of", total=total, limit=limit)
+
+
+def hand_lines(
+    model: TableModel, result: DealResult, hand: SeatResult, t: Text, width: int
+) -> Lines:
+    """A seat's line: its cards, the penalty and how it was counted, the new total. When it
+    does not fit, the cards go on a line of their own below, so the figures are never cut."""
+    name = model.name_of(hand.seat)
+    state = model.seat(hand.seat)
+    tail: StyleAndTextTuples = [("class:dim", "  " + _total_text(model, hand.seat, t))]
+    if state.out:
+        tail.append(("class:warning", " " + t("busted")))
+    if result.closer == hand.seat:
+        key = "end_went_out_in_hand" if result.closed_in_one_turn else "end_went_out"
+        return [_cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
+    figures: StyleAndTextTuples = [("class:score", f"→ {hand.penalty}")]
+    note = penalty_note(model, result, hand, t)
+    if note:
+        figures.append(("class:dim", f" ({note})"))
+    shown = cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
+    line: StyleAndTextTuples = [("", f"{name}: "), *shown, ("", " "), *figures, *tail]
+    if fragments_width(line) <= width:
+        return [line]
+    return [
+        _cut([("", f"{name} "), *figures, *tail], width),
+        _cut([("", "   "), *shown], width),
+    ]
+
+
+def countdown_text(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
+    """What the pause before the next deal waits for, with the seconds left."""
+    pause = model.between_deals
+    if pause is None:
+        return ("class:dim", t("end_continue"))
+    # Drawn before the screen started its clock (a test, a first frame): the host's own figure.
+    secs = session.next_deal_seconds_left() if session.next_deal_deadline else round(pause.within)
+    me = model.my_seat
+    if me is not None and me in pause.waiting_for and me not in pause.ready:
+        return ("class:prompt", t("end_press_ready", secs=secs))
+    waiting = [model.name_of(s) for s in pause.waiting_for if s not in pause.ready]
+    if waiting:
+        return ("class:dim", t("end_waiting_for", names=", ".join(waiting), secs=secs))
+    return ("class:dim", t("end_next_deal_in", secs=secs))
+
+
+def deal_end_lines(
+    model: TableModel, t: Text, width: int, session: SessionState | None = None
+) -> Lines:
+    """Every hand shown with its penalty and how it was counted, each total against the bust
+    limit, the deal's verification, and the countdown (or the standings, at the match end)."""
+    result = model.result
+    if result is None:
+        return []
+    session = session or SessionState()
+    lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
+    lines += rientro_lines(model, session, t, width)  # first: it waits for an answer
+    if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
+        lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
+    elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:
+        lines.append([("class:alarm", t("fd_abandoned", deal=result.deal_no))])
+    if result.void_reason:
+        lines.append([("class:dim", result.void_reason)])
+    for hand in result.hands:
+        lines += hand_lines(model, result, hand, t, width)
+    fd = model.deals.get(result.deal_no)
+    if fd is not None:
+        lines.append(_cut([_fd_state(model, fd, t)], width))
+        if fd.verification is not None and fd.verification.record_path:
+            path = fd.verification.record_path
+            saved = textwrap.wrap(t("fd_record_saved", path=path), max(width, 8))
+            lines += [[("class:dim", piece)] for piece in saved]
+    if model.match_over:
+        lines += standings_lines(model, t, width)
+        key = "end_new_match_local" if session.new_match_offered else "end_new_match"
+        lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
+    else:
+        style, text = countdown_text(model, session, t)
+        lines += [[(style, piece)] for piece in textwrap.wrap(text, max(width, 8))]
+    return lines
+
+
+def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
+    """The match's final order: winners first, then by total (fewest points or most deals)."""
+    by_deals = bust_at(model) is None
+    seats = [s for s in sorted(model.seats.values(), key=lambda s: s.seat) if s.taken]
+    seats.sort(key=lambda s: (s.seat not in model.winners, -s.total if by_deals else s.total))
+    names = ", ".join(model.name_of(s) for s in model.winners)
+    lines: Lines = [[("class:ok", t("log_match_over", names=names))]]
+    for place, state in enumerate(seats, start=1):
+        lines.append(
+            _cut(
+                [
+                    (
+                        "",
+                        t(
+                            "standing_row",
+                            place=place,
+                            name=model.name_of(state.seat),
+                            total=_total_text(model, state.seat, t),
+                        ),
+                    )
+                ],
+                width,
+            )
+        )
+    return lines
+
+
+def score_sheet_lines(model: TableModel, t: Text, width: int) -> Lines:
+    """One row per deal, one column per player: the deal's penalty and the running total."""
+    seats = [s.seat for s in sorted(model.seats.values(), key=lambda s: s.seat) if s.taken]
+    if not seats:
+        return [[("class:dim", t("sheet_empty"))]]
+    column = max(9, min(16, (width - 6) // max(len(seats), 1)))
+    head: StyleAndTextTuples = [("class:panel.title", f"{t('sheet_deal'):<6}")]
+    for seat in seats:
+        head.append(("class:panel.title", f"{model.name_of(seat)[: column - 1]:>{column}}"))
+    lines: Lines = [_cut(head, width)]
+    limit = bust_at(model)
+    for row in model.score_sheet.rows:
+        line: StyleAndTextTuples = [("", f"{row.deal_no:<6}")]
+        for seat in seats:
+            if row.void:
+                cell = t("sheet_void")
+            elif row.closer == seat:
+                cell = f"✔ {row.totals.get(seat, 0)}"
+            elif seat in row.penalties:
+                cell = f"+{row.penalties[seat]} {row.totals.get(seat, 0)}"
+            else:
+                cell = "—"
+            style = "class:warning" if seat in row.out else ""
+            line.append((style, f"{cell:>{column}}"))
+        lines.append(_cut(line, width))
+    if not model.score_sheet.rows:
+        lines.append([("class:dim", t("sheet_empty"))])
+    total: StyleAndTextTuples = [("class:score", f"{t('sheet_total'):<6}")]
+    for seat in seats:
+        total.append(("class:score", f"{model.seat(seat).total:>{column}}"))
+    lines.append(_cut(total, width))
+    if limit is not None:
+        lines.append([("class:dim", t("sheet_legend", limit=limit)[:width])])
+    else:
+        lines.append([("class:dim", t("sheet_legend_deals")[:width])])
+    return lines

@@ -1,0 +1,49 @@
+"""The host's own refusals (not the engine's) said in a player's language, by their reason.
+
+The English sentence a refusal carries names exact figures (seat 2, event
+41); what a player needs to read is what happened and what to do, which the
+reason alone says. These sentences are extracted into the same catalogue as
+the engine's (``make messages``); a reason with none here keeps its English
+sentence only.
+"""
+
+from __future__ import annotations
+
+from scala40_net.refusals import N_, translations
+
+BY_REASON: dict[str, str] = {
+    "NOT_YOUR_TURN": N_("it is not your turn"),
+    "NO_DEAL": N_("no deal is being played now"),
+    "NOT_IN_DEAL": N_("you do not play this deal"),
+    "STALE_VIEW": N_("the table changed meanwhile: look again and decide"),
+    "MATCH_STARTED": N_("the match has already started"),
+    "NOT_ENOUGH_PLAYERS": N_("not enough players to start"),
+    "NO_RIENTRO": N_("no buy-back is on offer now"),
+    "WRONG_DEAL": N_("that deal is not in its fair-deal exchange now"),
+    "WRONG_STEP": N_("the fair-deal exchange is at another step"),
+    "NOT_COMMITTED": N_("your commitment did not arrive in time: you sit this deal out"),
+    "BAD_REVEAL": N_("your seed does not match your commitment: it is left out of the mix"),
+    "FAIR_DEAL_OUT_OF_ORDER": N_("a fair-deal message out of order"),
+    "ALREADY_COMMITTED": N_("your commitment is already in"),
+    "ALREADY_REVEALED": N_("your seed is already revealed"),
+    "BAD_TOKEN": N_("this seat's token is not known here"),
+    "SPECTATOR": N_("a spectator cannot play"),
+    "OTHER_TABLE": N_("this token is for another table"),
+    "BAD_PASSWORD": N_("this table needs its password, and that is not it"),
+    "NO_SUCH_TABLE": N_("there is no such table"),
+    "NO_SUCH_SEAT": N_("there is no such seat"),
+    "NO_SUCH_RECORD": N_("that deal has no record yet"),
+    "SEAT_TAKEN": N_("that seat is taken"),
+    "TABLE_FULL": N_("every seat of this table is taken"),
+    "TOO_MANY_TABLES": N_("this host has no room for another table"),
+    "FELL_BEHIND": N_("the connection fell behind the table: it catches up by itself"),
+}
+
+
+def said(reason: str, rule: str | None, lang: str) -> str | None:
+    """The refusal of ``reason`` in ``lang``, with its rule; None when it has no sentence here."""
+    english = BY_REASON.get(reason)
+    if english is None:
+        return None
+    sentence = translations(lang).gettext(english)
+    return f"{rule}: {sentence}" if rule else sentence

@@ -1,0 +1,164 @@
+"""The end of a deal on screen: every hand and its penalty explained, the pause, the score sheet."""
+
+from __future__ import annotations
+
+from test_client_model import cards, deal_event, started_model
+from test_client_screen import screen_text
+
+from client import render, render_end
+from client.app import TableScreen
+from client.i18n import Text
+from client.model import TableModel
+from scala40_net.pb import deal_pb2, table_pb2
+
+EN, IT = Text("en"), Text("it")
+
+
+def end_deal(
+    model: TableModel,
+    seq: int,
+    totals: dict[int, int],
+    *,
+    deal_no: int = 1,
+    closer: int = 1,
+    in_hand: bool = False,
+    pause_ms: int = 20_000,
+    out: frozenset[int] = frozenset(),
+) -> None:
+    """Deal ``deal_no`` ends with Bea (seat 1) out; then the scores and the host's pause."""
+    ended = deal_pb2.DealEnded(
+        outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=closer, closed_in_one_turn=in_hand
+    )
+    ended.hands.add(seat=0, cards=cards("AS KS"), opened=True, penalty=42 if in_hand else 21)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    ended.hands.add(seat=2, cards=cards("5D 9C"), opened=False, penalty=100)
+    ended.hands.add(seat=3, cards=cards("AH"), opened=True, penalty=2 if in_hand else 1)
+    model.apply(deal_event(seq, deal_no=deal_no, ended=ended))
+    update = table_pb2.MatchUpdate()
+    for seat, total in totals.items():
+        update.scores.add(seat=seat, total=total, out=seat in out)
+    if pause_ms:
+        update.between_deals.next_deal_within_ms = pause_ms
+        update.between_deals.waiting_for_seats.extend([0])
+    model.apply(table_pb2.TableEvent(seq=seq + 1, match_update=update))
+
+
+def test_the_panel_says_how_each_penalty_was_counted_and_the_total_against_the_bust_limit() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 100, 3: 1})
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert "Ada: A♠ K♠ → 21  total 21/101" in text
+    assert "Bea: went out → 0" in text
+    assert "Cleo: 5♦ 9♣ → 100 (not opened: 100 flat)  total 100/101" in text
+    assert "Dino: A♥ → 1 (lone ace: 1)" in text
+    assert "Enter (or 'ready')" in text and "next deal in 20 s" in text
+
+
+def test_after_a_chiusura_in_mano_the_doubling_is_named_and_a_bust_is_shown() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 120, 1: 0, 2: 100, 3: 2}, in_hand=True, out=frozenset({0}))
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 100)))
+    assert "Bea: chiude in mano → 0" in text
+    assert "Ada: A♠ K♠ → 42 (×2: chiusura in mano)  totale 120/101 sballato" in text
+    assert "Dino: A♥ → 2 (asso da solo: 1, ×2 chiusura in mano)" in text
+    # R9.5: the flat 100 is not doubled, and the panel says why it is 100.
+    assert "Cleo: 5♦ 9♣ → 100 (non ha aperto: 100)" in text
+
+
+def test_the_score_sheet_has_a_row_per_deal_and_a_column_per_player() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 100, 3: 1})
+    end_deal(model, 8, {0: 21, 1: 30, 2: 100, 3: 1}, closer=0, deal_no=2)
+    lines = [render.plain(line) for line in render_end.score_sheet_lines(model, IT, 76)]
+    assert lines[0].split() == ["Sm.", "Ada", "Bea", "Cleo", "Dino"]
+    assert lines[1].split() == ["1", "+21", "21", "✔", "0", "+100", "100", "+1", "1"]
+    assert lines[2].split()[:3] == ["2", "✔", "21"]
+    assert lines[3].split() == ["Tot.", "21", "30", "100", "1"]
+    assert "si sballa a 101" in lines[4]
+    assert all(len(line) <= 76 for line in lines)
+
+
+def test_f2_shows_the_score_sheet_at_80x24_and_100x32() -> None:
+    for size in ([24, 80], [32, 100]):
+        model = started_model()
+        end_deal(model, 6, {0: 21, 1: 0, 2: 100, 3: 1})
+        lines = screen_text(model, size, keys="\x1bOQ", lang="it")  # F2
+        text = "\n".join(lines)
+        assert "Foglio dei punti" in text
+        row = next(line for line in lines if "+21" in line)
+        assert "+100" in row and "+1" in row
+        assert "Esc o F2 chiude il foglio." in text
+
+
+def test_the_end_of_deal_panel_fits_80x24() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 100, 3: 1})
+    text = "\n".join(screen_text(model, [24, 80], lang="it"))
+    assert "Fine della smazzata 1" in text
+    assert "Cleo: 5♦ 9♣ → 100 (non ha aperto: 100)  totale 100/101" in text
+    assert "prossima smazzata fra" in text
+
+
+def test_the_match_end_shows_the_standings() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0, out=frozenset({2}))
+    update = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    for seat, total in {0: 21, 1: 0, 2: 120, 3: 1}.items():
+        update.scores.add(seat=seat, total=total, out=seat == 2)
+    model.apply(table_pb2.TableEvent(seq=20, match_update=update))
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert "Match over: Bea wins!" in text
+    standings = [line for line in text.splitlines() if line[:2] in ("1.", "2.", "3.", "4.")]
+    assert [line.split()[1] for line in standings] == ["Bea", "Dino", "Ada", "Cleo"]
+    assert len(model.score_sheet.rows) == 1  # the second update is of the same deal
+
+
+def test_a_seat_saying_ready_is_not_logged_as_a_score_change() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 100, 3: 1})
+    logged = len(model.log)
+    update = table_pb2.MatchUpdate()
+    for seat, total in {0: 21, 1: 0, 2: 100, 3: 1}.items():
+        update.scores.add(seat=seat, total=total)
+    update.between_deals.next_deal_within_ms = 15_000
+    update.between_deals.waiting_for_seats.extend([0])
+    update.between_deals.ready_seats.extend([0])
+    model.apply(table_pb2.TableEvent(seq=8, match_update=update))
+    assert len(model.log) == logged
+    assert model.between_deals is not None and model.between_deals.ready == (0,)
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert "Next deal in" in text
+
+
+def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None:
+    model = started_model()
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=1)
+    ended.hands.add(seat=0, cards=cards("9D 10C 8C 3S 4S 10C JC AS QS KD AC 10S 9S"), penalty=100)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    model.apply(deal_event(6, ended=ended))
+    lines = [render.plain(x) for x in render_end.deal_end_lines(model, IT, 80)]
+    assert "Ada → 100 (non ha aperto: 100)  totale 0/101" in lines
+    assert "   9♦ 10♣ 8♣ 3♠ 4♠ 10♣ J♣ A♠ Q♠ K♦ A♣ 10♠ 9♠" in lines
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_at_the_match_end_make_play_offers_a_new_match_on_n() -> None:
+    from client.session import SessionState
+
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0, out=frozenset({2}))
+    over = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    model.apply(table_pb2.TableEvent(seq=20, match_update=over))
+    left: list[bool] = []
+
+    def watch(screen: TableScreen) -> None:
+        screen.quit = lambda: left.append(screen.new_match_wanted)  # type: ignore[method-assign]
+
+    session = SessionState(new_match_offered=True)
+    lines = screen_text(model, [24, 80], keys="n", session=session, lang="it", act=watch)
+    assert "n nuova partita" in "\n".join(lines)
+    assert left == [True]
+    # Without the offer (a LAN host's table) n is just a letter on the command line.
+    left.clear()
+    lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
+    assert left == [] and lines[-1].rstrip() == "> n"

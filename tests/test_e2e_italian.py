@@ -1,0 +1,138 @@
+"""``make play`` in Italian at 80x24 in tmux: two whole deals, their end, the score sheet, help.
+
+The player draws and discards every turn (typed commands, Italian card letters);
+the bots play fast (``--bot-delay``). Checked on the screen as a player reads it:
+the help (F1), an Italian refusal from the host, each deal's end panel with
+penalties against the bust limit, the pause's prompt, the score sheet (F2).
+Skipped only when tmux is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_e2e_play import Tmux, start_make_play
+
+pytestmark = pytest.mark.timeout(600)
+
+ITALIAN_LETTERS = {"♥": "C", "♦": "Q", "♣": "F", "♠": "P"}
+CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")
+
+
+@pytest.fixture
+def tmux_it(tmp_path: Path) -> Iterator[Tmux]:
+    args = "--name Ada --lang it --bot-delay 0.05"
+    with start_make_play(tmp_path / "data", args, 80, 24) as session:
+        yield session
+
+
+def hand_cards(screen: str) -> list[str]:
+    """The hand as shown under "La tua mano", in the order shown (``7♥``, ``JK`` …)."""
+    lines = screen.splitlines()
+    start = next((i for i, line in enumerate(lines) if "La tua mano (" in line), None)
+    if start is None:
+        return []
+    cards: list[str] = []
+    for line in lines[start + 1 : start + 4]:
+        words = line.replace("[", " ").replace("]", " ").split()
+        if not words or not all(CARD.match(w) for w in words):
+            break
+        cards += words
+    return cards
+
+
+def hand_size(screen: str) -> int | None:
+    found = re.search(r"La tua mano \((\d+), per (seme|valore)\)", screen)
+    return int(found.group(1)) if found else None
+
+
+def typed(card: str) -> str:
+    return "JK" if card == "JK" else card[:-1] + ITALIAN_LETTERS[card[-1]]
+
+
+def refused(screen: str, card: str) -> bool:
+    return "Rifiutata" in screen and card in screen.split("Rifiutata", 1)[1]
+
+
+def play_one_turn(tmux: Tmux, first: bool) -> None:
+    """Draw from the stock and discard the first card the host accepts."""
+    tmux.command("pesca")
+    screen = tmux.wait(lambda s: hand_size(s) == 14, 30, "the drawn card")
+    if first:
+        # A second draw: the host refuses it, in Italian (google.rpc.LocalizedMessage).
+        tmux.command("prendi")
+        screen = tmux.wait(lambda s: "Rifiutata" in s, 20, "the refusal of a second draw")
+        status = " ".join(screen.split())
+        assert "Rifiutata — R3: hai già pescato in questo turno: gioca e scarta" in status
+    for card in hand_cards(screen):
+        if card == "JK":
+            continue
+        tmux.command(f"scarta {typed(card)}")
+        screen = tmux.wait(
+            lambda s, card=card: hand_size(s) != 14 or refused(s, card),
+            30,
+            f"the answer to discarding {card}",
+        )
+        if hand_size(screen) != 14:
+            return
+    raise AssertionError(f"no discard was accepted; the screen:\n{screen}")
+
+
+def test_two_deals_in_italian_at_80x24(tmux_it: Tmux) -> None:
+    tmux = tmux_it
+    screen = tmux.wait(lambda s: hand_size(s) in (13, 14) or "Tocca a" in s, 120, "the deal")
+    tmux.keys("F1")
+    screen = tmux.wait(lambda s: "Esc o F1 chiude l'aiuto." in s, 10, "the help")
+    for line in ("pesca (draw)", "scarta KP (discard)", "pronto / punti", "F2 punti"):
+        assert line in screen, line
+    assert "C cuori, Q quadri, F fiori, P picche" in screen
+    tmux.keys("Escape")
+    tmux.wait(lambda s: "Esc o F1 chiude" not in s, 10, "the help to close")
+
+    first_turn = True
+    for deal in (1, 2):
+        end = f"Fine della smazzata {deal}"
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            screen = tmux.wait(
+                lambda s, end=end: "Tocca a te: pesca" in s or end in s, 120, f"deal {deal}"
+            )
+            if end in screen:
+                break
+            play_one_turn(tmux, first_turn)
+            first_turn = False
+        screen = tmux.wait(lambda s: "Invio (o «pronto»)" in s or "Si aspetta" in s, 20,
+                           "the pause's prompt")  # fmt: skip
+        # The end-of-deal panel: every hand, its penalty, the total against the bust limit.
+        assert end in screen
+        assert re.search(r"→ \d+", screen) and re.search(r"totale \d+/101", screen)
+        assert "chiude" in screen  # who went out (or "chiude in mano")
+        # Each seat's figures are whole on the screen, however many cards it held.
+        assert len(re.findall(r"totale \d+/101", screen)) == 4, screen
+        tmux.keys("F2")
+        sheet = tmux.wait(lambda s: "Foglio dei punti" in s, 10, "the score sheet")
+        rows = [line for line in sheet.splitlines() if re.match(r"^│?\s*\d\s", line)]
+        assert len(rows) == deal, sheet
+        assert "Ada" in sheet and "si sballa a 101" in sheet
+        tmux.keys("Escape")
+        tmux.wait(lambda s: "Foglio dei punti" not in s, 10, "the sheet to close")
+        tmux.keys("Enter")  # ready for the next deal
+        tmux.wait(lambda s, end=end: end not in s, 40, "the next deal")
+
+    assert not first_turn, "the player never had a turn"
+    tmux.keys("C-q")  # mid-match a player still in is asked to confirm
+    tmux.wait(
+        lambda s: not tmux.alive() or "La partita è in corso" in " ".join(s.split()),
+        10,
+        "quit or confirm",
+    )
+    if tmux.alive():
+        tmux.keys("C-q")
+    deadline = time.monotonic() + 20
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tmux.alive(), "quitting the client ends make play and its host"

@@ -1,0 +1,106 @@
+"""The pause between deals: the next deal waits for the people at the table, or for its clock."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+
+from conftest import HostClient, start_host
+
+from host.table_core import TableSettings
+from scala40_net.bots import make_bot
+from scala40_net.bots.netbot import NetworkSeat, SeatLog
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+
+TWO_DEALS = ruleset_pb2.Ruleset(
+    options=ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
+)
+
+
+class SlowReader(NetworkSeat):
+    """A person who never says Ready: only the pause's clock starts the next deal."""
+
+    async def _ready(self, update: table_pb2.MatchUpdate) -> None:
+        return
+
+
+async def _two_deals(
+    served: HostClient, seat_type: type[NetworkSeat], pause: int | None
+) -> tuple[list[tuple[float, table_pb2.TableEvent]], NetworkSeat]:
+    request = lobby_pb2.CreateTableRequest(name="pause", seats=2, ruleset=TWO_DEALS)
+    if pause is not None:
+        request.between_deals_seconds = pause
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    seat = seat_type(served.channel, table_id, make_bot("medium", random.Random(4)), log=SeatLog())
+    await seat.join("Ada")
+    await served.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_EASY),
+        metadata=seat.metadata,
+    )
+    playing = asyncio.create_task(seat.play_match())
+    while seat.log is None or not seat.log.events:
+        await asyncio.sleep(0.01)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seat.metadata
+    )
+    await asyncio.wait_for(playing, timeout=120)
+    assert seat.log is not None
+    return list(zip(seat.log.received_at, seat.log.events, strict=True)), seat
+
+
+def _first_pause(events: list[tuple[float, table_pb2.TableEvent]]) -> tuple[int, float]:
+    """The index of the first deal's MatchUpdate and the seconds until deal 2 was announced."""
+    end = next(i for i, (_, e) in enumerate(events) if e.HasField("match_update"))
+    for at, event in events[end:]:
+        if event.HasField("deal"):
+            public = deal_pb2.DealEvent.FromString(event.deal.public_event)
+            if public.WhichOneof("event") == "announced":
+                return end, at - events[end][0]
+    raise AssertionError("deal 2 was never announced")
+
+
+async def test_the_next_deal_waits_for_the_clock_when_a_person_is_not_ready(
+    tmp_path: Path,
+) -> None:
+    served = await start_host(tmp_path / "host", TableSettings(between_deals=20))
+    try:
+        events, _ = await _two_deals(served, SlowReader, pause=2)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    end, waited = _first_pause(events)
+    update = events[end][1].match_update
+    assert update.HasField("between_deals")
+    assert list(update.between_deals.waiting_for_seats) == [0]  # the person, not the bot
+    assert 1000 <= update.between_deals.next_deal_within_ms <= 2000
+    assert waited >= 1.5
+
+
+async def test_a_person_saying_ready_starts_the_next_deal_at_once(tmp_path: Path) -> None:
+    served = await start_host(tmp_path / "host", TableSettings(between_deals=20))
+    try:
+        started = time.monotonic()
+        events, _ = await _two_deals(served, NetworkSeat, pause=60)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    end, waited = _first_pause(events)
+    assert events[end][1].match_update.between_deals.next_deal_within_ms > 50_000
+    ready = [e.match_update for _, e in events[end + 1 :] if e.HasField("match_update")]
+    assert list(ready[0].between_deals.ready_seats) == [0]
+    assert waited < 30 and time.monotonic() - started < 60
+
+
+async def test_a_table_with_no_pause_goes_straight_on(tmp_path: Path) -> None:
+    # The host's default would pause a minute; the table's own option says not to.
+    served = await start_host(tmp_path / "host", TableSettings(between_deals=60))
+    try:
+        events, _ = await _two_deals(served, SlowReader, pause=0)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    end, waited = _first_pause(events)
+    assert not events[end][1].match_update.HasField("between_deals")
+    assert waited < 10
