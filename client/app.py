@@ -130,6 +130,7 @@ class TableScreen:
         self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
         self._count_running = False
+        self._turn_time_told = 0  # the model's count when the turn countdown last started
         self.new_match_wanted = False  # the screen closed to start another match
         if history is None:
             history = (
@@ -212,6 +213,7 @@ class TableScreen:
         told = event.WhichOneof("event") in ("match_update", "snapshot")
         self._follow_rientro(told)
         self._follow_pause(told)
+        self._follow_turn_clock()
         if self.model.match_over:
             self._forget_seat()  # nothing left to rejoin
         self.invalidate()
@@ -251,12 +253,26 @@ class TableScreen:
         if not counting:
             self.count_down()
 
+    def _follow_turn_clock(self) -> None:
+        """Count down the turn clock of the seat to move, from the duration the host sent with
+        the event that started the turn (or with the view)."""
+        model = self.model
+        if model.turn_time is None:
+            self.session.turn_deadline = None
+            self._turn_time_told = model.turn_time_told
+            return
+        if model.turn_time_told != self._turn_time_told:
+            self._turn_time_told = model.turn_time_told
+            self.session.turn_deadline = time.monotonic() + model.turn_time
+            self.count_down()
+
     def _counting(self) -> bool:
         session = self.session
         return (
             session.rientro_seconds_left() > 0
             or session.next_deal_seconds_left() > 0
             or session.cut_seconds_left() > 0
+            or (session.turn_seconds_left() or 0) > 0
         )
 
     def count_down(self) -> None:
@@ -376,6 +392,17 @@ class TableScreen:
         self.spawn(sending())
 
     # --- one method per command -------------------------------------------------------
+
+    def _do_BackCmd(self, cmd: c.BackCmd) -> None:
+        """Take the seat back from the host bot that plays it: a new event stream says so."""
+        if not self._seated():
+            return
+        if not self.model.i_am_away:
+            self.say_error("err_not_away")
+            return
+        if self.link is not None:
+            self.link.reopen()
+        self.session.say(NoticeKind.INFO, "back_asked")
 
     def _do_DrawCmd(self, cmd: c.DrawCmd) -> None:
         if self._seated():

@@ -39,6 +39,7 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "ready": ("ready", "pronto"),
     "new": ("new", "nuova"),
     "scores": ("scores", "punti"),
+    "back": ("back", "torno"),
 }
 ALIASES = {
     "?": "help",
@@ -183,6 +184,11 @@ class ScoresCmd:
 
 
 @dataclass(frozen=True)
+class BackCmd:
+    """Take the seat back from the host bot that plays it while this player was away."""
+
+
+@dataclass(frozen=True)
 class RientroCmd:
     """The answer to a buy-back offer after busting (R11.3): buy back in, or retire."""
 
@@ -210,6 +216,7 @@ Command = (
     | ReadyCmd
     | NewMatchCmd
     | ScoresCmd
+    | BackCmd
 )
 
 _BY_WORD: dict[str, str] = {
@@ -344,6 +351,7 @@ def parse_command(text: str, lang: str = "en") -> Command:
         "ready": ReadyCmd(),
         "new": NewMatchCmd(),
         "scores": ScoresCmd(),
+        "back": BackCmd(),
     }
     return no_arguments(simple[name])
 

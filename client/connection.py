@@ -15,7 +15,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -266,6 +266,8 @@ class TableLink:
         self.metadata = (*_bearer(seat.token), ("accept-language", lang))
         self.last_seq = last_seq
         self.closed = False
+        self._call: Any = None  # the stream now open, to reopen it
+        self._reopening = False
 
     def _context(self) -> table_pb2.MoveContext:
         return table_pb2.MoveContext(request_id=str(uuid.uuid4()), last_seen_seq=self.last_seq())
@@ -285,6 +287,7 @@ class TableLink:
             call = self.stub.SubscribeEvents(
                 table_pb2.SubscribeEventsRequest(after_seq=self.last_seq()), metadata=self.metadata
             )
+            self._call = call
             try:
                 await call.wait_for_connection()
                 attempt = 0
@@ -293,6 +296,11 @@ class TableLink:
                     on_event(response.event)
                 if self.closed:
                     return
+            except asyncio.CancelledError:
+                if not self._reopening:
+                    raise
+                self._reopening = False  # a new stream at once, resuming after the last event
+                continue
             except grpc.RpcError as error:
                 if self.closed:
                     return
@@ -311,6 +319,13 @@ class TableLink:
 
     def close(self) -> None:
         self.closed = True
+
+    def reopen(self) -> None:
+        """End the stream and open a new one at once: to the host, this seat's player is
+        back (a host bot played the seat while they were away)."""
+        if self._call is not None:
+            self._reopening = True
+            self._call.cancel()
 
     async def view(self) -> table_pb2.GetViewResponse:
         return await _call(

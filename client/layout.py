@@ -103,7 +103,13 @@ def title_bar(screen: TableScreen) -> Window:
 def players_panel(screen: TableScreen) -> Window:
     return _panel(
         lambda w, h: render.join_lines(
-            render.player_lines(screen.model, screen.text, w, screen.session.link)
+            render.player_lines(
+                screen.model,
+                screen.text,
+                w,
+                screen.session.link,
+                screen.session.turn_seconds_left(),
+            )
         ),
         # Every seat always has its row: the table and the log give way first.
         height=lambda: Dimension.exact(max(1, len(screen.model.seats))),

@@ -278,12 +278,25 @@ ENGLISH: dict[str, str] = dict(
             " sort / hint             hand by suit or rank / a play (ordina / suggerisci)\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
-            " ready / scores          end of deal read / score sheet (pronto / punti)\n"
+            " ready/scores/back       deal read / score sheet / play again after being away\n"
             "Cards: rank and suit: H hearts, D diamonds, C clubs, S spades (♥♦♣♠), JK.\n"
             "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
             " Enter/c melds, a attaches, d discards, p draws, t takes, u undo, o sorts.\n"
             " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, F3 all melds, Ctrl-Q quit.",
         ),
+        M("seat_away", "away, a bot plays"),
+        M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),
+        M("log_away_disconnected", "{name} lost the connection: a bot plays for them until back"),
+        M("log_away_handed_over", "{name}'s seat was handed to a bot until they are back"),
+        M("log_away_left", "{name} left the match: a bot plays the seat to the end"),
+        M("log_seat_back", "{name} is back and plays again"),
+        M("log_played_by_host", "The host played {name}'s turn: the turn clock ran out"),
+        M(
+            "status_you_away",
+            "A bot plays for you while you are away. Type 'back' (torno) to play again.",
+        ),
+        M("back_asked", "Back at the table: your seat is yours again from the next turn."),
+        M("err_not_away", "You are at the table already: nobody plays for you."),
         M("help_close", "Esc or F1 closes the help."),
         M("lobby_title", "Tables on {host}"),
         M("lobby_none", "No tables yet: create one."),

@@ -73,6 +73,7 @@ class SeatState:
     out: bool = False
     rientri: int = 0
     chips: int = 0
+    away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
 
 
 @dataclass
@@ -192,6 +193,15 @@ def _entry(key: str, **fields: str | int) -> LogEntry:
     return LogEntry(key, tuple(fields.items()))
 
 
+# The log's line for a seat gone away, by why (a whole sentence each, translated whole).
+AWAY_LOG = {
+    lobby_pb2.AWAY_REASON_TIMED_OUT: "log_away_timed_out",
+    lobby_pb2.AWAY_REASON_DISCONNECTED: "log_away_disconnected",
+    lobby_pb2.AWAY_REASON_HANDED_OVER: "log_away_handed_over",
+    lobby_pb2.AWAY_REASON_LEFT: "log_away_left",
+}
+
+
 class TableModel:
     """Everything the table screen shows, updated event by event."""
 
@@ -226,6 +236,11 @@ class TableModel:
         self.rientro_offers: dict[int, int] = {}
         self.rientro_answer_within: dict[int, float] = {}
         self.between_deals: BetweenDealsState | None = None
+        # The turn clock of the seat to move: seconds it had left when the event (or view)
+        # that told of it arrived (a duration), and a count of such tellings, so the screen
+        # knows to count down from a new one.
+        self.turn_time: float | None = None
+        self.turn_time_told = 0
         self.score_sheet = ScoreSheet()
         self.log: list[LogEntry] = []
         self.chat: list[ChatLine] = []
@@ -308,8 +323,13 @@ class TableModel:
             return False
         self.last_seq = max(self.last_seq, event.seq)
         if kind == "deal":
-            private = event.deal.private_event if event.deal.HasField("private_event") else None
-            self._apply_deal(event.deal.public_event, private)
+            envelope = event.deal
+            private = envelope.private_event if envelope.HasField("private_event") else None
+            self._apply_deal(envelope.public_event, private, envelope.by_host)
+            if envelope.HasField("turn_time_ms"):
+                self._set_turn_time(envelope.turn_time_ms)
+            elif self.phase not in (Phase.DRAW, Phase.PLAY):
+                self.turn_time = None
         elif kind == "seat_changed":
             self._seat_changed(event.seat_changed)
         elif kind == "chat":
@@ -388,6 +408,10 @@ class TableModel:
         self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
         self._set_rientro_offers(view.rientro_offers)
         self._set_between_deals(view.between_deals if view.HasField("between_deals") else None)
+        if view.HasField("turn_time_left_ms"):
+            self._set_turn_time(view.turn_time_left_ms)
+        else:
+            self.turn_time = None
         if turns_played:
             self.turns_played = turns_played
         self.last_seq = seq
@@ -410,6 +434,16 @@ class TableModel:
         state.taken = info.taken
         state.bot = info.bot
         state.connected = info.connected
+        state.away = info.away
+
+    def _set_turn_time(self, milliseconds: int) -> None:
+        self.turn_time = milliseconds / 1000
+        self.turn_time_told += 1
+
+    @property
+    def i_am_away(self) -> bool:
+        """A host bot plays this client's own seat (its turn clock ran out, say)."""
+        return self.my_seat is not None and self.seat(self.my_seat).away != 0
 
     @staticmethod
     def _set_score(state: SeatState, score: table_pb2.SeatScore) -> None:
@@ -421,7 +455,15 @@ class TableModel:
     def _seat_changed(self, info: lobby_pb2.SeatInfo) -> None:
         state = self.seat(info.seat)
         before = (state.taken, state.connected, state.name)
+        was_away = state.away
         self._set_info(state, info)
+        if info.away and not was_away:
+            key = AWAY_LOG.get(info.away, "log_away_disconnected")
+            self._log(key, name=self.name_of(info.seat))
+            return
+        if was_away and not info.away and info.taken:
+            self._log("log_seat_back", name=self.name_of(info.seat))
+            return
         if info.taken and not before[0]:
             self._log("log_seat_taken", name=info.name, seat=info.seat)
         elif not info.taken and before[0]:
@@ -477,9 +519,13 @@ class TableModel:
 
     # --- deal events ------------------------------------------------------------------
 
-    def _apply_deal(self, raw: bytes, private: deal_pb2.PrivateDealEvent | None) -> None:
+    def _apply_deal(
+        self, raw: bytes, private: deal_pb2.PrivateDealEvent | None, by_host: bool = False
+    ) -> None:
         event = deal_pb2.DealEvent.FromString(raw)
         kind = event.WhichOneof("event")
+        if by_host and kind == "played":
+            self._log("log_played_by_host", name=self.name_of(event.played.seat))
         if kind == "announced":
             self._announced(event)
         fd = self.deals.get(event.deal_no)

@@ -142,11 +142,24 @@ def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples
     return [("class:separator", text[:width] + "─" * max(0, width - len(text)))]
 
 
+# The last seconds of a turn clock are shown as a warning (issue: "a warning in the last 15 s").
+CLOCK_WARNING_SECONDS = 15
+
+
+def _clock_style(seconds: int) -> str:
+    return "class:alarm" if seconds <= CLOCK_WARNING_SECONDS else "class:dim"
+
+
 def player_lines(
-    model: TableModel, t: Text, width: int, link: LinkState = LinkState.CONNECTED
+    model: TableModel,
+    t: Text,
+    width: int,
+    link: LinkState = LinkState.CONNECTED,
+    clock: int | None = None,
 ) -> Lines:
-    """One line per seat: turn marker, name, cards in hand, opened, penalty
-    points against the bust limit, bust, connection (unknown while this client reconnects)."""
+    """One line per seat: turn marker, name, cards in hand, opened, penalty points against
+    the bust limit, bust, away (a host bot plays it), the turn clock of the seat to move
+    (``clock``, seconds), connection (unknown while this client reconnects)."""
     lines: Lines = []
     for seat in sorted(model.seats):
         state = model.seats[seat]
@@ -185,7 +198,11 @@ def player_lines(
         line.append(("class:score", f"{_score_text(model, seat, t):<{_SCORE}}"))
         if state.out:
             line.append(("class:warning", f"{t('busted')} "))
-        if not state.bot:
+        if state.away:
+            line.append(("class:warning", f"{t('seat_away')} "))
+        if turn and clock is not None:
+            line.append((_clock_style(clock), f"⏱ {clock} s "))
+        if not state.bot and not state.away:
             if link in _LINK_DOWN and seat != model.my_seat:
                 line.append(("class:dim", f"● {t('connection_unknown')}"))
             elif seat == model.my_seat and link in _LINK_DOWN:
@@ -568,8 +585,24 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         if model.table_phase == lobby_pb2.TABLE_PHASE_WAITING:
             return ("", t("status_waiting_players"))
         return ("", t("status_between_deals"))
+    if model.i_am_away and phase in (Phase.DRAW, Phase.PLAY):
+        return ("class:warning", t("status_you_away"))
     if model.is_spectator:
         return ("", t("status_wait_turn", name=model.name_of(model.turn)))
+    return _with_clock(_turn_now(model, t), session)
+
+
+def _with_clock(now: tuple[str, str], session: SessionState) -> tuple[str, str]:
+    """What to do now, with the turn clock's seconds when it is this player's own turn."""
+    style, text = now
+    left = session.turn_seconds_left()
+    if style != "class:turn" or left is None:
+        return now
+    return ("class:alarm" if left <= CLOCK_WARNING_SECONDS else style, f"{text}  ⏱ {left} s")
+
+
+def _turn_now(model: TableModel, t: Text) -> tuple[str, str]:
+    phase = model.phase
     if model.my_turn and phase is Phase.DRAW:
         if model.discard_barred and model.discard_top is not None:
             # R3.2: the card just put back may not be taken again this turn.

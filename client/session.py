@@ -70,6 +70,7 @@ class SessionState:
     show_scores: bool = False
     show_melds: bool = False
     cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
+    turn_deadline: float | None = None  # time.monotonic() the turn clock of the seat to move ends
     new_match_offered: bool = False  # make play: the screen may start another match
     quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
@@ -82,6 +83,12 @@ class SessionState:
         if self.cut_deadline is None:
             return 0
         return max(0, round(self.cut_deadline - time.monotonic()))
+
+    def turn_seconds_left(self) -> int | None:
+        """What the seat to move has left on its turn clock; None when no clock runs."""
+        if self.turn_deadline is None:
+            return None
+        return max(0, round(self.turn_deadline - time.monotonic()))
 
     def next_deal_seconds_left(self) -> int:
         if self.next_deal_deadline is None:
