@@ -71,5 +71,6 @@ def main() -> None:
           f"({len(played_record.events)} events), checks 1-4 with the replay: "
           f"median {median:.3f} ms, p99 {p99:.3f} ms (300 runs)")  # fmt: skip
 
+
 if __name__ == "__main__":
     main()

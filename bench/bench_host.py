@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from host.bots import SimpleBot  # noqa: E402
+from host.limits import Limits  # noqa: E402
 from host.server import Host  # noqa: E402
 from host.table_core import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
@@ -51,7 +52,12 @@ async def serve(data_dir: Path) -> None:
     # Without TLS, like the bare echo server it is compared with: these figures are the
     # host's own (the journal, the table task, the fan-out), not the cipher's.
     host = Host(
-        "127.0.0.1:0", data_dir, TableSettings(commit_timeout=5, reveal_timeout=5), insecure=True
+        "127.0.0.1:0",
+        data_dir,
+        TableSettings(commit_timeout=5, reveal_timeout=5),
+        insecure=True,
+        # One channel carries every table here: a stranger's limit would be the bench's.
+        limits=Limits(requests_per_second=1e9, seat_requests_per_second=1e9),
     )
     await host.start()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -20,8 +21,12 @@ from enum import Enum
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
-from host.errors import Refusal, permission_denied, unauthenticated
+from host.errors import Refusal, malformed, permission_denied, unauthenticated
+from host.limits import Limits, address_of
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,34 @@ def new_token() -> str:
 
 def token_digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+# scrypt for table passwords: salted, and slow on purpose (about 30 ms here), so a copy of
+# the journal does not give them away to a quick guess. Tokens are random: SHA-256 suffices.
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+def password_hash(password: str) -> str:
+    """``scrypt$<salt hex>$<hash hex>``: what the journal keeps of a table's password."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, **_SCRYPT)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    """Whether ``password`` is the table's, in constant time; a journal from before scrypt
+    kept a bare SHA-256 (hex), which is still read."""
+    given = password.encode("utf-8")
+    kind, _, rest = stored.partition("$")
+    if kind != "scrypt":
+        return secrets.compare_digest(hashlib.sha256(given).hexdigest(), stored)
+    salt_hex, _, digest_hex = rest.partition("$")
+    try:
+        salt, digest = bytes.fromhex(salt_hex), bytes.fromhex(digest_hex)
+    except ValueError:
+        return False
+    found = hashlib.scrypt(given, salt=salt, **_SCRYPT)
+    return secrets.compare_digest(found, digest)
 
 
 class TokenBook:
@@ -108,15 +141,39 @@ def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | 
     return None
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Checks the bearer token each method needs, and turns refusals into rich statuses."""
+@dataclass(frozen=True)
+class Malformed:
+    """A request whose bytes are not its message: answered INVALID_ARGUMENT, never decoded."""
 
-    def __init__(self, tokens: TokenBook, access: dict[str, Access]) -> None:
+    error: str
+
+
+def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """The method's deserializer, giving ``Malformed`` instead of raising (gRPC would answer
+    UNKNOWN and log a traceback per request: a stranger could fill the disk with them)."""
+    if deserialize is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except DecodeError as error:
+            return Malformed(str(error) or "not a valid message")
+
+    return decode
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Checks each call's limits and the bearer token its method needs, refuses undecodable
+    requests, and turns refusals into rich statuses."""
+
+    def __init__(self, tokens: TokenBook, access: dict[str, Access], limits: Limits) -> None:
         self._tokens = tokens
         self._access = access
+        self._limits = limits
         self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
-    def _authenticate(self, method: str, metadata: Any) -> Principal | None:
+    def _authenticate(self, method: str, metadata: Any, peer: str) -> Principal | None:
         need = self._access.get(method, Access.ANYONE)
         token = bearer_token(metadata)
         if token is None:
@@ -125,10 +182,12 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             raise unauthenticated(
                 "this call needs a seat token: send `authorization: Bearer <token>`"
             )
+        self._limits.guessing(peer)
         principal = self._tokens.find(token) if token else None
         if principal is None:
             if need is Access.ANYONE:
                 return None
+            self._limits.wrong_guess(peer)
             raise unauthenticated(
                 "the token is not one this host gave out (or its seat was given up)"
             )
@@ -158,13 +217,28 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
     ) -> AsyncIterator[None]:
         """Around one call: its token checked and its principal made current, then any
         refusal (the token's or the handler's) answered with its rich status."""
+        peer = context.peer()
         try:
-            _current.set(self._authenticate(method, context.invocation_metadata()))
+            self._limits.request(peer)
+            principal = self._authenticate(method, context.invocation_metadata(), peer)
+            if principal is not None:
+                self._limits.seat_request(principal.table_id, principal.seat)
+            _current.set(principal)
             yield
         except Refusal as refusal:
             # abort_with_status raises: the call ends with that status, nothing is swallowed.
             lang = metadata_value(context.invocation_metadata(), "accept-language")
             await context.abort_with_status(refusal.to_status(lang))
+
+    def _decoded(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        """Refuse an undecodable request: INVALID_ARGUMENT, logged at most once a minute for
+        one client address."""
+        if not isinstance(request, Malformed):
+            return
+        address = address_of(context.peer())
+        if self._limits.log.due(f"malformed {address}"):
+            log.warning("undecodable requests from %s (%s); refused", address, request.error)
+        raise malformed(f"the request's bytes are not a valid message ({request.error})")
 
     def _wrap(
         self, method: str, handler: grpc.RpcMethodHandler[Any, Any]
@@ -175,13 +249,14 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
             async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 async with self._answering(method, context):
+                    self._decoded(request, context)
                     # The stubs type handlers as the sync server's; an aio server's are
                     # coroutines that take the aio context.
                     return await inner_unary(request, context)  # type: ignore[arg-type]
 
             return grpc.unary_unary_rpc_method_handler(
                 unary,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_safe(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
@@ -191,13 +266,14 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 request: Any, context: grpc.aio.ServicerContext[Any, Any]
             ) -> AsyncIterator[Any]:
                 async with self._answering(method, context):
+                    self._decoded(request, context)
                     # As above: an aio server's streaming handler is an async generator.
                     async for response in inner_stream(request, context):  # type: ignore[arg-type,attr-defined]
                         yield response
 
             return grpc.unary_stream_rpc_method_handler(
                 stream,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_safe(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         # Only the standard services (reflection) stream requests; they need no token.

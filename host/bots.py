@@ -271,7 +271,7 @@ async def run_bot_seat(task: TableTask, seat: int, bot: Bot | None = None) -> No
             if subscriber is None or subscriber.dropped:
                 # Falling behind costs only a wake-up: the bot reads its view, not the events.
                 _, subscriber = task.fanout.subscribe(
-                    seat, task.fanout.last_seq, table_pb2.TableEvent
+                    seat, task.fanout.last_seq, table_pb2.TableEvent, internal=True
                 )
             if task.settings.bot_delay:
                 await asyncio.sleep(task.settings.bot_delay)

@@ -43,6 +43,9 @@ class Subscriber:
     queue: asyncio.Queue[table_pb2.TableEvent | None]
     dropped: bool = False
     last_queued_seq: int = 0
+    # A host bot's own wake-up, not a client's stream: it says nobody is connected, and a
+    # player leaving does not end it.
+    internal: bool = False
 
 
 class Fanout:
@@ -62,7 +65,7 @@ class Fanout:
         return len(self._subscribers)
 
     def connected_seats(self) -> set[int]:
-        return {s.seat for s in self._subscribers if s.seat is not None}
+        return {s.seat for s in self._subscribers if s.seat is not None and not s.internal}
 
     def publish(self, record: Record) -> None:
         if record.seq != self.last_seq + 1:
@@ -82,6 +85,7 @@ class Fanout:
         seat: int | None,
         after_seq: int,
         snapshot: Callable[[], table_pb2.TableEvent],
+        internal: bool = False,
     ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
         """The events a stream starts with, and its subscriber, registered with no await in between.
 
@@ -93,13 +97,24 @@ class Fanout:
         else:
             backlog = [r.for_seat(seat) for r in self._records if r.seq > after_seq]
         subscriber = Subscriber(
-            seat, asyncio.Queue(self._queue_size), last_queued_seq=self.last_seq
+            seat, asyncio.Queue(self._queue_size), last_queued_seq=self.last_seq, internal=internal
         )
         self._subscribers.add(subscriber)
         return backlog, subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self._subscribers.discard(subscriber)
+
+    def close_seat(self, seat: int | None) -> None:
+        """End the streams of ``seat`` (its player left): nothing more reaches them."""
+        closing = [s for s in self._subscribers if s.seat == seat and not s.internal]
+        for subscriber in closing if seat is not None else []:
+            self._subscribers.discard(subscriber)
+            subscriber.dropped = False
+            # Emptied first, so the end is seen at once, before any event still queued.
+            while not subscriber.queue.empty():
+                subscriber.queue.get_nowait()
+            subscriber.queue.put_nowait(None)
 
     def close(self) -> None:
         """End every stream (the host is shutting down)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol, TypeAlias, TypeVar
 
@@ -9,8 +10,10 @@ import grpc
 
 from host import auth
 from host.errors import Refusal, malformed, permission_denied
+from host.limits import Limits
 from host.registry import Registry
 from host.table import Table
+from host.table_task import TableTask
 from scala40_net import wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
@@ -50,9 +53,10 @@ def _check_clock(request: lobby_pb2.CreateTableRequest) -> None:
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, registry: Registry, identity: HostIdentity) -> None:
+    def __init__(self, registry: Registry, identity: HostIdentity, limits: Limits) -> None:
         self._registry = registry
         self._identity = identity
+        self._limits = limits
 
     async def GetHostInfo(
         self, request: lobby_pb2.GetHostInfoRequest, context: Context
@@ -73,6 +77,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
         _check_clock(request)
+        self._limits.new_table(context.peer())
         if self._registry.live_count() >= MAX_TABLES:
             raise Refusal(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -101,16 +106,33 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             tables=[t.summary() for t in self._registry.tables.values()]
         )
 
+    async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
+        """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
+        per client address."""
+        stored = task.table.password
+        if stored is None:
+            return
+        self._limits.guessing(peer)
+        if given is None or not await asyncio.to_thread(auth.password_matches, given, stored):
+            self._limits.wrong_guess(peer)
+            raise permission_denied(
+                "BAD_PASSWORD", "this table needs its password, and that is not it"
+            )
+
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
         task = self._registry.get(request.table_id)
+        password = request.password if request.HasField("password") else None
+        await self._check_password(task, password, context.peer())
         return await task.call(lambda table: table.join(request))
 
     async def SpectateTable(
         self, request: lobby_pb2.SpectateTableRequest, context: Context
     ) -> lobby_pb2.SpectateTableResponse:
         task = self._registry.get(request.table_id)
+        password = request.password if request.HasField("password") else None
+        await self._check_password(task, password, context.peer())
         return await task.call(lambda table: table.spectate(request))
 
     def _own_seat(self, table_id: str) -> int:
@@ -132,7 +154,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
-        return await self._as_own_seat(Table.leave, request)
+        answer = await self._as_own_seat(Table.leave, request)
+        # The seat's streams end now: its private events are no longer the leaver's to read.
+        task = self._registry.get(request.table_id)
+        task.fanout.close_seat(auth.current_principal().seat)
+        return answer
 
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context

@@ -158,6 +158,8 @@ def _replay_entry(table: Table, entry: StoredEntry) -> None:
         table.mark_away(seat, lobby_pb2.SeatInfo.FromString(data).away)
     elif kind == "back" and seat is not None:
         table.mark_back(seat)
+    elif kind == "free_seat" and seat is not None:
+        table.free_seat(seat, lobby_pb2.SeatInfo.FromString(data).seat)
     elif seat is None:
         raise ReplayError(f"journal entry {entry.entry_no} ({kind}) names no seat")
     elif kind == "rientro":

@@ -55,9 +55,9 @@ class Registry:
         table_id = secrets.token_hex(6)
         stored = lobby_pb2.CreateTableRequest()
         stored.CopyFrom(config)
-        # The journal keeps the password's digest only: no secret it does not need.
+        # The journal keeps the password's scrypt hash only: no secret it does not need.
         if stored.HasField("password"):
-            stored.password = auth.token_digest(stored.password).hex()
+            stored.password = await asyncio.to_thread(auth.password_hash, stored.password)
         journal = await self.journals.create(table_id, stored.SerializeToString())
         task = self._task(table_id, stored, ruleset, journal)
         self._open(task)

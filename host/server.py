@@ -16,6 +16,7 @@ from host import tls_files
 from host.auth import Access, AuthInterceptor, TokenBook
 from host.datadir import DataDirLock
 from host.journal import JournalStore
+from host.limits import Limits
 from host.lobby import LobbyService
 from host.registry import Registry
 from host.rules_service import RulesService
@@ -64,6 +65,7 @@ class Host:
     port: int = 0
     # TLS with the certificate bound to the host's identity, unless turned off (--insecure).
     insecure: bool = False
+    limits: Limits = field(default_factory=Limits)
 
     async def start(self) -> int:
         """Take the data dir (refused while another host has it), reopen the tables, listen."""
@@ -83,14 +85,16 @@ class Host:
         for problem in self.registry.restore():
             log.error("%s", problem)
         self.server = grpc.aio.server(
-            interceptors=[AuthInterceptor(self.tokens, method_access())],
+            interceptors=[AuthInterceptor(self.tokens, method_access(), self.limits)],
             # No port sharing: a second host on a port in use is an error, not half the tables.
             options=(*wire.SERVER_OPTIONS, ("grpc.so_reuseport", 0)),
         )
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
-            LobbyService(self.registry, self.identity), self.server
+            LobbyService(self.registry, self.identity, self.limits), self.server
         )
-        table_pb2_grpc.add_TableServiceServicer_to_server(TableService(self.registry), self.server)
+        table_pb2_grpc.add_TableServiceServicer_to_server(
+            TableService(self.registry, self.limits), self.server
+        )
         rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(), self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)

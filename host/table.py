@@ -8,12 +8,13 @@ and the way a change is recorded ``TableCore``'s.
 from __future__ import annotations
 
 import functools
-import secrets
+import unicodedata
 
 import grpc
 
 from host import auth
 from host.errors import Refusal, malformed, not_found, permission_denied, precondition
+from host.limits import SPECTATORS_PER_TABLE
 from host.table_core import SeatState
 from host.table_deal import DealingTable
 from scala40_net import actions, deal, match, wire
@@ -75,20 +76,55 @@ class Table(DealingTable):
             preset=wire.PRESET_BY_NAME[self.preset],
             seats=[self.seat_info(n, connected_seats) for n in range(len(self.seats))],
             phase=self.phase,
-            has_password=self.password_digest is not None,
+            has_password=self.password is not None,
             turn_seconds=self.turn_seconds,
             grace_seconds=self.grace_seconds,
         )
 
-    def _check_password(self, password: str | None) -> None:
-        if self.password_digest is None or self.replaying:
-            return
-        if password is None or not secrets.compare_digest(
-            auth.token_digest(password), self.password_digest
-        ):
-            raise permission_denied(
-                "BAD_PASSWORD", "this table needs its password, and that is not it"
+    def _player_name(self, given: str) -> str:
+        """A name others will read: printable text, trimmed, unique at the table; "Bot …"
+        names are the host's bots'."""
+        name = " ".join(given.split())
+        if not 1 <= len(name) <= MAX_NAME:
+            raise malformed(f"a player name has 1 to {MAX_NAME} characters")
+        # Control characters (ESC sequences, NUL) and format ones (the bidirectional
+        # overrides that make a name read backwards) have no place in a name.
+        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
+            raise malformed("a player name is printable text only: no control characters")
+        if name.casefold().startswith("bot ") or name.casefold() == "bot":
+            raise malformed('names starting with "Bot" are for the host\'s bots')
+        if any(s.taken and s.name.casefold() == name.casefold() for s in self.seats):
+            raise Refusal(
+                grpc.StatusCode.ALREADY_EXISTS,
+                "NAME_TAKEN",
+                f"somebody at this table is called {name} already: choose another name",
             )
+        return name
+
+    def free_seat(self, caller: int, seat: int) -> None:
+        """Before the match: the table's first player frees a seat someone took (a squatter)."""
+        if caller != self.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER", "only the first person who joined this table frees seats"
+            )
+        if self.phase != lobby_pb2.TABLE_PHASE_WAITING:
+            raise precondition("MATCH_STARTED", "the match has started: its seats stay")
+        if seat >= len(self.seats) or not self.seats[seat].taken or seat == caller:
+            raise malformed(f"seat {seat} is not another player's seat at this table")
+        self.seats[seat] = SeatState(seat)
+        if seat in self.joined:
+            self.joined.remove(seat)
+        freed = lobby_pb2.SeatInfo(seat=seat)
+        self._commit(
+            "free_seat",
+            caller,
+            freed,
+            None,
+            [self._seat_changed(seat)],
+            game=False,
+            forget_seat=seat,
+        )
+        self.outbox.after_commit(lambda: self.tokens.remove_seat(self.table_id, seat))
 
     def _free_seat(self, wanted: int | None) -> int:
         if wanted is not None:
@@ -111,10 +147,7 @@ class Table(DealingTable):
         return free
 
     def join(self, request: lobby_pb2.JoinTableRequest) -> lobby_pb2.JoinTableResponse:
-        name = request.player_name.strip()
-        if not 1 <= len(name) <= MAX_NAME:
-            raise malformed(f"a player name has 1 to {MAX_NAME} characters")
-        self._check_password(request.password if request.HasField("password") else None)
+        name = self._player_name(request.player_name)
         if self.phase != lobby_pb2.TABLE_PHASE_WAITING:
             raise precondition(
                 "MATCH_STARTED", "the match has started: seats can no longer be taken"
@@ -143,7 +176,13 @@ class Table(DealingTable):
         return response
 
     def spectate(self, request: lobby_pb2.SpectateTableRequest) -> lobby_pb2.SpectateTableResponse:
-        self._check_password(request.password if request.HasField("password") else None)
+        if self.spectators >= SPECTATORS_PER_TABLE:
+            raise Refusal(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "TOO_MANY_SPECTATORS",
+                f"this table has its {SPECTATORS_PER_TABLE} spectators already",
+            )
+        self.spectators += 1
         token = auth.new_token()
         digest = auth.token_digest(token)
         self._commit("spectate", None, None, None, [], tokens=((digest, None),))

@@ -158,11 +158,11 @@ class TableCore:
         self.outbox: Outbox = JobOutbox()
         self.seats = [SeatState(n) for n in range(config.seats)]
         self.joined: list[int] = []  # people's seats in the order they joined
+        self.spectators = 0  # spectator tokens handed out
         self.phase = lobby_pb2.TABLE_PHASE_WAITING
-        # The config is kept as the journal holds it: a password only as its digest (hex).
-        self.password_digest = (
-            bytes.fromhex(config.password) if config.HasField("password") else None
-        )
+        # The config is kept as the journal holds it: a password only as its scrypt hash,
+        # checked by the lobby before a join or spectate reaches the table.
+        self.password = config.password if config.HasField("password") else None
         # Match and deal: set while playing. The engine's MatchState holds the deal too.
         self.match: match.MatchState | None = None
         self.deal_no = 0

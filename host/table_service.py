@@ -14,6 +14,7 @@ import grpc
 
 from host import auth
 from host.errors import Refusal
+from host.limits import Limits
 from host.registry import Registry
 from host.table import Table
 from host.table_task import TableTask
@@ -25,8 +26,9 @@ Response = TypeVar("Response")
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, limits: Limits) -> None:
         self._registry = registry
+        self._limits = limits
 
     def _caller(self) -> tuple[TableTask, int | None]:
         principal = auth.current_principal()
@@ -48,7 +50,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SubscribeEventsRequest, context: Context
     ) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
         task, seat = self._caller()
-        backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
+        peer = context.peer()
+        self._limits.stream_opened(peer)
+        try:
+            backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
+        except BaseException:
+            self._limits.stream_closed(peer)
+            raise
         if seat is not None:
             task.stream_opened(seat)
         try:
@@ -68,6 +76,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     return
                 yield table_pb2.SubscribeEventsResponse(event=next_event)
         finally:
+            self._limits.stream_closed(peer)
             task.fanout.unsubscribe(subscriber)
             if seat is not None:
                 task.stream_closed(seat)
@@ -114,7 +123,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def SendChat(
         self, request: table_pb2.SendChatRequest, context: Context
     ) -> table_pb2.SendChatResponse:
-        return await self._as_seat(Table.chat, request)
+        task, seat = self._seat()
+        self._limits.chat_line(task.table_id, seat)
+        return await task.call(lambda table: table.chat(seat, request))
 
     async def DecideAbsence(
         self, request: table_pb2.DecideAbsenceRequest, context: Context

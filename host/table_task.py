@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Job = Callable[[Table], Any]
+# How long streams may come and go before the table says who is connected.
+PRESENCE_SETTLE_SECONDS = 0.5
 # How a host bot is seated: the registry's driver, given the task and the seat.
 BotRunner = Callable[["TableTask", int], "asyncio.Task[None]"]
 
@@ -81,6 +83,7 @@ class TableTask:
         self.finished_at: float | None = None  # loop time the match ended, for the archive
         self.broken: str | None = None  # why the table can no longer take moves, if it cannot
         self._back: list[int] = []  # seats whose players came back, to hand back after the job
+        self._presence_pending: set[int] = set()  # seats whose connection news is due
 
     def _new_table(self) -> Table:
         table = Table(
@@ -161,7 +164,11 @@ class TableTask:
     def decide_absence(
         self, table: Table, caller: int, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
-        """The deciding seat hands an absent seat to a host bot now, or gives it more time."""
+        """The deciding seat hands an absent seat to a host bot now, or gives it more time;
+        before the match, it frees a seat somebody took."""
+        if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
+            table.free_seat(caller, request.seat)
+            return table_pb2.DecideAbsenceResponse()
         if caller != table.decider():
             raise permission_denied(
                 "NOT_THE_DECIDER",
@@ -179,7 +186,10 @@ class TableTask:
             if self.clock.seat == request.seat:
                 self.clock.restart(table)
         else:
-            raise malformed("choose ABSENCE_CHOICE_HAND_TO_BOT or ABSENCE_CHOICE_MORE_TIME")
+            raise malformed(
+                "choose ABSENCE_CHOICE_HAND_TO_BOT, ABSENCE_CHOICE_MORE_TIME or "
+                "ABSENCE_CHOICE_FREE_SEAT"
+            )
         return table_pb2.DecideAbsenceResponse()
 
     def subscribe(
@@ -199,13 +209,26 @@ class TableTask:
         return self.fanout.subscribe(seat, after_seq, snapshot)
 
     def stream_opened(self, seat: int) -> None:
-        """A seat's event stream opened (or closed): everyone is told, and an away player
-        who reconnects gets the seat back at the next turn boundary."""
+        """A seat's event stream opened: an away player who reconnects gets the seat back at
+        the next turn boundary, and everyone is told who is there."""
         self.absences.stream_opened(seat)
-        self.call_soon(lambda table: table.connection_changed(seat))
+        self._presence_changed(seat)
 
     def stream_closed(self, seat: int) -> None:
-        self.call_soon(lambda table: table.connection_changed(seat))
+        self._presence_changed(seat)
+
+    def _presence_changed(self, seat: int) -> None:
+        """Tell who is connected once things settle: streams opened and closed in a burst
+        (a client reconnecting, or one doing it on purpose) make one journaled event."""
+        if seat in self._presence_pending:
+            return
+        self._presence_pending.add(seat)
+
+        def tell() -> None:
+            self._presence_pending.discard(seat)
+            self.call_soon(lambda table: table.connection_changed(seat))
+
+        asyncio.get_running_loop().call_later(PRESENCE_SETTLE_SECONDS, tell)
 
     def summary(self) -> lobby_pb2.TableSummary:
         return self.table.summary()

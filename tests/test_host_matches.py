@@ -20,7 +20,7 @@ async def play_match(served: HostClient, seats: int) -> tuple[str, list[NetworkS
     table_id = await served.new_table(seats=seats)
     players = []
     for n in range(seats):
-        joined = await served.join(table_id, f"bot {n}")
+        joined = await served.join(table_id, f"player {n}")
         players.append(bot_seat(served.channel, table_id, joined))
     watch = await served.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
     spectator_stream = served.table.SubscribeEvents(

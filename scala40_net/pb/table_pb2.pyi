@@ -23,6 +23,7 @@ class AbsenceChoice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ABSENCE_CHOICE_UNSPECIFIED: _ClassVar[AbsenceChoice]
     ABSENCE_CHOICE_HAND_TO_BOT: _ClassVar[AbsenceChoice]
     ABSENCE_CHOICE_MORE_TIME: _ClassVar[AbsenceChoice]
+    ABSENCE_CHOICE_FREE_SEAT: _ClassVar[AbsenceChoice]
 TURN_PHASE_UNSPECIFIED: TurnPhase
 TURN_PHASE_COMMIT: TurnPhase
 TURN_PHASE_REVEAL: TurnPhase
@@ -31,6 +32,7 @@ TURN_PHASE_PLAY: TurnPhase
 ABSENCE_CHOICE_UNSPECIFIED: AbsenceChoice
 ABSENCE_CHOICE_HAND_TO_BOT: AbsenceChoice
 ABSENCE_CHOICE_MORE_TIME: AbsenceChoice
+ABSENCE_CHOICE_FREE_SEAT: AbsenceChoice
 
 class MoveContext(_message.Message):
     __slots__ = ("request_id", "last_seen_seq")

@@ -182,7 +182,8 @@ class TableServiceServicer:
     def DecideAbsence(self, request, context):
         """For the seat that decides absences (SeatInfo.decides_absences): hand a
         seat whose player is gone (no stream, or its turn clock running) to a host
-        bot at once, or give it more time.
+        bot at once, or give it more time; before the match, free a seat someone
+        took.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
