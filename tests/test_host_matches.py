@@ -183,3 +183,62 @@ async def test_a_whole_match_is_played_over_the_network_and_every_deal_verifies(
     assert [t.phase for t in listed.tables if t.table_id == table_id] == [
         lobby_pb2.TABLE_PHASE_FINISHED
     ]
+
+
+def check_seeds_kept(
+    seat: int | None, messages: list[bytes], seeds: dict[int, dict[int, bytes]]
+) -> None:
+    """No seat's seed reaches anyone but that seat before its deal's reveals are published:
+    ``seeds`` maps deal -> seat -> s_i, as each seat kept it."""
+    revealed: set[int] = set()
+    for data in messages:
+        raw = data
+        event = table_pb2.SubscribeEventsResponse.FromString(data).event
+        if event.HasField("deal"):
+            public = deal_pb2.DealEvent.FromString(event.deal.public_event)
+            if public.WhichOneof("event") == "reveals":
+                revealed.add(public.deal_no)
+                continue
+        for deal_no, by_seat in seeds.items():
+            if deal_no in revealed:
+                continue
+            for owner, seed in by_seat.items():
+                assert owner == seat or seed not in raw, (
+                    f"seat {owner}'s seed of deal {deal_no} reached {seat} before the reveals"
+                )
+
+
+async def test_the_privacy_audit_catches_a_planted_leak_and_seeds_stay_secret(
+    served: HostClient,
+) -> None:
+    """The audit above can fail: a hidden card planted in a seat's view, or a seed planted in
+    an early message, is caught; and no real seed reaches another seat before the reveals."""
+    _, players, spectator = await play_match(served, 2)
+    seeds: dict[int, dict[int, bytes]] = {}
+    for p in players:
+        for deal_no, (seed, _) in p.log.seeds.items():
+            seeds.setdefault(deal_no, {})[p.seat] = seed
+    for p in players:
+        check_seeds_kept(p.seat, p.log.messages, seeds)
+    check_seeds_kept(None, spectator, seeds)
+
+    me, other = players
+    hands = dealt_hands([e for _, e, _ in deal_events(me.log.messages) if e.deal_no == 1])
+    leaked_view = None
+    for data in me.log.views:
+        response = table_pb2.GetViewResponse.FromString(data)
+        if response.view.deal_no == 1 and response.view.my_hand:
+            response.view.my_hand.append(hands[other.seat][0])  # another seat's card, planted
+            leaked_view = response.SerializeToString()
+            break
+    assert leaked_view is not None
+    with pytest.raises(AssertionError, match="of another hand"):
+        check_privacy(me.seat, me.log.messages, [leaked_view])
+    early = table_pb2.SubscribeEventsResponse()
+    planted_event = deal_pb2.DealEvent(
+        deal_no=1, commitments=deal_pb2.CommitmentsPublished(host_commitment=seeds[1][other.seat])
+    )
+    early.event.deal.public_event = planted_event.SerializeToString()
+    planted = [early.SerializeToString(), *me.log.messages]
+    with pytest.raises(AssertionError, match="before the reveals"):
+        check_seeds_kept(me.seat, planted, seeds)
