@@ -125,15 +125,17 @@ class Limits:
 
     requests_per_second: float = REQUESTS_PER_SECOND
     seat_requests_per_second: float = SEAT_REQUESTS_PER_SECOND
+    wrong_guesses_per_minute: int = WRONG_GUESSES_PER_MINUTE
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
+    guesses: Window = field(init=False)
     tables: Window = field(default_factory=lambda: Window(TABLES_PER_MINUTE))
-    guesses: Window = field(default_factory=lambda: Window(WRONG_GUESSES_PER_MINUTE))
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
     streams: dict[str, int] = field(default_factory=dict)  # open streams by connection
 
     def __post_init__(self) -> None:
+        self.guesses = Window(self.wrong_guesses_per_minute)
         self.requests = Bucket(self.requests_per_second, 2 * self.requests_per_second)
         self.seat_requests = Bucket(
             self.seat_requests_per_second, 2 * self.seat_requests_per_second
@@ -161,7 +163,7 @@ class Limits:
             raise Refusal(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "TOO_MANY_WRONG_GUESSES",
-                f"more than {WRONG_GUESSES_PER_MINUTE} wrong tokens or passwords from your "
+                f"more than {self.wrong_guesses_per_minute} wrong tokens or passwords from your "
                 "address this minute: wait a minute",
             )
 
