@@ -47,6 +47,18 @@ async def phase_of(served: HostClient, table_id: str) -> int:
     return table.phase
 
 
+async def a_started_table(data_dir: Path) -> tuple[str, list[str]]:
+    """A 2-seat table whose match started, on a host stopped since: its id and tokens."""
+    served = await start_host(data_dir)
+    try:
+        table_id, tokens = await two_seats(served)
+        await start(served, table_id, tokens[0])
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    return table_id, tokens
+
+
 def entry_kinds(path: Path) -> list[str]:
     with contextlib.closing(sqlite3.connect(path)) as db:
         return [k for (k,) in db.execute("SELECT kind FROM entries ORDER BY entry_no")]
@@ -100,13 +112,7 @@ async def test_a_journal_cut_inside_a_job_is_never_left_by_the_host(tmp_path: Pa
     """Every entry one job wrote has the same transaction: the journal records which job
     each entry belongs to, and StartMatch's two entries share one."""
     data_dir = tmp_path / "host"
-    served = await start_host(data_dir)
-    try:
-        table_id, tokens = await two_seats(served)
-        await start(served, table_id, tokens[0])
-    finally:
-        await served.channel.close()
-        await served.host.stop(grace=0.5)
+    table_id, _ = await a_started_table(data_dir)
     with contextlib.closing(sqlite3.connect(journal_path(data_dir, table_id))) as db:
         jobs = dict(db.execute("SELECT kind, job_no FROM entries"))
     assert jobs["start"] == jobs["announce"]
@@ -255,13 +261,7 @@ async def test_a_journal_the_engine_cannot_play_back_is_set_aside_with_its_reaso
     tmp_path: Path,
 ) -> None:
     data_dir = tmp_path / "host"
-    served = await start_host(data_dir)
-    try:
-        table_id, tokens = await two_seats(served)
-        await start(served, table_id, tokens[0])
-    finally:
-        await served.channel.close()
-        await served.host.stop(grace=0.5)
+    table_id, tokens = await a_started_table(data_dir)
     with contextlib.closing(sqlite3.connect(journal_path(data_dir, table_id))) as db:
         db.execute("DELETE FROM host_seeds")  # the replay can no longer deal deal 1
         db.commit()
@@ -348,13 +348,7 @@ async def test_a_journal_an_older_host_left_inside_a_job_is_finished_at_start(
     table is not lost: the rest of the job is made again (a fresh announcement, never
     published before) and written, and the deal goes on from there."""
     data_dir = tmp_path / "host"
-    served = await start_host(data_dir)
-    try:
-        table_id, tokens = await two_seats(served)
-        await start(served, table_id, tokens[0])
-    finally:
-        await served.channel.close()
-        await served.host.stop(grace=0.5)
+    table_id, tokens = await a_started_table(data_dir)
     path = journal_path(data_dir, table_id)
     with contextlib.closing(sqlite3.connect(path)) as db:
         (last,) = db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
