@@ -19,7 +19,7 @@ from host.errors import Refusal
 # far above what a person or a bot plays at, low enough that one connection cannot take
 # the host's two cores from everyone else.
 REQUESTS_PER_SECOND = 500.0
-SEAT_REQUESTS_PER_SECOND = 100.0
+SEAT_REQUESTS_PER_SECOND = 300.0
 # Open event streams on one connection.
 STREAMS_PER_CONNECTION = 8
 # New tables per client address per minute.
