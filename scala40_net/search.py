@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, product
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import CARDS_PER_DECK, Face, Suit, face, is_joker
@@ -484,6 +484,7 @@ class _Search:
         keep_discard: bool,
         best_value: int,
         stop_at: int | None = None,
+        lays: bool = True,
     ) -> None:
         self.counts = counts
         self.own_jokers = jokers_in_hand
@@ -500,9 +501,10 @@ class _Search:
         self.keep_discard = keep_discard
         self.needed = ruleset.opening_points
         max_run = ruleset.max_run
-        candidates = _sequence_candidates(counts, self.jokers, max_run)
-        candidates += _group_candidates(counts, self.jokers)
-        if table and (opened or not by_points):
+        # Without ``lays`` (no opening is possible) only the empty lay-down is judged.
+        candidates = _sequence_candidates(counts, self.jokers, max_run) if lays else []
+        candidates += _group_candidates(counts, self.jokers) if lays else []
+        if table and (opened or not by_points) and lays:
             for slot, meld in enumerate(table):
                 candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
         self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
@@ -927,7 +929,10 @@ def _search(
         ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened
     )
     taken_face = None if taken is None else face_index(taken)
-    swaps = _possible_swaps(table, counts, swappable) if table and not by_points else []
+    # Whatever an unopened seat lays, it lays an opening first (R5.1, R6.1, R7.1): without one
+    # in its hand, the empty lay-down is the only one left to judge, so the rest is not searched.
+    lays = opened or by_points or _may_open(counts, len(own_jokers), ruleset)
+    swaps = _possible_swaps(table, counts, swappable) if table and not by_points and lays else []
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
@@ -955,6 +960,7 @@ def _search(
             keep_discard=keep_discard,
             best_value=best_value - offset,
             stop_at=None if stop_at is None else stop_at - offset,
+            lays=lays,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
@@ -967,6 +973,35 @@ def _search(
         return None
     search, chosen, extra, opening = best
     return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
+
+
+def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
+    """Do the hand's cards and own jokers make new melds worth ``opening_points`` at all?
+
+    The opening search with nothing else asked of it (no discard kept, no taken
+    card), ended at the first opening: every opening a play could lay is one of its
+    answers, as a swapped joker never counts in the opening (R7.3).
+    """
+    if ruleset.opening_points <= 0:
+        return True
+    search = _Search(
+        list(counts),
+        own_jokers,
+        (),
+        (),
+        ruleset,
+        opened=False,
+        by_points=True,
+        taken_face=None,
+        taken_must_open=False,
+        taken_must_use=False,
+        first_turn=False,
+        keep_discard=False,
+        best_value=ruleset.opening_points - 1,
+        stop_at=ruleset.opening_points,
+    )
+    search.run()
+    return search.best is not None
 
 
 def _some_card(fi: int) -> int:
@@ -1186,6 +1221,32 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     swaps. The seat must be in the play step of its turn. None when no play
     meets R3.2 with the card taken from the discard pile (it must go back).
     """
+    hand, table, rules, options = _play_question(state, seat)
+    return _search(hand, table, rules, by_points=False, **options)
+
+
+def has_play(state: DealState, seat: int | None = None) -> bool:
+    """Whether ``best_play`` lays anything at all: the same search, ended at the first play.
+
+    Every card that leaves the hand is worth penalty points, so a lay-down that
+    lays anything is worth more than the empty one: asking for the first play
+    worth a point gives the same yes or no as the best play, sooner.
+    """
+    hand, table, rules, options = _play_question(state, seat)
+    return _search(hand, table, rules, by_points=False, floor=0, stop_at=1, **options) is not None
+
+
+class _PlayOptions(TypedDict):
+    opened: bool
+    taken: int | None
+    first_turn: bool
+    swappable: frozenset[int] | None
+
+
+def _play_question(
+    state: DealState, seat: int | None
+) -> tuple[tuple[int, ...], tuple[Meld, ...], Ruleset, _PlayOptions]:
+    """What the search is asked for ``seat``'s play: its hand, the table, the rules and options."""
     seat = state.turn if seat is None else seat
     if state.phase is not Phase.PLAY or state.turn != seat:
         raise ValueError("best_play needs the seat to move, after its draw")
@@ -1195,13 +1256,10 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if rules.joker_swap is JokerSwap.OWNER:
         own = (seat, state.partner(seat))
         swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
-    return _search(
-        state.hands[i],
-        state.table,
-        rules,
+    options = _PlayOptions(
         opened=state.opened[i],
-        by_points=False,
         taken=state.taken_discard,
         first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
         swappable=swappable,
     )
+    return state.hands[i], state.table, rules, options

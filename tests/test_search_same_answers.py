@@ -94,6 +94,14 @@ def test_bots_play_as_with_the_reference(
         asked["discards"] += 1
         return found
 
+    def checked_has_play(state: DealState, seat: int | None = None) -> bool:
+        found = search.has_play(state, seat)
+        best = reference.best_play(state, seat)
+        assert found == (best is not None and not best.is_empty)
+        asked["plays"] += 1
+        return found
+
+    monkeypatch.setattr(medium, "has_play", checked_has_play)
     for module in (base, medium, hard, lookahead):
         for name in ("best_play", "best_opening", "best_lay_down", "can_open"):
             if hasattr(module, name):
