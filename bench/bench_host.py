@@ -31,7 +31,13 @@ from host.server import Host  # noqa: E402
 from host.table_core import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
 from scala40_net.bots.netbot import NetworkSeat, SeatLog  # noqa: E402
-from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc  # noqa: E402
+from scala40_net.pb import (  # noqa: E402
+    lobby_pb2,
+    lobby_pb2_grpc,
+    ruleset_pb2,
+    table_pb2,
+    table_pb2_grpc,
+)
 
 ECHO = "/bench.Echo/Echo"
 ECHO_CALLS = 2000
@@ -113,7 +119,9 @@ class TimedTable:
         while not stop.is_set():
             await self.play_match(stop)
 
-    async def play_match(self, stop: asyncio.Event) -> None:
+    async def play_match(
+        self, stop: asyncio.Event, ruleset: ruleset_pb2.Ruleset | None = None
+    ) -> None:
         plays: dict[int, float] = {}  # seq of the Played event -> when its Play was sent
         spectator_at: dict[int, float] = {}
 
@@ -128,7 +136,7 @@ class TimedTable:
 
             return call
 
-        request = lobby_pb2.CreateTableRequest(name="bench", seats=2)
+        request = lobby_pb2.CreateTableRequest(name="bench", seats=2, ruleset=ruleset)
         table_id = (await self.lobby.CreateTable(request)).table_id
         seats = []
         for name in ("a", "b"):
