@@ -207,9 +207,16 @@ def _holds_rank(present: int, rank: int) -> bool:
 
 def _group_candidates(counts: Sequence[int], jokers: int) -> list[_Candidate]:
     out: list[_Candidate] = []
-    for rank in range(1, 14):
-        suits = sum(1 << s for s in range(4) if counts[s * 13 + rank - 1])
-        out += _rank_groups(rank, suits, bool(jokers))
+    has_joker = bool(jokers)
+    for r in range(13):
+        suits = (
+            (counts[r] > 0)
+            | (counts[13 + r] > 0) << 1
+            | (counts[26 + r] > 0) << 2
+            | (counts[39 + r] > 0) << 3
+        )
+        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
+            out += _rank_groups(r + 1, suits, has_joker)
     return out
 
 
