@@ -28,7 +28,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +89,8 @@ SUFFIX = ".sqlite3"
 # slow disk queues the commits of busy tables behind each other's (8 was saturated at 100
 # tables).
 WRITER_THREADS = 32
+# Each connection's page cache, in KB (see ``TableJournal._connect``).
+CACHE_KB = 64
 
 
 @dataclass(frozen=True)
@@ -175,10 +177,7 @@ class TableJournal:
     def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
         _private_file(path)
-        # Autocommit mode: transactions are opened explicitly, one per job.
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._connection: sqlite3.Connection | None = self._connect()
         self._db.executescript(SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
         if "job_no" not in columns:  # a journal from before jobs were numbered
@@ -188,9 +187,36 @@ class TableJournal:
         self._lock = threading.Lock()
         self._next_entry = self._last_entry() + 1
 
-    def close(self) -> None:
+    def _connect(self) -> sqlite3.Connection:
+        # Autocommit mode: transactions are opened explicitly, one per job.
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        # A job writes a few pages and a replay reads the file once: a small page cache is
+        # enough, and SQLite's default (up to 2 MB a connection) is paid by every live table.
+        db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+        return db
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, opened again after ``rest``; use it holding the lock (or at open)."""
+        if self._connection is None:
+            self._connection = self._connect()
+        return self._connection
+
+    def rest(self) -> None:
+        """Close the connection until the journal is next read or written.
+
+        An open connection holds about 100 KB of SQLite's memory; a table nobody
+        plays at (created and not started) needs none of it until its next job.
+        """
         with self._lock:
-            self._db.close()
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def close(self) -> None:
+        self.rest()
 
     def create(self, config: bytes) -> None:
         with self._transaction():
@@ -255,7 +281,7 @@ class TableJournal:
         return int(row[0] or 0)
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db, self._lock)
+        return _Transaction(lambda: self._db, self._lock)
 
     # --- Reading back ---------------------------------------------------------------------
 
@@ -341,6 +367,7 @@ class JournalStore:
         def make() -> TableJournal:
             journal = self.open(self.path(table_id))
             journal.create(config)
+            journal.rest()  # until someone joins: many tables are made and wait long
             return journal
 
         return await asyncio.get_running_loop().run_in_executor(self._writers, make)
@@ -423,13 +450,15 @@ def _move_with_companions(path: Path, target: Path) -> None:
 class _Transaction:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` if the block raises), one thread at a time."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
-        self._db = db
+    def __init__(self, connection: Callable[[], sqlite3.Connection], lock: threading.Lock) -> None:
+        self._connection = connection
         self._lock = lock
 
     def __enter__(self) -> None:
         self._lock.acquire()
         try:
+            # Taken under the lock: a journal at rest opens its connection here.
+            self._db = self._connection()
             self._db.execute("BEGIN IMMEDIATE")
         except BaseException:
             self._lock.release()

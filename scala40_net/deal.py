@@ -19,6 +19,7 @@ from scala40_net.actions import (
     Draw,
     DrawSource,
     NewMeld,
+    Operation,
     Play,
     RebuildStock,
     ReturnDiscard,
@@ -292,14 +293,7 @@ def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState
         return _rebuild(state, seat, action)
     if seat is None:
         raise RuleViolation("R3", "only a seat in play draws and plays")
-    if state.phase is Phase.REBUILD:
-        raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
-    state.index(seat)
-    if seat != state.turn:
-        raise refuse(
-            "R3", "NOT_YOUR_TURN", "it is seat {turn}'s turn, not seat {seat}'s",
-            turn=state.turn, seat=seat,
-        )  # fmt: skip
+    _may_act(state, seat)
     if isinstance(action, Draw):
         return _draw(state, seat, action)
     if isinstance(action, ReturnDiscard):
@@ -446,7 +440,50 @@ def _place(
     return tuple(placed)
 
 
-def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Event]]:
+def accepted_discards(
+    state: DealState, operations: Sequence[Operation], cards: Sequence[int]
+) -> list[int]:
+    """The cards of ``cards`` that ``apply`` accepts as the discard after ``operations``.
+
+    The same answer as trying ``Play(operations, card)`` for each card, but the
+    operations are checked once: only the discard differs between those plays.
+    """
+    if state.phase is Phase.OVER:
+        return []
+    try:
+        _may_act(state, state.turn)
+        scratch, _ = _lay(state, state.turn, operations)
+    except RuleViolation:
+        return []
+    i = state.index(state.turn)
+    out: list[int] = []
+    for card in dict.fromkeys(cards):
+        try:
+            _check_discard(state, scratch, card, state.taken_discard)
+            if len(scratch.hand) == 1 and state.turns_played[i] == 0:
+                _check_first_turn_close(state)
+        except RuleViolation:
+            continue
+        out.append(card)
+    return out
+
+
+def _may_act(state: DealState, seat: int) -> None:
+    """What ``apply`` refuses of a seat before it looks at the seat's action."""
+    if state.phase is Phase.REBUILD:
+        raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
+    state.index(seat)
+    if seat != state.turn:
+        raise refuse(
+            "R3", "NOT_YOUR_TURN", "it is seat {turn}'s turn, not seat {seat}'s",
+            turn=state.turn, seat=seat,
+        )  # fmt: skip
+
+
+def _lay(
+    state: DealState, seat: int, operations: Sequence[Operation]
+) -> tuple[_Scratch, list[AppliedOperation]]:
+    """Check a play's operations (R3-R7) on working copies; what is left is its discard."""
     if state.phase is not Phase.PLAY:
         raise refuse("R3", "DRAW_FIRST", "draw first: a turn starts with a draw")
     rules = state.ruleset
@@ -466,7 +503,7 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
     applied: list[AppliedOperation] = []
     needed = rules.opening_points
 
-    for k, op in enumerate(play.operations, start=1):
+    for k, op in enumerate(operations, start=1):
         try:
             if isinstance(op, NewMeld):
                 _take_from_hand(scratch, op.cards, original)
@@ -552,6 +589,15 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
             "a joker taken from the table must be used in this turn, before the discard",
         )  # fmt: skip
 
+    return scratch, applied
+
+
+def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Event]]:
+    scratch, applied = _lay(state, seat, play.operations)
+    rules = state.ruleset
+    i = state.index(seat)
+    opened_before = state.opened[i]
+    taken = state.taken_discard
     _check_discard(state, scratch, play.discard, taken)
     if play.discard is not None:
         scratch.hand.remove(play.discard)

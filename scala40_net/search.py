@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations, product
+from typing import NamedTuple, TypedDict
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
-from scala40_net.cards import Face, Suit, face, is_joker
+from scala40_net.cards import CARDS_PER_DECK, Face, Suit, face, is_joker
 from scala40_net.deal import DealState, Phase, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
@@ -76,10 +77,16 @@ def _scale_index(suit: int, rank: int) -> int:
 
 
 _PENALTY = tuple(face_points(_face_of_index(i)) for i in range(FACES))
+# By card id (both decks): its face index and its R9.4 value, looked up for every card of a hand.
+_CARD_FACE_INDEX = tuple(face_index(card) for card in range(2 * CARDS_PER_DECK))
+_CARD_POINTS = tuple(face_points(face(card)) for card in range(2 * CARDS_PER_DECK))
+# The ruleset asked about when none is given; a Ruleset is frozen, so one is enough.
+_DEFAULT_RULES = Ruleset()
 
 
-@dataclass(frozen=True)
-class _Step:
+# Named tuples rather than frozen dataclasses: the search makes thousands of candidates for a
+# new hand, and a tuple is built several times faster (the same fields, equality and hash).
+class _Step(NamedTuple):
     """One attach of a slot's plan: to ``piece`` of the meld, with its cut (R4.6, S5).
 
     Piece 0 is the table meld itself; every run a cut sends to the end of the
@@ -92,8 +99,7 @@ class _Step:
     split: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     """One way to put cards of the hand on the table: a new meld or attaches to meld ``slot``.
 
     ``layout`` lists the face index of each card in the order the move gives
@@ -142,60 +148,103 @@ def _sequence_candidates(
 ) -> list[_Candidate]:
     out: list[_Candidate] = []
     for suit in range(4):
-        for lo in range(ACE_LOW, ACE_HIGH - 1):
-            # Two missing cards among the first two (one without a joker) end the run at once.
-            here = counts[_scale_index(suit, lo)] > 0
-            if not here and (not jokers or not counts[_scale_index(suit, lo + 1)]):
-                continue
-            missing: list[int] = []
-            positions: list[int] = []
-            for hi in range(lo, ACE_HIGH + 1):
-                fi = _scale_index(suit, hi)
-                positions.append(fi)
-                if counts[fi] == 0 or (hi == ACE_HIGH and lo == ACE_LOW):
-                    # The second ace of A..K-A can only be a joker (R4.1).
-                    missing.append(len(positions) - 1)
-                if len(missing) > 1 or (missing and not jokers):
-                    break
-                n = len(positions)
-                if n < 3 or run_lengths(n, max_run) is None:
-                    continue
-                points = sum(scale_points(r) for r in range(lo, hi + 1))
-                places = missing if missing else [None, *(range(n) if jokers else [])]
-                for place in places:
-                    layout = tuple(-1 if k == place else fi_ for k, fi_ in enumerate(positions))
-                    reals = tuple(sorted(x for x in layout if x >= 0))
-                    joker_as = None if place is None else scale_face(lo + place, Suit(suit))
-                    has_joker = 0 if place is None else 1
-                    relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
-                    out.append(_Candidate(reals, has_joker, points, relief, layout, joker_as))
+        out += _suit_sequences(suit, _present(counts, suit), bool(jokers), max_run)
     return out
+
+
+def _present(counts: Sequence[int], suit: int) -> int:
+    """The ranks of ``suit`` the hand holds, one bit each (bit 0 the ace)."""
+    mask = 0
+    base = suit * 13
+    for rank in range(13):
+        if counts[base + rank]:
+            mask |= 1 << rank
+    return mask
+
+
+# A hand changes by a card or two a turn, so most of its suits are asked again unchanged.
+@lru_cache(maxsize=1 << 15)
+def _suit_sequences(
+    suit: int, present: int, jokers: bool, max_run: int | None
+) -> tuple[_Candidate, ...]:
+    """The new sequences of ``suit`` a hand with ranks ``present`` (and a joker if
+    ``jokers``) can lay; only whether a face is held matters, never how many copies."""
+    out: list[_Candidate] = []
+    for lo in range(ACE_LOW, ACE_HIGH - 1):
+        # Two missing cards among the first two (one without a joker) end the run at once.
+        here = _holds_rank(present, lo)
+        if not here and (not jokers or not _holds_rank(present, lo + 1)):
+            continue
+        missing: list[int] = []
+        positions: list[int] = []
+        for hi in range(lo, ACE_HIGH + 1):
+            fi = _scale_index(suit, hi)
+            positions.append(fi)
+            if not _holds_rank(present, hi) or (hi == ACE_HIGH and lo == ACE_LOW):
+                # The second ace of A..K-A can only be a joker (R4.1).
+                missing.append(len(positions) - 1)
+            if len(missing) > 1 or (missing and not jokers):
+                break
+            n = len(positions)
+            if n < 3 or run_lengths(n, max_run) is None:
+                continue
+            points = sum(scale_points(r) for r in range(lo, hi + 1))
+            places = missing if missing else [None, *(range(n) if jokers else [])]
+            for place in places:
+                layout = tuple(-1 if k == place else fi_ for k, fi_ in enumerate(positions))
+                reals = tuple(sorted(x for x in layout if x >= 0))
+                joker_as = None if place is None else scale_face(lo + place, Suit(suit))
+                has_joker = 0 if place is None else 1
+                relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
+                out.append(_Candidate(reals, has_joker, points, relief, layout, joker_as))
+    return tuple(out)
+
+
+def _holds_rank(present: int, rank: int) -> bool:
+    """Whether scale rank ``rank`` (1..14, both aces on bit 0) is in ``present``."""
+    return bool(present >> (0 if rank == ACE_HIGH else rank - 1) & 1)
 
 
 def _group_candidates(counts: Sequence[int], jokers: int) -> list[_Candidate]:
     out: list[_Candidate] = []
-    for rank in range(1, 14):
-        present = [s for s in range(4) if counts[s * 13 + rank - 1]]
-        value = face_points(Face(rank, Suit.HEARTS))
-        for size in (2, 3, 4):
-            for suits in combinations(present, size):
-                reals = tuple(s * 13 + rank - 1 for s in suits)
-                relief = sum(_PENALTY[x] for x in reals)
-                if size >= 3:
-                    out.append(_Candidate(reals, 0, value * size, relief, reals, None))
-                if jokers and size <= 3:
-                    free = next(s for s in range(4) if s not in suits)
-                    out.append(
-                        _Candidate(
-                            reals,
-                            1,
-                            value * (size + 1),
-                            relief + JOKER_PENALTY,
-                            (*reals, -1),
-                            Face(rank, Suit(free)),
-                        )
-                    )
+    has_joker = bool(jokers)
+    for r in range(13):
+        suits = (
+            (counts[r] > 0)
+            | (counts[13 + r] > 0) << 1
+            | (counts[26 + r] > 0) << 2
+            | (counts[39 + r] > 0) << 3
+        )
+        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
+            out += _rank_groups(r + 1, suits, has_joker)
     return out
+
+
+@cache
+def _rank_groups(rank: int, suits_held: int, jokers: bool) -> tuple[_Candidate, ...]:
+    """The new groups of ``rank`` from the suits held (one bit each), with a joker if any."""
+    out: list[_Candidate] = []
+    present = [s for s in range(4) if suits_held >> s & 1]
+    value = face_points(Face(rank, Suit.HEARTS))
+    for size in (2, 3, 4):
+        for suits in combinations(present, size):
+            reals = tuple(s * 13 + rank - 1 for s in suits)
+            relief = sum(_PENALTY[x] for x in reals)
+            if size >= 3:
+                out.append(_Candidate(reals, 0, value * size, relief, reals, None))
+            if jokers and size <= 3:
+                free = next(s for s in range(4) if s not in suits)
+                out.append(
+                    _Candidate(
+                        reals,
+                        1,
+                        value * (size + 1),
+                        relief + JOKER_PENALTY,
+                        (*reals, -1),
+                        Face(rank, Suit(free)),
+                    )
+                )
+    return tuple(out)
 
 
 def _real_aces(meld: Meld) -> int:
@@ -211,18 +260,10 @@ def _attach_candidates(
     same play: each of them may take cards, and a joker, of its own.
     """
     if meld.is_sequence:
-        out: list[_Candidate] = []
-        seen: set[tuple[tuple[int, ...], int]] = set()
-        for faces, n_jokers, steps, _ in _grow(meld, 0, counts, jokers, max_run, 1):
-            reals = tuple(sorted(faces))
-            # Only the cards matter to the search: one plan for each set of them is enough.
-            if not reals or (reals, n_jokers) in seen:
-                continue
-            seen.add((reals, n_jokers))
-            relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * n_jokers
-            out.append(_Candidate(reals, n_jokers, 0, relief, (), None, slot, steps))
-        return out
-    out = []
+        base = int(meld.suit) * 13
+        suit_counts = tuple(counts[base : base + 13])
+        return list(_sequence_attaches(slot, meld, suit_counts, jokers, max_run))
+    out: list[_Candidate] = []
     may_joker = bool(jokers) and meld.joker is None
     n_meld = len(meld.cards)
     taken = {f.suit for f in meld.stands_for}
@@ -244,6 +285,29 @@ def _attach_candidates(
                     )
                 )
     return out
+
+
+# The table changes little from one turn to the next, and a sequence's attaches depend only
+# on the cards of its own suit: the same question comes back turn after turn.
+@lru_cache(maxsize=1 << 14)
+def _sequence_attaches(
+    slot: int, meld: Meld, suit_counts: tuple[int, ...], jokers: int, max_run: int | None
+) -> tuple[_Candidate, ...]:
+    """``_attach_candidates`` for the sequence ``meld``, given the hand's counts of its suit."""
+    counts = [0] * FACES
+    base = int(meld.suit) * 13
+    counts[base : base + 13] = suit_counts
+    out: list[_Candidate] = []
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    for faces, n_jokers, steps, _ in _grow(meld, 0, counts, jokers, max_run, 1):
+        reals = tuple(sorted(faces))
+        # Only the cards matter to the search: one plan for each set of them is enough.
+        if not reals or (reals, n_jokers) in seen:
+            continue
+        seen.add((reals, n_jokers))
+        relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * n_jokers
+        out.append(_Candidate(reals, n_jokers, 0, relief, (), None, slot, steps))
+    return tuple(out)
 
 
 _Extension = tuple[tuple[int, ...], int, tuple[int, ...], Face | None, int]
@@ -384,9 +448,9 @@ def _grow_pieces(
 _JOKERS = (52, 53, 106, 107)
 
 
-def _stand_ins(layout: Sequence[int], meld: Meld) -> tuple[int, ...]:
+def _stand_ins(layout: Sequence[int], meld: Meld | None) -> tuple[int, ...]:
     """Card ids for ``layout`` that ``meld`` does not hold (only faces matter to the search)."""
-    used = set(meld.cards)
+    used = set(meld.cards) if meld is not None else set()
     out: list[int] = []
     for x in layout:
         options = _JOKERS if x < 0 else (_some_card(x), _some_card(x) + 54)
@@ -401,6 +465,10 @@ class _Swap:
     slot: int
     face: int
     joker: int
+
+
+# A candidate and, for the search loop: its faces, jokers, slot, gain and bound spent.
+_Option = tuple[_Candidate, tuple[int, ...], int, int, int, int]
 
 
 class _Search:
@@ -423,6 +491,7 @@ class _Search:
         keep_discard: bool,
         best_value: int,
         stop_at: int | None = None,
+        lays: bool = True,
     ) -> None:
         self.counts = counts
         self.own_jokers = jokers_in_hand
@@ -439,20 +508,30 @@ class _Search:
         self.keep_discard = keep_discard
         self.needed = ruleset.opening_points
         max_run = ruleset.max_run
-        candidates = _sequence_candidates(counts, self.jokers, max_run)
-        candidates += _group_candidates(counts, self.jokers)
-        if table and (opened or not by_points):
+        # Without ``lays`` (no opening is possible) only the empty lay-down is judged.
+        candidates = _sequence_candidates(counts, self.jokers, max_run) if lays else []
+        candidates += _group_candidates(counts, self.jokers) if lays else []
+        if table and (opened or not by_points) and lays:
             for slot, meld in enumerate(table):
                 candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
-        self.lone_plans = [self._lone_plans(meld) for meld in table]
-        self.by_min: list[list[_Candidate]] = [[] for _ in range(FACES)]
-        for cand in candidates:
-            self.by_min[cand.faces[0]].append(cand)
+        self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
         # A card no candidate holds can never leave the hand: it adds nothing to the bound.
         usable = {x for cand in candidates for x in cand.faces}
         weight = [w if i in usable else 0 for i, w in enumerate(_PENALTY)]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
         self.weight = weight
+        # Each candidate with what the depth-first loop needs of it, worked out once here
+        # rather than at every node: its gain, and what it takes off the bound.
+        self.by_min: list[list[_Option]] = [[] for _ in range(FACES)]
+        # Every face of a candidate is usable, so what it takes off the bound is its relief
+        # with each joker at the bound's joker weight.
+        joker_gap = JOKER_PENALTY - self.joker_weight
+        for cand in candidates:
+            spent = cand.relief - joker_gap * cand.jokers
+            gain = cand.points if by_points else cand.relief
+            self.by_min[cand.faces[0]].append(
+                (cand, cand.faces, cand.jokers, cand.slot, gain, spent)
+            )
         self.value = 0
         self.bound = sum(c * w for c, w in zip(counts, weight, strict=True))
         self.bound += self.joker_weight * self.jokers
@@ -474,53 +553,80 @@ class _Search:
         if self.stopped:
             return
         counts = self.counts
-        while f < FACES and counts[f] == 0:
+        by_min = self.by_min
+        weight = self.weight
+        # Every copy of a face no candidate left starts with stays in hand: those faces are
+        # dropped here in one loop rather than a call each, and put back before returning.
+        dropped: list[tuple[int, int]] = []
+        while f < FACES:
+            n = counts[f]
+            if n and start < len(by_min[f]):
+                break
+            if n:
+                counts[f] = 0
+                self.left += n
+                self.bound -= n * weight[f]
+                if f == self.taken_face:
+                    self.taken_left = n
+                dropped.append((f, n))
             f += 1
             start = 0
         if f == FACES:
             self._leaf()
-            return
-        if self.value + self.bound <= self.best_value:
-            return
+        elif self.value + self.bound > self.best_value:
+            self._branch(f, start)
+        for g, n in reversed(dropped):
+            if g == self.taken_face:
+                self.taken_left = 0
+            self.bound += n * weight[g]
+            self.left -= n
+            counts[g] = n
+
+    def _branch(self, f: int, start: int) -> None:
+        """Face ``f`` (held, with candidates from ``start``): each candidate, then none."""
+        counts = self.counts
         options = self.by_min[f]
-        weight = self.weight
+        # Neither changes inside the loop: every branch puts them back before the next.
+        jokers_free = self.jokers - self.jokers_used
+        used_slots = self.used_slots
+        chosen = self.chosen
         for k in range(start, len(options)):
-            cand = options[k]
-            if cand.jokers > self.jokers - self.jokers_used:
+            cand, faces, jokers, slot, gain, spent = options[k]
+            if jokers > jokers_free:
                 continue
-            if cand.slot >= 0 and self.used_slots >> cand.slot & 1:
+            if slot >= 0 and used_slots >> slot & 1:
                 continue
-            if any(counts[x] == 0 for x in cand.faces):
-                continue
-            for x in cand.faces:
-                counts[x] -= 1
-            gain = cand.points if self.by_points else cand.relief
-            spent = sum(weight[x] for x in cand.faces) + self.joker_weight * cand.jokers
-            self.value += gain
-            self.bound -= spent
-            self.jokers_used += cand.jokers
-            if cand.slot >= 0:
-                self.used_slots |= 1 << cand.slot
-            self.chosen.append(cand)
-            self._dfs(f, k)
-            self.chosen.pop()
-            if cand.slot >= 0:
-                self.used_slots &= ~(1 << cand.slot)
-            self.jokers_used -= cand.jokers
-            self.bound += spent
-            self.value -= gain
-            for x in cand.faces:
-                counts[x] += 1
+            for x in faces:
+                if counts[x] == 0:
+                    break
+            else:
+                for x in faces:
+                    counts[x] -= 1
+                self.value += gain
+                self.bound -= spent
+                self.jokers_used += jokers
+                if slot >= 0:
+                    self.used_slots = used_slots | 1 << slot
+                chosen.append(cand)
+                self._dfs(f, k)
+                chosen.pop()
+                self.used_slots = used_slots
+                self.jokers_used -= jokers
+                self.bound += spent
+                self.value -= gain
+                for x in faces:
+                    counts[x] += 1
         n = counts[f]
         counts[f] = 0
         self.left += n
-        self.bound -= n * weight[f]
+        dropped = n * self.weight[f]
+        self.bound -= dropped
         if f == self.taken_face:
             self.taken_left = n
         self._dfs(f + 1, 0)
         if f == self.taken_face:
             self.taken_left = 0
-        self.bound += n * weight[f]
+        self.bound += dropped
         self.left -= n
         counts[f] = n
 
@@ -535,25 +641,6 @@ class _Search:
             if not self.used_slots >> slot & 1:
                 out += [slot] * len(self.lone_plans[slot])
         return out
-
-    def _lone_plans(self, meld: Meld) -> list[tuple[_Step, ...]]:
-        """The steps that lay 1, 2, ... jokers alone on ``meld``, as far as it takes them."""
-        max_run = self.ruleset.max_run
-        if meld.is_sequence:
-            by_count: dict[int, tuple[_Step, ...]] = {}
-            for _, n_jokers, steps, _ in _grow(meld, 0, [0] * FACES, self.jokers, max_run, 1):
-                by_count.setdefault(n_jokers, steps)
-            return [by_count[k] for k in range(1, len(by_count) + 1)]
-        # A group is never cut (R4.6 speaks of sequences): only its size limits it.
-        if meld.joker is not None:
-            return []
-        for declared in joker_attach_faces(meld):
-            try:
-                attach(meld, (_JOKERS[0],), declared)
-            except RuleViolation:
-                continue
-            return [(_Step(0, (-1,), declared, ()),)]
-        return []
 
     def _leaf(self) -> None:
         chosen = self.chosen
@@ -630,6 +717,26 @@ class _Search:
             return sum(c.points for c in new)
         plan = opening_first(new, self.own_jokers, taken, self.ruleset.max_run)
         return -1 if plan is None else plan.total
+
+
+@lru_cache(maxsize=1 << 12)
+def _lone_plans(meld: Meld, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
+    """The steps that lay 1, 2, ... jokers alone on ``meld``, as far as it takes them."""
+    if meld.is_sequence:
+        by_count: dict[int, tuple[_Step, ...]] = {}
+        for _, n_jokers, steps, _ in _grow(meld, 0, [0] * FACES, jokers, max_run, 1):
+            by_count.setdefault(n_jokers, steps)
+        return tuple(by_count[k] for k in range(1, len(by_count) + 1))
+    # A group is never cut (R4.6 speaks of sequences): only its size limits it.
+    if meld.joker is not None:
+        return ()
+    for declared in joker_attach_faces(meld):
+        try:
+            attach(meld, (_JOKERS[0],), declared)
+        except RuleViolation:
+            continue
+        return ((_Step(0, (-1,), declared, ()),),)
+    return ()
 
 
 def _holds(cand: _Candidate, taken_face: int) -> bool:
@@ -760,7 +867,7 @@ def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, l
     jokers: list[int] = []
     by_face: dict[int, list[int]] = {}
     for card in hand:
-        fi = face_index(card)
+        fi = _CARD_FACE_INDEX[card] if 0 <= card < len(_CARD_FACE_INDEX) else face_index(card)
         if fi < 0:
             jokers.append(card)
         else:
@@ -829,7 +936,10 @@ def _search(
         ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened
     )
     taken_face = None if taken is None else face_index(taken)
-    swaps = _possible_swaps(table, counts, swappable) if table and not by_points else []
+    # Whatever an unopened seat lays, it lays an opening first (R5.1, R6.1, R7.1): without one
+    # in its hand, the empty lay-down is the only one left to judge, so the rest is not searched.
+    lays = opened or by_points or _may_open(counts, len(own_jokers), ruleset)
+    swaps = _possible_swaps(table, counts, swappable) if table and not by_points and lays else []
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
@@ -857,6 +967,7 @@ def _search(
             keep_discard=keep_discard,
             best_value=best_value - offset,
             stop_at=None if stop_at is None else stop_at - offset,
+            lays=lays,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
@@ -869,6 +980,35 @@ def _search(
         return None
     search, chosen, extra, opening = best
     return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
+
+
+def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
+    """Do the hand's cards and own jokers make new melds worth ``opening_points`` at all?
+
+    The opening search with nothing else asked of it (no discard kept, no taken
+    card), ended at the first opening: every opening a play could lay is one of its
+    answers, as a swapped joker never counts in the opening (R7.3).
+    """
+    if ruleset.opening_points <= 0:
+        return True
+    search = _Search(
+        list(counts),
+        own_jokers,
+        (),
+        (),
+        ruleset,
+        opened=False,
+        by_points=True,
+        taken_face=None,
+        taken_must_open=False,
+        taken_must_use=False,
+        first_turn=False,
+        keep_discard=False,
+        best_value=ruleset.opening_points - 1,
+        stop_at=ruleset.opening_points,
+    )
+    search.run()
+    return search.best is not None
 
 
 def _some_card(fi: int) -> int:
@@ -928,11 +1068,9 @@ def _build(
     def lay(cand: _Candidate, jokers: list[int]) -> None:
         nonlocal table_size
         cards = cards_of(cand.layout, jokers)
-        meld = make_meld(cards, cand.joker_as)
-        lengths = run_lengths(len(cards), max_run) if meld.is_sequence else ()
-        assert lengths is not None
+        lengths, runs = _laid_runs(cand.layout, cand.joker_as, max_run)
         ops.append(NewMeld(cards, cand.joker_as, lengths))
-        table_size += len(split_run(meld, max_run, lengths))
+        table_size += runs
 
     def attach_steps(slot: int, steps: Sequence[_Step], jokers: list[int]) -> None:
         nonlocal table_size
@@ -973,9 +1111,24 @@ def _build(
     relief = (
         value
         if not search.by_points
-        else sum(face_points(face(c)) for c in hand) - sum(face_points(face(c)) for c in leftover)
+        else sum(_CARD_POINTS[c] for c in hand) - sum(_CARD_POINTS[c] for c in leftover)
     )
     return LayDown(tuple(ops), leftover, opening, relief)
+
+
+@lru_cache(maxsize=1 << 14)
+def _laid_runs(
+    layout: tuple[int, ...], joker_as: Face | None, max_run: int | None
+) -> tuple[tuple[int, ...], int]:
+    """A new meld's R4.6 cut and how many melds it makes on the table.
+
+    The meld is made from stand-in cards of the same faces: only the faces
+    decide both, and a meld seen once need not be made again for each hand.
+    """
+    meld = make_meld(_stand_ins(layout, None), joker_as)
+    lengths = run_lengths(len(layout), max_run) if meld.is_sequence else ()
+    assert lengths is not None
+    return lengths, len(split_run(meld, max_run, lengths))
 
 
 def best_opening(
@@ -1002,7 +1155,7 @@ def best_opening(
     >>> found.opening_points, len(found.operations)
     (57, 2)
     """
-    rules = ruleset or Ruleset()
+    rules = ruleset or _DEFAULT_RULES
     found = _search(
         hand,
         (),
@@ -1030,7 +1183,7 @@ def can_open(
     reach ``opening_points`` is cut from the start and the first opening found
     ends it: the question asked many times over when a bot weighs its draws.
     """
-    rules = ruleset or Ruleset()
+    rules = ruleset or _DEFAULT_RULES
     counts, own_jokers, _ = _hand_counts(hand)
     search = _Search(
         counts,
@@ -1075,6 +1228,32 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     swaps. The seat must be in the play step of its turn. None when no play
     meets R3.2 with the card taken from the discard pile (it must go back).
     """
+    hand, table, rules, options = _play_question(state, seat)
+    return _search(hand, table, rules, by_points=False, **options)
+
+
+def has_play(state: DealState, seat: int | None = None) -> bool:
+    """Whether ``best_play`` lays anything at all: the same search, ended at the first play.
+
+    Every card that leaves the hand is worth penalty points, so a lay-down that
+    lays anything is worth more than the empty one: asking for the first play
+    worth a point gives the same yes or no as the best play, sooner.
+    """
+    hand, table, rules, options = _play_question(state, seat)
+    return _search(hand, table, rules, by_points=False, floor=0, stop_at=1, **options) is not None
+
+
+class _PlayOptions(TypedDict):
+    opened: bool
+    taken: int | None
+    first_turn: bool
+    swappable: frozenset[int] | None
+
+
+def _play_question(
+    state: DealState, seat: int | None
+) -> tuple[tuple[int, ...], tuple[Meld, ...], Ruleset, _PlayOptions]:
+    """What the search is asked for ``seat``'s play: its hand, the table, the rules and options."""
     seat = state.turn if seat is None else seat
     if state.phase is not Phase.PLAY or state.turn != seat:
         raise ValueError("best_play needs the seat to move, after its draw")
@@ -1084,13 +1263,10 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if rules.joker_swap is JokerSwap.OWNER:
         own = (seat, state.partner(seat))
         swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
-    return _search(
-        state.hands[i],
-        state.table,
-        rules,
+    options = _PlayOptions(
         opened=state.opened[i],
-        by_points=False,
         taken=state.taken_discard,
         first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
         swappable=swappable,
     )
+    return state.hands[i], state.table, rules, options

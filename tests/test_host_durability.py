@@ -139,7 +139,9 @@ def can_mount() -> bool:
 def fill(folder: Path) -> Path:
     """Take every free byte of ``folder``'s file system; returns the file to delete."""
     ballast = folder / "ballast"
-    with open(ballast, "wb") as out, contextlib.suppress(OSError):
+    # Unbuffered: a write the disk takes only in part must not leave bytes for close to flush
+    # (that flush would fail too, outside the suppress).
+    with open(ballast, "wb", buffering=0) as out, contextlib.suppress(OSError):
         while True:
             out.write(b"\0" * 65536)
             out.flush()

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import ClassVar, Protocol
 
 from scala40_net.actions import Draw, DrawSource, Operation, Play
-from scala40_net.deal import DealState, Phase, apply
+from scala40_net.deal import DealState, Phase, accepted_discards, apply
 from scala40_net.errors import RuleViolation
 from scala40_net.events import Event
 from scala40_net.rules import DiscardPickup
@@ -95,8 +95,7 @@ def legal_discards(
     state: DealState, operations: Sequence[Operation], hand: Sequence[int]
 ) -> list[int]:
     """The cards of ``hand`` the engine accepts as the discard after ``operations``."""
-    ops = tuple(operations)
-    return [card for card in dict.fromkeys(hand) if accepts(state, Play(ops, card))]
+    return accepted_discards(state, tuple(operations), hand)
 
 
 def after_taking_discard(state: DealState) -> DealState | None:

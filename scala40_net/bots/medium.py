@@ -8,7 +8,7 @@ from scala40_net.bots.hand import card_points, feeds, near_meld_strength
 from scala40_net.cards import is_joker
 from scala40_net.deal import DealState, apply
 from scala40_net.melds import Meld
-from scala40_net.search import LayDown, best_play
+from scala40_net.search import LayDown, has_play
 
 
 class MediumBot(TurnBot):
@@ -18,8 +18,7 @@ class MediumBot(TurnBot):
 
     def takes_discard(self, before: DealState, after: DealState) -> bool:
         # Taken only to use at once: to open with it, or, once opened, to lay it.
-        with_it = best_play(after)
-        return with_it is not None and not with_it.is_empty
+        return has_play(after)
 
     def pick_discard(self, state: DealState, lay: LayDown, legal: list[int]) -> int:
         table = table_after(state, lay, legal[0])

@@ -1,0 +1,115 @@
+"""The faster search and discard check give the very answers of the reference ones they replace.
+
+``search_reference`` is the search before its candidates were cached and its
+loop tightened; ``accepted_discards`` replaces trying ``apply`` once per card.
+Every answer is compared whole: the value, the operations in their order and
+the cards left, so a bot plays exactly the same move with either.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+import pytest
+import search_reference as reference
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scala40_net import search
+from scala40_net.actions import Play
+from scala40_net.bots import base, hard, lookahead, make_bot, medium
+from scala40_net.bots.arena import play_deal
+from scala40_net.deal import DealState, accepted_discards, apply
+from scala40_net.errors import RuleViolation
+from scala40_net.rules import preset
+
+DECK = list(range(108))
+
+
+def _answer(found: object) -> object:
+    """A lay-down as plain values (the two modules' LayDown classes are not one class)."""
+    if isinstance(found, (search.LayDown, reference.LayDown)):
+        return (found.operations, found.leftover, found.opening_points, found.relief)
+    return found
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(DECK), min_size=3, max_size=15, unique=True), st.booleans())
+def test_best_opening_as_the_reference(hand: list[int], first_turn: bool) -> None:
+    assert _answer(search.best_opening(hand, first_turn=first_turn)) == _answer(
+        reference.best_opening(hand, first_turn=first_turn)
+    )
+    assert search.can_open(hand, first_turn=first_turn) == reference.can_open(
+        hand, first_turn=first_turn
+    )
+
+
+def test_best_opening_as_the_reference_over_random_hands() -> None:
+    rng = random.Random(14)
+    for _ in range(2000):
+        hand = rng.sample(DECK, 14)
+        taken = hand[0] if rng.random() < 0.3 else None
+        found = search.best_opening(hand, taken=taken)
+        assert _answer(found) == _answer(reference.best_opening(hand, taken=taken))
+
+
+def _accepted_one_by_one(
+    state: DealState, operations: Sequence[object], hand: Sequence[int]
+) -> list[int]:
+    out = []
+    for card in dict.fromkeys(hand):
+        try:
+            apply(state, state.turn, Play(tuple(operations), card))  # type: ignore[arg-type]
+        except RuleViolation:
+            continue
+        out.append(card)
+    return out
+
+
+@pytest.mark.parametrize("preset_name", ["classic", "tradizionale", "semplice"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_bots_play_as_with_the_reference(
+    preset_name: str, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whole deals of medium and hard bots: at every play the search and the discards agree."""
+    asked = {"plays": 0, "discards": 0}
+
+    def twin(name: str) -> Callable[..., object]:
+        fast, slow = getattr(search, name), getattr(reference, name)
+
+        def checked(*args: object, **kwargs: object) -> object:
+            found = fast(*args, **kwargs)
+            assert _answer(found) == _answer(slow(*args, **kwargs)), (name, args, kwargs)
+            asked["plays"] += 1
+            return found
+
+        return checked
+
+    def checked_discards(
+        state: DealState, operations: Sequence[object], cards: Sequence[int]
+    ) -> list[int]:
+        found = accepted_discards(state, operations, cards)  # type: ignore[arg-type]
+        assert found == _accepted_one_by_one(state, operations, cards)
+        asked["discards"] += 1
+        return found
+
+    def checked_has_play(state: DealState, seat: int | None = None) -> bool:
+        found = search.has_play(state, seat)
+        best = reference.best_play(state, seat)
+        assert found == (best is not None and not best.is_empty)
+        asked["plays"] += 1
+        return found
+
+    monkeypatch.setattr(medium, "has_play", checked_has_play)
+    for module in (base, medium, hard, lookahead):
+        for name in ("best_play", "best_opening", "best_lay_down", "can_open"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, twin(name))
+    monkeypatch.setattr(base, "accepted_discards", checked_discards)
+    rules = preset(preset_name, players)
+    for k in range(6):
+        level = "medium" if k % 2 == 0 else "hard"
+        bots = {s: make_bot(level, random.Random(k * 10 + s)) for s in range(players)}
+        play_deal(bots, rules, dealer=k % players, label=f"same-answers-{preset_name}-{k}")
+    assert asked["plays"] > 50 and asked["discards"] > 20
