@@ -162,3 +162,13 @@ def test_at_the_match_end_make_play_offers_a_new_match_on_n() -> None:
     left.clear()
     lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
     assert left == [] and lines[-1].rstrip() == "> n"
+
+
+def test_the_score_sheet_opens_by_itself_when_the_match_ends() -> None:
+    model = started_model()
+    screen = TableScreen(IT, None, model=model)
+    end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0)
+    assert not screen.session.show_scores
+    over = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    screen.on_event(table_pb2.TableEvent(seq=20, match_update=over))
+    assert screen.session.show_scores

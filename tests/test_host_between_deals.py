@@ -104,3 +104,60 @@ async def test_a_table_with_no_pause_goes_straight_on(tmp_path: Path) -> None:
     end, waited = _first_pause(events)
     assert not events[end][1].match_update.HasField("between_deals")
     assert waited < 10
+
+
+async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_path: Path) -> None:
+    """The journal ends inside a pause: played back, the pause runs again, the Ready already
+    sent still counts, and the last person's Ready starts deal 2."""
+    settings = TableSettings(between_deals=60)
+    first = await start_host(tmp_path / "host", settings)
+    request = lobby_pb2.CreateTableRequest(name="restart", seats=3, ruleset=TWO_DEALS)
+    table_id = (await first.lobby.CreateTable(request)).table_id
+    quick = NetworkSeat(
+        first.channel, table_id, make_bot("medium", random.Random(1)), log=SeatLog()
+    )
+    slow = SlowReader(first.channel, table_id, make_bot("medium", random.Random(2)), log=SeatLog())
+    await quick.join("Ada")
+    slow_joined = await first.lobby.JoinTable(
+        lobby_pb2.JoinTableRequest(table_id=table_id, player_name="Bea")
+    )
+    slow.take_seat(slow_joined.seat, slow_joined.seat_token)
+    await first.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_EASY),
+        metadata=quick.metadata,
+    )
+    tasks = [asyncio.create_task(s.play_match()) for s in (quick, slow)]
+    while not (quick.log and quick.log.events and slow.log and slow.log.events):
+        await asyncio.sleep(0.01)
+    await first.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
+    )
+    table = first.host.registry.tables[table_id]
+    deadline = time.monotonic() + 90
+    while not (table.between_deals.running and table.between_deals.ready):
+        assert time.monotonic() < deadline, "the first deal never ended with a Ready"
+        await asyncio.sleep(0.02)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await first.channel.close()
+    await first.host.stop(grace=0.5)
+
+    second = await start_host(tmp_path / "host", settings)
+    try:
+        table = second.host.registry.tables[table_id]
+        assert table.deal_no == 1 and table.between_deals.running
+        assert table.between_deals.ready == {quick.seat}
+        # Bea comes back with her token; her client says Ready from the snapshot's pause.
+        back = NetworkSeat(second.channel, table_id, make_bot("medium", random.Random(3)))
+        back.take_seat(slow_joined.seat, slow_joined.seat_token)
+        playing = asyncio.create_task(back.play_match())
+        started = time.monotonic()
+        while table.deal_no < 2:
+            assert time.monotonic() - started < 30, "deal 2 waited for the clock"
+            await asyncio.sleep(0.02)
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+    finally:
+        await second.channel.close()
+        await second.host.stop(grace=0.5)
