@@ -144,10 +144,17 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     await first.host.stop(grace=0.5)
 
     second = await start_host(tmp_path / "host", settings)
+    back_metadata = (("authorization", f"Bearer {slow_joined.seat_token}"),)
     try:
         table = second.host.registry.tables[table_id]
         assert table.deal_no == 1 and table.between_deals.running
         assert table.between_deals.ready == {quick.seat}
+        # A snapshot in the pause holds the deal that ended, so a client shows its end.
+        seen = await second.table.GetView(table_pb2.GetViewRequest(), metadata=back_metadata)
+        kinds = [
+            deal_pb2.DealEvent.FromString(e).WhichOneof("event") for e in seen.view.deal_events
+        ]
+        assert "ended" in kinds and seen.view.HasField("between_deals")
         # Bea comes back with her token; her client says Ready from the snapshot's pause.
         back = NetworkSeat(second.channel, table_id, make_bot("medium", random.Random(3)))
         back.take_seat(slow_joined.seat, slow_joined.seat_token)
