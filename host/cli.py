@@ -48,6 +48,13 @@ def _parser() -> argparse.ArgumentParser:
         default=0.6,
         help="seconds a bot waits before each move, so people can follow (default 0.6)",
     )
+    parser.add_argument(
+        "--between-deals",
+        type=float,
+        default=20.0,
+        help="seconds the host waits after a deal for the people at a table to say ready, "
+        "when the table does not set its own (default 20; 0: no pause)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     return parser
 
@@ -71,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commit_timeout=args.commit_timeout,
         reveal_timeout=args.reveal_timeout,
         bot_delay=args.bot_delay,
+        between_deals=args.between_deals,
     )
     host = Host(args.listen, args.data_dir, settings)
     asyncio.run(serve(host))

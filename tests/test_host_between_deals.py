@@ -168,3 +168,10 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     finally:
         await second.channel.close()
         await second.host.stop(grace=0.5)
+
+
+def test_the_host_default_pause_is_an_option_of_scala40_host() -> None:
+    from host.cli import _parser
+
+    assert _parser().parse_args([]).between_deals == 20.0
+    assert _parser().parse_args(["--between-deals", "0"]).between_deals == 0.0
