@@ -115,10 +115,12 @@ def deal_end_lines(
     lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
     lines += rientro_lines(model, session, t, width)  # first: it waits for an answer
     if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
-        lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
+        # The engine's reason is an English sentence; its rule number says which void it is.
+        key = "end_void_no_stock" if result.void_reason.startswith("R10.1") else "log_deal_void"
+        lines.append([("class:warning", t(key, deal=result.deal_no))])
     elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:
         lines.append([("class:alarm", t("fd_abandoned", deal=result.deal_no))])
-    if result.void_reason:
+    if result.void_reason and t.lang == "en":
         lines.append([("class:dim", result.void_reason)])
     for hand in result.hands:
         lines += hand_lines(model, result, hand, t, width)

@@ -195,3 +195,15 @@ def test_a_snapshot_taken_in_the_pause_shows_the_end_of_the_deal() -> None:
     assert model.phase is Phase.DEAL_OVER and model.result is not None
     text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
     assert "Ada: A♠ K♠ → 21" in text and "next deal in 12 s" in text
+
+
+def test_a_void_deal_is_explained_in_the_screens_language() -> None:
+    model = started_model()
+    reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_VOID, void_reason=reason)
+    model.apply(deal_event(6, ended=ended))
+    italian = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 100)))
+    assert "il tallone è finito e il pozzo non basta a rifarlo (R10.1)" in italian
+    assert "the stock ran out" not in italian
+    english = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert reason in english
