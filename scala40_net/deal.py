@@ -24,7 +24,7 @@ from scala40_net.actions import (
     ReturnDiscard,
     SwapJoker,
 )
-from scala40_net.cards import card_text, cards_text, face, is_joker
+from scala40_net.cards import card_text, face, is_joker
 from scala40_net.errors import RuleViolation, refuse
 from scala40_net.events import (
     AppliedOperation,
@@ -254,7 +254,7 @@ def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState
     if seat is None:
         raise RuleViolation("R3", "only a seat in play draws and plays")
     if state.phase is Phase.REBUILD:
-        raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
+        raise refuse("R10.1", "REBUILDING", "the stock is being rebuilt: wait for the new stock")
     state.index(seat)
     if seat != state.turn:
         raise refuse(
@@ -363,7 +363,9 @@ class _Scratch:
 
 def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[int]) -> None:
     if len(set(cards)) != len(cards):
-        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+        raise refuse(
+            "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
+        )
     for c in cards:
         if c not in scratch.hand and c in original:
             raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
@@ -382,9 +384,10 @@ def _text(card: int) -> str:
 
 def _meld_index(scratch: _Scratch, index: int) -> Meld:
     if not 0 <= index < len(scratch.table):
-        raise RuleViolation(
-            None, f"there is no meld {index} on the table ({len(scratch.table)} melds)"
-        )
+        raise refuse(
+            None, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
+            index=index, n=len(scratch.table),
+        )  # fmt: skip
     return scratch.table[index]
 
 
