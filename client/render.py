@@ -21,7 +21,7 @@ from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net import refusals
 from scala40_net.actions import Attach, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
-from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2
 
 Lines = list[StyleAndTextTuples]
 
@@ -141,13 +141,9 @@ def title_line(model: TableModel, session: SessionState, t: Text) -> StyleAndTex
 
 def _score_text(model: TableModel, seat: int, t: Text) -> str:
     state = model.seat(seat)
-    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:  # totals are deals won (R11.2)
+    if model.bust_at is None:  # totals are deals won (R11.2)
         return t("deals_won", n=state.total)
-    return f"{state.total}/{_bust_at(model)}"
-
-
-def _bust_at(model: TableModel) -> int:
-    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
+    return f"{state.total}/{model.bust_at}"
 
 
 # While this client is not connected it cannot know who else is.
@@ -160,10 +156,10 @@ _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
 def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
     """The rule under the players, naming the score column where it is: penalty points
     against the bust limit (R11.1), or deals won (R11.2)."""
-    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
+    if model.bust_at is None:
         score = t("col_deals_won")
     else:
-        score = t("col_penalty", limit=_bust_at(model))
+        score = t("col_penalty", limit=model.bust_at)
     start = _NAME + _CARDS + _OPENED - 1
     text = "─" * start + f" {score} "
     if len(text) > width:
