@@ -156,10 +156,8 @@ _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
 def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
     """The rule under the players, naming the score column where it is: penalty points
     against the bust limit (R11.1), or deals won (R11.2)."""
-    if model.bust_at is None:
-        score = t("col_deals_won")
-    else:
-        score = t("col_penalty", limit=model.bust_at)
+    limit = model.bust_at
+    score = t("col_deals_won") if limit is None else t("col_penalty", limit=limit)
     start = _NAME + _CARDS + _OPENED - 1
     text = "─" * start + f" {score} "
     if len(text) > width:
