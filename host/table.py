@@ -167,6 +167,7 @@ class Table(DealingTable):
         """A seat's stream opened or closed: everyone sees who is there."""
         if self.seats[seat].taken:
             self._commit("connection", seat, None, None, [self._seat_changed(seat)], game=False)
+            self.pause_without(seat)
 
     def chat(self, seat: int, request: table_pb2.SendChatRequest) -> table_pb2.SendChatResponse:
         text = request.text.strip()

@@ -322,6 +322,16 @@ class DealingTable(TableTask):
             self._pause_over()
         return response
 
+    def pause_without(self, seat: int) -> None:
+        """A person waited for has gone (their stream closed): the pause no longer waits for
+        them. Only while serving: played back, the journal's own next entry says when the
+        deal came, and a pause that waits for more people never ends earlier than it did."""
+        pause = self.between_deals
+        if not pause.running or self.replay is not None or seat not in pause.waiting_for:
+            return
+        if seat not in self.fanout.connected_seats() and pause.left(seat):
+            self._pause_over()
+
     def resume_after_restart(self) -> None:
         super().resume_after_restart()
         if self.between_deals.running:

@@ -137,9 +137,14 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     while not (table.between_deals.running and table.between_deals.ready):
         assert time.monotonic() < deadline, "the first deal never ended with a Ready"
         await asyncio.sleep(0.02)
-    for task in tasks:
+    # Ada (ready) goes first: the pause still waits for Bea; then Bea, and nobody is left,
+    # so only the clock (or someone back) ends it.
+    for task, seat in zip(tasks, (quick.seat, slow.seat), strict=True):
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(task, return_exceptions=True)
+        while seat in table.fanout.connected_seats() or seat in table.between_deals.waiting_for:
+            await asyncio.sleep(0.01)
+    assert table.deal_no == 1 and table.between_deals.running
     await first.channel.close()
     await first.host.stop(grace=0.5)
 
@@ -175,3 +180,44 @@ def test_the_host_default_pause_is_an_option_of_scala40_host() -> None:
 
     assert _parser().parse_args([]).between_deals == 20.0
     assert _parser().parse_args(["--between-deals", "0"]).between_deals == 0.0
+
+
+async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
+    tmp_path: Path,
+) -> None:
+    served = await start_host(tmp_path / "host", TableSettings(between_deals=60))
+    try:
+        request = lobby_pb2.CreateTableRequest(name="gone", seats=3, ruleset=TWO_DEALS)
+        table_id = (await served.lobby.CreateTable(request)).table_id
+        quick = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(5)))
+        slow = SlowReader(served.channel, table_id, make_bot("medium", random.Random(6)))
+        await quick.join("Ada")
+        await slow.join("Bea")
+        await served.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_EASY),
+            metadata=quick.metadata,
+        )
+        playing = asyncio.create_task(quick.play_match())
+        leaving = asyncio.create_task(slow.play_match())
+        table = served.host.registry.tables[table_id]
+        while not table.fanout.connected_seats() >= {0, 1}:
+            await asyncio.sleep(0.01)
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
+        )
+        deadline = time.monotonic() + 90
+        while not (table.between_deals.running and table.between_deals.ready):
+            assert time.monotonic() < deadline, "the first deal never ended with a Ready"
+            await asyncio.sleep(0.02)
+        assert table.deal_no == 1
+        leaving.cancel()  # Bea's client goes away without a word
+        await asyncio.gather(leaving, return_exceptions=True)
+        started = time.monotonic()
+        while table.deal_no < 2:
+            assert time.monotonic() - started < 20, "deal 2 still waited for Bea"
+            await asyncio.sleep(0.02)
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
