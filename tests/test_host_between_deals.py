@@ -7,6 +7,7 @@ import random
 import time
 from pathlib import Path
 
+import grpc
 from conftest import HostClient, start_host
 
 from host.table import TableSettings
@@ -22,7 +23,7 @@ TWO_DEALS = ruleset_pb2.Ruleset(
 class SlowReader(NetworkSeat):
     """A person who never says Ready: only the pause's clock starts the next deal."""
 
-    async def _ready(self, update: table_pb2.MatchUpdate) -> None:
+    async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         return
 
 
@@ -221,3 +222,36 @@ async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
+
+
+async def test_a_network_seat_back_after_a_drop_sends_its_commitment_again() -> None:
+    """A CommitSeed cut by the drop may never have reached the host (a restart test lost one)."""
+    from scala40_net.bots.netbot import NetworkSeat as Seat
+    from scala40_net.fairdeal.exchange import SeatExchange
+
+    sent: list[table_pb2.CommitSeedRequest] = []
+
+    class Tables:
+        async def CommitSeed(self, request: table_pb2.CommitSeedRequest, **_: object) -> None:
+            sent.append(request)
+
+    channel = grpc.aio.insecure_channel("127.0.0.1:9")  # never dialled: the calls are stubbed
+    seat = Seat(channel, "t", make_bot("easy", random.Random(0)))
+    seat.take_seat(0, "token")
+    seat.tables = Tables()  # type: ignore[assignment]
+    announced = deal_pb2.DealEvent(table_id="t", deal_no=4)
+    announced.announced.seats_in_play.extend([0, 1])
+    announced.announced.dealer_seat = 1
+    announced.announced.cutter_seat = 0
+    announced.announced.deck_size = 108
+    announced.announced.host_commitment = b"h" * 32
+    exchange = SeatExchange(0)
+    exchange.on_announced(announced)
+    commitment = exchange.commit(7)
+    seat.exchanges = {4: exchange}
+    await seat._recommit()
+    assert [(r.deal_no, r.commitment) for r in sent] == [(4, commitment)]
+    seat._commitments_seen.add(4)  # the published commitments arrived: nothing to resend
+    await seat._recommit()
+    assert len(sent) == 1
+    await channel.close()

@@ -92,6 +92,7 @@ class NetworkSeat:
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
         self.exchanges: dict[int, SeatExchange] = {}
+        self._commitments_seen: set[int] = set()  # deals whose published commitments arrived
         self.reader = wire.DealEventReader()
         self.seats_in_play: list[int] = []
         self.winners: tuple[int, ...] | None = None  # set when the match is over
@@ -138,6 +139,7 @@ class NetworkSeat:
         try:
             if self.last_seq:
                 # Back after a disconnect: it may be this seat's move with no new event to say so.
+                await self._recommit()
                 await self._move()
             while (item := await inbox.get()) is not None:
                 received_at, message = item
@@ -175,7 +177,7 @@ class NetworkSeat:
                 await self._fair_deal(public, replaying=True)
             await self._answer_rientro(event.snapshot.rientro_offers)
             if event.snapshot.HasField("between_deals"):
-                await self._ready(table_pb2.MatchUpdate(between_deals=event.snapshot.between_deals))
+                await self._ready(event.snapshot.between_deals)
             await self._move()
         elif kind == "deal_signed":
             if self.log is not None:
@@ -186,16 +188,22 @@ class NetworkSeat:
                 self.winners = tuple(update.winners)
             else:
                 await self._answer_rientro(update.rientro_offers)
-                await self._ready(update)
+                if update.HasField("between_deals"):
+                    await self._ready(update.between_deals)
 
-    async def _ready(self, update: table_pb2.MatchUpdate) -> None:
+    async def _recommit(self) -> None:
+        """A commitment sent as the connection dropped may never have reached the host: send
+        it again. The host refuses it as already there, or past its step, if it is."""
+        for deal_no, exchange in self.exchanges.items():
+            if exchange.commitment is not None and deal_no not in self._commitments_seen:
+                request = table_pb2.CommitSeedRequest(
+                    context=self._context(), deal_no=deal_no, commitment=exchange.commitment
+                )
+                await self._call(self.tables.CommitSeed, request)
+
+    async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         """A bot has nothing to read at the end of a deal: it is ready at once."""
-        pause = update.between_deals
-        if (
-            update.HasField("between_deals")
-            and self.seat in pause.waiting_for_seats
-            and self.seat not in pause.ready_seats
-        ):
+        if self.seat in pause.waiting_for_seats and self.seat not in pause.ready_seats:
             await self._call(self.tables.Ready, table_pb2.ReadyRequest(context=self._context()))
 
     async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
@@ -238,6 +246,7 @@ class NetworkSeat:
             if known is None or known.commitment is None or replaying:
                 return
             if kind == "commitments":
+                self._commitments_seen.add(deal_no)
                 known.on_commitments(event)  # raises RevealRefused when the host cheats
                 reveal = known.reveal()
                 revealing = table_pb2.RevealSeedRequest(
