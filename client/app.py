@@ -195,8 +195,11 @@ class TableScreen:
 
     def on_event(self, event: table_pb2.TableEvent) -> None:
         before = (self.model.turn, self.model.phase)
+        was_over = self.model.match_over
         if not self.model.apply(event):
             return
+        if self.model.match_over and not was_over and self.model.score_sheet.rows:
+            self.session.show_scores = True  # the match's sheet, as read out at its end
         notice = self.session.notice
         if (self.model.turn, self.model.phase) != before and (
             notice is None or notice.key != "quit_confirm"

@@ -187,9 +187,10 @@ def plan_panel(screen: TableScreen) -> ConditionalContainer:
     shown: Filter = Condition(lambda: not screen.model.is_spectator and screen.plan_visible())
 
     def rows() -> Dimension:
-        preview = screen.preview()
-        steps = len(preview.steps) if preview is not None else 0
-        return Dimension.exact(max(1, min(PLAN_ROWS, steps + 1)))
+        columns = get_app().output.get_size().columns
+        width = columns - SIDE_WIDTH - 1 if is_wide() else columns
+        need = len(render.plan_lines(screen.preview(), screen.text, width))
+        return Dimension.exact(max(1, min(PLAN_ROWS, need)))
 
     return ConditionalContainer(
         _panel(

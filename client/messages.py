@@ -195,6 +195,11 @@ ENGLISH: dict[str, str] = dict(
             "end_new_match_local",
             "F2 (or 'scores') the score sheet · n a new match · quit to leave.",
         ),
+        M(
+            "end_void_no_stock",
+            "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score, "
+            "same dealer.",
+        ),
         M("err_no_new_match", "a new match is started from the lobby here"),
         M("err_match_not_over", "the match is not over yet"),
         M("ready_sent", "Ready: waiting for the others."),

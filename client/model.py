@@ -271,6 +271,13 @@ class TableModel:
         return self.ruleset.opening_points if self.ruleset.HasField("opening_points") else 40
 
     @property
+    def bust_at(self) -> int | None:
+        """The total that busts a player (R11.1), or None when the match counts deals won."""
+        if self.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
+            return None
+        return self.ruleset.bust_at if self.ruleset.HasField("bust_at") else 101
+
+    @property
     def max_run(self) -> int | None:
         value = self.ruleset.max_run if self.ruleset.HasField("max_run") else 0
         return value or None

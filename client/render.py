@@ -7,6 +7,7 @@ panel can be tested without a terminal. Styles are class names resolved by
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -20,7 +21,7 @@ from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net import refusals
 from scala40_net.actions import Attach, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
-from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2
 
 Lines = list[StyleAndTextTuples]
 
@@ -81,6 +82,34 @@ def _cut(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     return out
 
 
+def wrap_fragments(fragments: StyleAndTextTuples, width: int) -> Lines:
+    """Fragments wrapped at spaces into lines of at most ``width``, each piece keeping its style."""
+    width = max(width, 8)
+    lines: Lines = [[]]
+    used = 0
+    for style, text, *_ in fragments:
+        for piece in re.split(r"(\s+)", text):
+            if not piece:
+                continue
+            if piece.isspace():
+                if used and used + len(piece) <= width:
+                    lines[-1].append((style, piece))
+                    used += len(piece)
+                continue
+            if used and used + len(piece) > width:
+                while lines[-1] and lines[-1][-1][1].isspace():
+                    lines[-1].pop()
+                lines.append([])
+                used = 0
+            while len(piece) > width:
+                lines[-1].append((style, piece[:width]))
+                lines.append([])
+                piece = piece[width:]
+            lines[-1].append((style, piece))
+            used += len(piece)
+    return lines
+
+
 def join_lines(lines: Lines) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     for i, line in enumerate(lines):
@@ -112,13 +141,9 @@ def title_line(model: TableModel, session: SessionState, t: Text) -> StyleAndTex
 
 def _score_text(model: TableModel, seat: int, t: Text) -> str:
     state = model.seat(seat)
-    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:  # totals are deals won (R11.2)
+    if model.bust_at is None:  # totals are deals won (R11.2)
         return t("deals_won", n=state.total)
-    return f"{state.total}/{_bust_at(model)}"
-
-
-def _bust_at(model: TableModel) -> int:
-    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
+    return f"{state.total}/{model.bust_at}"
 
 
 # While this client is not connected it cannot know who else is.
@@ -131,10 +156,8 @@ _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
 def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
     """The rule under the players, naming the score column where it is: penalty points
     against the bust limit (R11.1), or deals won (R11.2)."""
-    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
-        score = t("col_deals_won")
-    else:
-        score = t("col_penalty", limit=_bust_at(model))
+    limit = model.bust_at
+    score = t("col_deals_won") if limit is None else t("col_penalty", limit=limit)
     start = _NAME + _CARDS + _OPENED - 1
     text = "─" * start + f" {score} "
     if len(text) > width:
@@ -354,13 +377,15 @@ def _declaration(step_joker: Face | None, other: Sequence[Face], t: Text) -> str
 def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -> Lines:
     """The play being built: each step, the opening total, and what is still illegal and why.
 
-    The summary (the last line) is always shown; when the steps do not all fit in ``height``,
-    the latest ones are, under a line that counts the others."""
+    The summary (the last lines, wrapped: a long reason is never cut) is always shown; when
+    the steps do not all fit in ``height``, the latest ones are, under a line that counts
+    the others."""
     if preview is None or not preview.steps:
         return [[("class:dim", t("plan_empty"))]]
+    summary = wrap_fragments(plan_summary(preview, t), width)
     steps = list(enumerate(preview.steps, start=1))
     lines: Lines = []
-    room = max(1, height) - 1
+    room = max(1, height) - len(summary)
     if len(steps) > room:
         hidden = len(steps) - max(room - 1, 0)
         steps = steps[hidden:]
@@ -389,6 +414,12 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
                 ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
             )
         lines.append(_cut(line, width))
+    lines += summary
+    return lines[-max(1, height) :]
+
+
+def plan_summary(preview: Preview, t: Text) -> StyleAndTextTuples:
+    """The opening total so far and whether the play is legal, or why not."""
     summary: StyleAndTextTuples = []
     if preview.opening_total is not None:
         enough = preview.opening_total >= preview.opening_needed
@@ -406,8 +437,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
         summary.append(("class:warning", t("plan_problem", reason=reason)))
     elif preview.ready:
         summary.append(("class:ok", t("plan_ok")))
-    lines.append(_cut(summary, width))
-    return lines[-max(1, height) :]
+    return summary
 
 
 def hint_text(found: Hint, t: Text | None = None) -> str:

@@ -27,13 +27,6 @@ from scala40_net.pb import deal_pb2, ruleset_pb2
 ACE = 1
 
 
-def bust_at(model: TableModel) -> int | None:
-    """The total that busts a player (R11.1), or None when the match counts deals won."""
-    if model.ruleset.match_mode == ruleset_pb2.MATCH_MODE_DEALS:
-        return None
-    return model.ruleset.bust_at if model.ruleset.HasField("bust_at") else 101
-
-
 def penalty_note(model: TableModel, result: DealResult, hand: SeatResult, t: Text) -> str:
     """How a hand's penalty was counted, when it is not simply the cards' values (R9.3-R9.5)."""
     in_hand = result.closed_in_one_turn
@@ -54,7 +47,7 @@ def penalty_note(model: TableModel, result: DealResult, hand: SeatResult, t: Tex
 
 def _total_text(model: TableModel, seat: int, t: Text) -> str:
     total = model.seat(seat).total
-    limit = bust_at(model)
+    limit = model.bust_at
     if limit is None:
         return t("end_deals_won", n=total)
     return t("end_total_of", total=total, limit=limit)
@@ -115,10 +108,12 @@ def deal_end_lines(
     lines: Lines = [[("class:panel.title", t("panel_deal_end", deal=result.deal_no))]]
     lines += rientro_lines(model, session, t, width)  # first: it waits for an answer
     if result.outcome == deal_pb2.DEAL_OUTCOME_VOID:
-        lines.append([("class:warning", t("log_deal_void", deal=result.deal_no))])
+        # The engine's reason is an English sentence; its rule number says which void it is.
+        key = "end_void_no_stock" if result.void_reason.startswith("R10.1") else "log_deal_void"
+        lines.append([("class:warning", t(key, deal=result.deal_no))])
     elif result.outcome == deal_pb2.DEAL_OUTCOME_ABANDONED:
         lines.append([("class:alarm", t("fd_abandoned", deal=result.deal_no))])
-    if result.void_reason:
+    if result.void_reason and t.lang == "en":
         lines.append([("class:dim", result.void_reason)])
     for hand in result.hands:
         lines += hand_lines(model, result, hand, t, width)
@@ -141,7 +136,7 @@ def deal_end_lines(
 
 def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
     """The match's final order: winners first, then by total (fewest points or most deals)."""
-    by_deals = bust_at(model) is None
+    by_deals = model.bust_at is None
     seats = [s for s in sorted(model.seats.values(), key=lambda s: s.seat) if s.taken]
     seats.sort(key=lambda s: (s.seat not in model.winners, -s.total if by_deals else s.total))
     names = ", ".join(model.name_of(s) for s in model.winners)
@@ -176,7 +171,7 @@ def score_sheet_lines(model: TableModel, t: Text, width: int) -> Lines:
     for seat in seats:
         head.append(("class:panel.title", f"{model.name_of(seat)[: column - 1]:>{column}}"))
     lines: Lines = [_cut(head, width)]
-    limit = bust_at(model)
+    limit = model.bust_at
     for row in model.score_sheet.rows:
         line: StyleAndTextTuples = [("", f"{row.deal_no:<6}")]
         for seat in seats:

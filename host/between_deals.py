@@ -37,6 +37,14 @@ class BetweenDeals:
             self.ready.add(seat)
         return self.over
 
+    def left(self, seat: int) -> bool:
+        """``seat`` is no longer there to say Ready; True once everyone still there is ready.
+        When nobody is left (all gone, or the host shutting down) the clock decides: someone
+        may come back to read the end of the deal."""
+        self.waiting_for = self.waiting_for - {seat}
+        self.ready.discard(seat)
+        return bool(self.waiting_for) and self.over
+
     @property
     def over(self) -> bool:
         return self.waiting_for <= self.ready

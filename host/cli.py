@@ -68,6 +68,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write every signed deal record of the data dir to DIR (for scala40-verify) and exit",
     )
+    parser.add_argument(
+        "--between-deals",
+        type=float,
+        default=20.0,
+        help="seconds the host waits after a deal for the people at a table to say ready, "
+        "when the table does not set its own (default 20; 0: no pause)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     return parser
 
@@ -93,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commit_timeout=args.commit_timeout,
         reveal_timeout=args.reveal_timeout,
         bot_delay=args.bot_delay,
+        between_deals=args.between_deals,
     )
     host = Host(args.listen, args.data_dir, settings, insecure=args.insecure)
     try:

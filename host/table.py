@@ -231,6 +231,7 @@ class Table(DealingTable):
         """A seat's stream opened or closed: everyone sees who is there."""
         if self.seats[seat].taken:
             self._commit("connection", seat, None, None, [self._seat_changed(seat)], game=False)
+            self.pause_without(seat)
 
     def mark_away(self, seat: int, reason: int) -> None:
         """A host bot plays ``seat`` for its player from now on, until the player is back."""

@@ -324,6 +324,16 @@ class DealingTable(TableCore):
             self._pause_over()
         return response
 
+    def pause_without(self, seat: int) -> None:
+        """A person waited for has gone (their stream closed): the pause no longer waits for
+        them. Only while serving: played back, the journal's own next entry says when the
+        deal came, and a pause that waits for more people never ends earlier than it did."""
+        pause = self.between_deals
+        if not pause.running or self.replaying or seat not in pause.waiting_for:
+            return
+        if seat not in self.presence.connected_seats() and pause.left(seat):
+            self._pause_over()
+
     def resume(self) -> None:
         super().resume()
         if self.between_deals.running:

@@ -74,4 +74,10 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         out.deal_events.extend(current.recorder.events)
         if seat is not None:
             out.my_private_events.extend(current.private_events.get(seat, []))
+    elif update is not None and update.HasField("between_deals"):
+        # During the pause the deal that just ended is still what the table shows: a client
+        # joining now reads its end (every hand) from its events like everyone else did.
+        ended = table.recorders.get(table.deal_no)
+        if ended is not None:
+            out.deal_events.extend(ended.events)
     return out

@@ -25,7 +25,7 @@ from scala40_net.actions import (
     ReturnDiscard,
     SwapJoker,
 )
-from scala40_net.cards import card_text, cards_text, face, is_joker
+from scala40_net.cards import card_text, face, is_joker
 from scala40_net.errors import RuleViolation, refuse
 from scala40_net.events import (
     AppliedOperation,
@@ -396,7 +396,9 @@ class _Scratch:
 
 def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[int]) -> None:
     if len(set(cards)) != len(cards):
-        raise RuleViolation("R4", f"the same card is listed twice in {cards_text(cards)}")
+        raise refuse(
+            "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
+        )
     for c in cards:
         if c not in scratch.hand and c in original:
             raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
@@ -415,9 +417,10 @@ def _text(card: int) -> str:
 
 def _meld_index(scratch: _Scratch, index: int) -> Meld:
     if not 0 <= index < len(scratch.table):
-        raise RuleViolation(
-            None, f"there is no meld {index} on the table ({len(scratch.table)} melds)"
-        )
+        raise refuse(
+            None, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
+            index=index, n=len(scratch.table),
+        )  # fmt: skip
     return scratch.table[index]
 
 
@@ -471,7 +474,7 @@ def accepted_discards(
 def _may_act(state: DealState, seat: int) -> None:
     """What ``apply`` refuses of a seat before it looks at the seat's action."""
     if state.phase is Phase.REBUILD:
-        raise RuleViolation("R10.1", "the stock is being rebuilt: wait for the new stock")
+        raise refuse("R10.1", "REBUILDING", "the stock is being rebuilt: wait for the new stock")
     state.index(seat)
     if seat != state.turn:
         raise refuse(

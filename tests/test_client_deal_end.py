@@ -162,3 +162,48 @@ def test_at_the_match_end_make_play_offers_a_new_match_on_n() -> None:
     left.clear()
     lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
     assert left == [] and lines[-1].rstrip() == "> n"
+
+
+def test_the_score_sheet_opens_by_itself_when_the_match_ends() -> None:
+    model = started_model()
+    screen = TableScreen(IT, None, model=model)
+    end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0)
+    assert not screen.session.show_scores
+    over = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    screen.on_event(table_pb2.TableEvent(seq=20, match_update=over))
+    assert screen.session.show_scores
+
+
+def test_a_snapshot_taken_in_the_pause_shows_the_end_of_the_deal() -> None:
+    from test_client_model import deal_start_events, waiting_view
+
+    from client.model import Phase
+
+    view = waiting_view()
+    for event in deal_start_events():
+        view.deal_events.append(event.deal.public_event)
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=1)
+    ended.hands.add(seat=0, cards=cards("AS KS"), opened=True, penalty=21)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    end = deal_pb2.DealEvent(table_id="t-1", deal_no=1, ended=ended)
+    view.deal_events.append(end.SerializeToString())
+    view.deal_no, view.dealer_seat = 1, 3
+    view.between_deals.next_deal_within_ms = 12_000
+    view.between_deals.waiting_for_seats.append(0)
+    model = TableModel()
+    model.apply(table_pb2.TableEvent(seq=30, snapshot=view))
+    assert model.phase is Phase.DEAL_OVER and model.result is not None
+    text = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert "Ada: A♠ K♠ → 21" in text and "next deal in 12 s" in text
+
+
+def test_a_void_deal_is_explained_in_the_screens_language() -> None:
+    model = started_model()
+    reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_VOID, void_reason=reason)
+    model.apply(deal_event(6, ended=ended))
+    italian = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 100)))
+    assert "il tallone è finito e il pozzo non basta a rifarlo (R10.1)" in italian
+    assert "the stock ran out" not in italian
+    english = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+    assert reason in english

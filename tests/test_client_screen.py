@@ -22,7 +22,7 @@ from client import render, render_end
 from client.app import TableScreen
 from client.cardtext import face_label
 from client.i18n import Text
-from client.model import HandOrder, TableModel, Verification
+from client.model import HandOrder, Phase, TableModel, Verification
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net.pb import deal_pb2, lobby_pb2
 
@@ -512,3 +512,20 @@ def test_the_log_takes_the_rows_the_table_does_not_need_at_100x32() -> None:
     start = next(i for i, line in enumerate(lines) if line.startswith("Nothing planned"))
     log = [line for line in lines[start + 2 : -4] if line.strip()]
     assert len(log) >= 10
+
+
+def test_a_long_plan_problem_wraps_instead_of_being_cut_at_80x24() -> None:
+    # An opening of 54 that leaves out the card taken from the pile: R3.2's long sentence.
+    model = busy_table()
+    model.hand.remove(card("6H"))  # the stock draw of busy_table, undone: take K♥ instead
+    model.phase = Phase.DRAW
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("KH"))
+    model.apply(deal_event(8, drawn=take))
+    lines = screen_text(model, [24, 80], keys="cala 7C 8C 9C\rcala JQ QQ KQ\r", lang="it")
+    assert all(len(line.rstrip()) <= 80 for line in lines)
+    shown = " ".join(" ".join(line.split()) for line in lines)
+    sentence = (
+        "non ancora valida: R3.2: la carta presa dal pozzo deve stare nelle combinazioni "
+        "dell'apertura"
+    )
+    assert "apertura 54/40" in shown and sentence in shown

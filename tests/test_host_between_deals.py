@@ -7,6 +7,7 @@ import random
 import time
 from pathlib import Path
 
+import grpc
 from conftest import HostClient, start_host
 
 from host.table_core import TableSettings
@@ -22,7 +23,7 @@ TWO_DEALS = ruleset_pb2.Ruleset(
 class SlowReader(NetworkSeat):
     """A person who never says Ready: only the pause's clock starts the next deal."""
 
-    async def _ready(self, update: table_pb2.MatchUpdate) -> None:
+    async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         return
 
 
@@ -104,3 +105,153 @@ async def test_a_table_with_no_pause_goes_straight_on(tmp_path: Path) -> None:
     end, waited = _first_pause(events)
     assert not events[end][1].match_update.HasField("between_deals")
     assert waited < 10
+
+
+async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_path: Path) -> None:
+    """The journal ends inside a pause: played back, the pause runs again, the Ready already
+    sent still counts, and the last person's Ready starts deal 2."""
+    settings = TableSettings(between_deals=60)
+    first = await start_host(tmp_path / "host", settings)
+    request = lobby_pb2.CreateTableRequest(name="restart", seats=3, ruleset=TWO_DEALS)
+    table_id = (await first.lobby.CreateTable(request)).table_id
+    quick = NetworkSeat(
+        first.channel, table_id, make_bot("medium", random.Random(1)), log=SeatLog()
+    )
+    slow = SlowReader(first.channel, table_id, make_bot("medium", random.Random(2)), log=SeatLog())
+    await quick.join("Ada")
+    slow_joined = await first.lobby.JoinTable(
+        lobby_pb2.JoinTableRequest(table_id=table_id, player_name="Bea")
+    )
+    slow.take_seat(slow_joined.seat, slow_joined.seat_token)
+    await first.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_EASY),
+        metadata=quick.metadata,
+    )
+    tasks = [asyncio.create_task(s.play_match()) for s in (quick, slow)]
+    while not (quick.log and quick.log.events and slow.log and slow.log.events):
+        await asyncio.sleep(0.01)
+    await first.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
+    )
+    table = first.host.registry.tables[table_id]
+    deadline = time.monotonic() + 90
+    while not (table.between_deals.running and table.between_deals.ready):
+        assert time.monotonic() < deadline, "the first deal never ended with a Ready"
+        await asyncio.sleep(0.02)
+    # Ada (ready) goes first: the pause still waits for Bea; then Bea, and nobody is left,
+    # so only the clock (or someone back) ends it.
+    for task, seat in zip(tasks, (quick.seat, slow.seat), strict=True):
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        while seat in table.fanout.connected_seats() or seat in table.between_deals.waiting_for:
+            await asyncio.sleep(0.01)
+    assert table.deal_no == 1 and table.between_deals.running
+    await first.channel.close()
+    await first.host.stop(grace=0.5)
+
+    second = await start_host(tmp_path / "host", settings)
+    back_metadata = (("authorization", f"Bearer {slow_joined.seat_token}"),)
+    try:
+        table = second.host.registry.tables[table_id]
+        assert table.deal_no == 1 and table.between_deals.running
+        assert table.between_deals.ready == {quick.seat}
+        # A snapshot in the pause holds the deal that ended, so a client shows its end.
+        seen = await second.table.GetView(table_pb2.GetViewRequest(), metadata=back_metadata)
+        kinds = [
+            deal_pb2.DealEvent.FromString(e).WhichOneof("event") for e in seen.view.deal_events
+        ]
+        assert "ended" in kinds and seen.view.HasField("between_deals")
+        # Bea comes back with her token; her client says Ready from the snapshot's pause.
+        back = NetworkSeat(second.channel, table_id, make_bot("medium", random.Random(3)))
+        back.take_seat(slow_joined.seat, slow_joined.seat_token)
+        playing = asyncio.create_task(back.play_match())
+        started = time.monotonic()
+        while table.deal_no < 2:
+            assert time.monotonic() - started < 30, "deal 2 waited for the clock"
+            await asyncio.sleep(0.02)
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+    finally:
+        await second.channel.close()
+        await second.host.stop(grace=0.5)
+
+
+def test_the_host_default_pause_is_an_option_of_scala40_host() -> None:
+    from host.cli import _parser
+
+    assert _parser().parse_args([]).between_deals == 20.0
+    assert _parser().parse_args(["--between-deals", "0"]).between_deals == 0.0
+
+
+async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
+    tmp_path: Path,
+) -> None:
+    served = await start_host(tmp_path / "host", TableSettings(between_deals=60))
+    try:
+        request = lobby_pb2.CreateTableRequest(name="gone", seats=3, ruleset=TWO_DEALS)
+        table_id = (await served.lobby.CreateTable(request)).table_id
+        quick = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(5)))
+        slow = SlowReader(served.channel, table_id, make_bot("medium", random.Random(6)))
+        await quick.join("Ada")
+        await slow.join("Bea")
+        await served.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_EASY),
+            metadata=quick.metadata,
+        )
+        playing = asyncio.create_task(quick.play_match())
+        leaving = asyncio.create_task(slow.play_match())
+        table = served.host.registry.tables[table_id]
+        while not table.fanout.connected_seats() >= {0, 1}:
+            await asyncio.sleep(0.01)
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
+        )
+        deadline = time.monotonic() + 90
+        while not (table.between_deals.running and table.between_deals.ready):
+            assert time.monotonic() < deadline, "the first deal never ended with a Ready"
+            await asyncio.sleep(0.02)
+        assert table.deal_no == 1
+        leaving.cancel()  # Bea's client goes away without a word
+        await asyncio.gather(leaving, return_exceptions=True)
+        started = time.monotonic()
+        while table.deal_no < 2:
+            assert time.monotonic() - started < 20, "deal 2 still waited for Bea"
+            await asyncio.sleep(0.02)
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_a_network_seat_back_after_a_drop_sends_its_commitment_again() -> None:
+    """A CommitSeed cut by the drop may never have reached the host (a restart test lost one)."""
+    from scala40_net.bots.netbot import NetworkSeat as Seat
+    from scala40_net.fairdeal.exchange import SeatExchange
+
+    sent: list[table_pb2.CommitSeedRequest] = []
+
+    class Tables:
+        async def CommitSeed(self, request: table_pb2.CommitSeedRequest, **_: object) -> None:
+            sent.append(request)
+
+    channel = grpc.aio.insecure_channel("127.0.0.1:9")  # never dialled: the calls are stubbed
+    seat = Seat(channel, "t", make_bot("easy", random.Random(0)))
+    seat.take_seat(0, "token")
+    seat.tables = Tables()  # type: ignore[assignment]
+    announced = deal_pb2.DealEvent(table_id="t", deal_no=4)
+    announced.announced.seats_in_play.extend([0, 1])
+    announced.announced.dealer_seat = 1
+    announced.announced.cutter_seat = 0
+    announced.announced.deck_size = 108
+    announced.announced.host_commitment = b"h" * 32
+    exchange = SeatExchange(0)
+    exchange.on_announced(announced)
+    commitment = exchange.commit(7)
+    seat.exchanges = {4: exchange}
+    await seat._recommit()
+    assert [(r.deal_no, r.commitment) for r in sent] == [(4, commitment)]
+    seat._commitments_seen.add(4)  # the published commitments arrived: nothing to resend
+    await seat._recommit()
+    assert len(sent) == 1
+    await channel.close()

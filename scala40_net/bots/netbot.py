@@ -203,7 +203,7 @@ class NetworkSeat:
                 await self._fair_deal(public, replaying=True)
             await self._answer_rientro(event.snapshot.rientro_offers)
             if event.snapshot.HasField("between_deals"):
-                await self._ready(table_pb2.MatchUpdate(between_deals=event.snapshot.between_deals))
+                await self._ready(event.snapshot.between_deals)
             await self._move()
         elif kind == "deal_signed":
             if self.log is not None:
@@ -218,16 +218,12 @@ class NetworkSeat:
                 self.winners = tuple(update.winners)
             else:
                 await self._answer_rientro(update.rientro_offers)
-                await self._ready(update)
+                if update.HasField("between_deals"):
+                    await self._ready(update.between_deals)
 
-    async def _ready(self, update: table_pb2.MatchUpdate) -> None:
+    async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         """A bot has nothing to read at the end of a deal: it is ready at once."""
-        pause = update.between_deals
-        if (
-            update.HasField("between_deals")
-            and self.seat in pause.waiting_for_seats
-            and self.seat not in pause.ready_seats
-        ):
+        if self.seat in pause.waiting_for_seats and self.seat not in pause.ready_seats:
             await self._call(self.tables.Ready, table_pb2.ReadyRequest(context=self._context()))
 
     async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
