@@ -7,7 +7,6 @@ import random
 import time
 from pathlib import Path
 
-import grpc
 from conftest import HostClient, start_host
 
 from host.table_core import TableSettings
@@ -133,7 +132,7 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     await first.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
     )
-    table = first.host.registry.tables[table_id]
+    table = first.host.registry.tables[table_id].table
     deadline = time.monotonic() + 90
     while not (table.between_deals.running and table.between_deals.ready):
         assert time.monotonic() < deadline, "the first deal never ended with a Ready"
@@ -143,7 +142,7 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     for task, seat in zip(tasks, (quick.seat, slow.seat), strict=True):
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        while seat in table.fanout.connected_seats() or seat in table.between_deals.waiting_for:
+        while seat in table.presence.connected_seats() or seat in table.between_deals.waiting_for:
             await asyncio.sleep(0.01)
     assert table.deal_no == 1 and table.between_deals.running
     await first.channel.close()
@@ -152,7 +151,7 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     second = await start_host(tmp_path / "host", settings)
     back_metadata = (("authorization", f"Bearer {slow_joined.seat_token}"),)
     try:
-        table = second.host.registry.tables[table_id]
+        table = second.host.registry.tables[table_id].table
         assert table.deal_no == 1 and table.between_deals.running
         assert table.between_deals.ready == {quick.seat}
         # A snapshot in the pause holds the deal that ended, so a client shows its end.
@@ -200,8 +199,8 @@ async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
         )
         playing = asyncio.create_task(quick.play_match())
         leaving = asyncio.create_task(slow.play_match())
-        table = served.host.registry.tables[table_id]
-        while not table.fanout.connected_seats() >= {0, 1}:
+        table = served.host.registry.tables[table_id].table
+        while not table.presence.connected_seats() >= {0, 1}:
             await asyncio.sleep(0.01)
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
@@ -222,36 +221,3 @@ async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
-
-
-async def test_a_network_seat_back_after_a_drop_sends_its_commitment_again() -> None:
-    """A CommitSeed cut by the drop may never have reached the host (a restart test lost one)."""
-    from scala40_net.bots.netbot import NetworkSeat as Seat
-    from scala40_net.fairdeal.exchange import SeatExchange
-
-    sent: list[table_pb2.CommitSeedRequest] = []
-
-    class Tables:
-        async def CommitSeed(self, request: table_pb2.CommitSeedRequest, **_: object) -> None:
-            sent.append(request)
-
-    channel = grpc.aio.insecure_channel("127.0.0.1:9")  # never dialled: the calls are stubbed
-    seat = Seat(channel, "t", make_bot("easy", random.Random(0)))
-    seat.take_seat(0, "token")
-    seat.tables = Tables()  # type: ignore[assignment]
-    announced = deal_pb2.DealEvent(table_id="t", deal_no=4)
-    announced.announced.seats_in_play.extend([0, 1])
-    announced.announced.dealer_seat = 1
-    announced.announced.cutter_seat = 0
-    announced.announced.deck_size = 108
-    announced.announced.host_commitment = b"h" * 32
-    exchange = SeatExchange(0)
-    exchange.on_announced(announced)
-    commitment = exchange.commit(7)
-    seat.exchanges = {4: exchange}
-    await seat._recommit()
-    assert [(r.deal_no, r.commitment) for r in sent] == [(4, commitment)]
-    seat._commitments_seen.add(4)  # the published commitments arrived: nothing to resend
-    await seat._recommit()
-    assert len(sent) == 1
-    await channel.close()

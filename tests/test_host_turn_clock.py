@@ -79,7 +79,7 @@ async def test_a_seat_that_never_draws_is_played_by_the_host_and_its_player_come
         await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
         await start(served, table_id, ann)
         # Bea's first turn: the host draws and discards for her, marked by_host, in time.
-        await until(lambda: any(m[2] == bea.seat and m[3] for m in moves(ann)))
+        await until(lambda: any(m[2] == bea.seat and m[3] and m[1] == "played" for m in moves(ann)))
         by_host = [m for m in moves(ann) if m[3]]
         assert [m[1] for m in by_host[:2]] == ["drawn", "played"]
         assert all(m[2] == bea.seat for m in by_host[:2])
