@@ -256,7 +256,11 @@ class InHostSeat:
 
 def level_bot(level: int) -> Bot:
     """The library's bot for a seat's ``BotLevel`` (unset: medium); its choices seeded by the OS."""
-    names: dict[int, str] = {lobby_pb2.BOT_LEVEL_EASY: "easy", lobby_pb2.BOT_LEVEL_HARD: "hard"}
+    names: dict[int, str] = {
+        lobby_pb2.BOT_LEVEL_EASY: "easy",
+        lobby_pb2.BOT_LEVEL_HARD: "hard",
+        lobby_pb2.BOT_LEVEL_EXPERT: "expert",
+    }
     return bots.make_bot(names.get(level, "medium"), random.Random())
 
 
