@@ -1,19 +1,22 @@
 """The expert bot: each candidate draw and discard played forward over sampled deals.
 
-Candidates come from the hard bot's rules of thumb (its ranked discards, the
-opening laid or held back for a chiusura in mano). Each is applied to the
-same ``samples`` deals drawn from the seat's view (``sampling``), played to
-the end by the medium policy (``rollout``), and valued by the penalties the
-deal ends with: the 100 points of staying unopened (R9.5), the doubling of a
-chiusura in mano (R9.3) and the chance to go out first all count there, as
-the engine scores them. The same samples for every candidate make the
-comparison fair at a small budget.
+Candidates come from the hard bot's rules of thumb (its own move, its next
+ranked discards, the opening laid or held back for a chiusura in mano). Each
+is applied to the same deals sampled from the seat's view (``sampling``),
+played on by a fast medium policy (``rollout``), and valued by the penalties
+the deal ends with: the 100 points of staying unopened (R9.5), the doubling
+of a chiusura in mano (R9.3) and the chance to go out first all count there,
+as the engine scores them. The same samples for every candidate make the
+comparison paired, and the hard bot's move is left only for one the samples
+find clearly better.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
+from statistics import mean, stdev
 
 from scala40_net.actions import Draw, DrawSource, Play
 from scala40_net.bots.base import (
@@ -34,9 +37,14 @@ from scala40_net.views import DealView
 # The default budget: plays made in rollouts per decision (the work, counted so that a
 # decision replays exactly, unlike a clock), the longest rollout, and the candidate moves
 # weighed. Chosen so a decision's p99 stays under a second (bench/bench_bots.py prints it).
-BUDGET = 160
-HORIZON = 40
-CANDIDATES = 4
+BUDGET = 320
+HORIZON = 30
+CANDIDATES = 3
+# How sure the samples must be before the expert leaves the hard bot's move: at a budget
+# of a few rounds, a plain best mean would follow the noise.
+CONFIDENCE = 1.0
+# What a move the engine refuses on a sample is worth: more than any deal can cost.
+LOST = 10_000.0
 
 Move = Draw | Play
 
@@ -128,13 +136,14 @@ class ExpertBot(HardBot):
     # --- weighing -----------------------------------------------------------------
 
     def _weigh(self, state: DealState, moves: Sequence[Move]) -> Move:
-        """The move with the best mean worth over the same sampled deals (ties: the first).
+        """The hard bot's move (``moves[0]``) unless the samples say clearly that another is
+        better: its mean gain over the same samples must beat ``CONFIDENCE`` standard errors.
 
         Whole rounds of samples are played, one sample for every move, until the
         plays made reach the budget.
         """
         seat = state.turn
-        totals = [0.0] * len(moves)
+        worths: list[list[float]] = [[] for _ in moves]
         spent = 0
         while spent < self.budget:
             try:
@@ -146,13 +155,26 @@ class ExpertBot(HardBot):
                 try:
                     after, _ = apply(sample, seat, move)
                 except RuleViolation:
-                    totals[i] = float("-inf")
+                    # A move the sample refuses (it cannot be: the view accepted it) is not taken.
+                    worths[i].append(-LOST)
                     continue
                 end, plays = rollout(after, self._policy, random.Random(seed), self.horizon)
                 spent += plays + 1
-                totals[i] += worth(end, seat)
-        best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+                worths[i].append(worth(end, seat))
+        best, best_gain = 0, 0.0
+        for i in range(1, len(moves)):
+            gains = [a - b for a, b in zip(worths[i], worths[0], strict=True)]
+            if clearly_better(gains) and mean(gains) > best_gain:
+                best, best_gain = i, mean(gains)
         return moves[best]
+
+
+def clearly_better(gains: Sequence[float]) -> bool:
+    """Is the mean of ``gains`` above ``CONFIDENCE`` standard errors (and above 0)?"""
+    if len(gains) < 2:
+        return False
+    spread = stdev(gains)
+    return mean(gains) > max(CONFIDENCE * spread / math.sqrt(len(gains)), 0.0)
 
 
 def _goes_out(state: DealState, play: Play) -> bool:
