@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from scala40_net.actions import Action, DrawSource
+from scala40_net.actions import Action, Draw, DrawSource
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.arena import Dealing, decide, play_deal
 from scala40_net.bots.base import playable_state
@@ -218,6 +218,14 @@ def test_expert_takes_the_discard_that_closes() -> None:
     )
     bot = small_expert(0)
     assert bot.choose_draw(view_state(state, 0)) is DrawSource.DISCARD
+
+
+@pytest.mark.timeout(60)
+def test_weighing_moves_every_sample_refuses_ends_with_the_first() -> None:
+    """Draws asked after the draw are refused on every sample: the budget still runs out."""
+    state = after_draw(position(hands={0: "2H 5D 9C", 1: "3C 4D"}, stock_top="JD", turn=0))
+    moves = [Draw(DrawSource.STOCK), Draw(DrawSource.DISCARD)]
+    assert small_expert(0)._weigh(state, moves) == moves[0]
 
 
 def test_expert_deals_replay_seed_for_seed() -> None:

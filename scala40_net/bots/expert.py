@@ -152,14 +152,15 @@ class ExpertBot(HardBot):
                 sample = sample_deal(state, seat, None, self.rng)
             seed = self.rng.getrandbits(64)
             for i, move in enumerate(moves):
+                spent += 1  # the move itself: the budget runs out even if every move is refused
                 try:
                     after, _ = apply(sample, seat, move)
                 except RuleViolation:
-                    # A move the sample refuses (it cannot be: the view accepted it) is not taken.
+                    # A move the sample refuses (the view accepted it) is not taken.
                     worths[i].append(-LOST)
                     continue
                 end, plays = rollout(after, self._policy, random.Random(seed), self.horizon)
-                spent += plays + 1
+                spent += plays
                 worths[i].append(worth(end, seat))
         best, best_gain = 0, 0.0
         for i in range(1, len(moves)):
