@@ -37,7 +37,7 @@ from scala40_net.views import DealView
 # The default budget: plays made in rollouts per decision (the work, counted so that a
 # decision replays exactly, unlike a clock), the longest rollout, and the candidate moves
 # weighed. Chosen so a decision's p99 stays under a second (bench/bench_bots.py prints it).
-BUDGET = 320
+BUDGET = 200
 HORIZON = 30
 CANDIDATES = 3
 # How sure the samples must be before the expert leaves the hard bot's move: at a budget
