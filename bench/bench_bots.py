@@ -1,13 +1,15 @@
 """Bots benchmark: the best-opening search, bot decision times, engine-only deals, bot strength.
 
-Run with ``make bench`` or ``.venv/bin/python bench/bench_bots.py [--deals N] [--workers W]``.
+Run with ``make bench`` or ``.venv/bin/python bench/bench_bots.py [--deals N] [--workers W]``
+(``--help`` for the rest: the pairings, the expert's budget, fresh seeds).
 Figures are printed, never asserted. Targets: ``best_opening`` p99 at most 0.5 ms
 over 10,000 random 14-card hands (the reference search of ``tests/search_reference.py``,
 the search before it was made faster, is timed on the same hands as the baseline);
 at least 50 medium-bot 4-player deals a second on one core, engine only; a hard
-decision p99 at most 25 ms. Strength is measured over heads-up deals with
-alternating dealer and seats: the win rate (going out first) of the stronger
-level with its 95% Wilson interval.
+decision p99 at most 25 ms, an expert one under 1 s. Strength is measured over heads-up
+deals with alternating dealer and seats: the win rate (going out first) of the stronger
+level with its 95% Wilson interval, and how often each level ends a decided deal
+unopened; then 4-player tables of one bot per level, by average penalty per deal.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from scala40_net.bots import make_bot
+from scala40_net.bots import LEVELS, Bot, make_bot
 from scala40_net.bots.arena import Timings, play_deal
+from scala40_net.bots.expert import BUDGET, CANDIDATES, HORIZON, ExpertBot
 from scala40_net.rules import preset
 from scala40_net.search import best_opening
 
@@ -93,23 +96,65 @@ def bench_engine_deals(deals: int) -> None:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """The expert's budget (``ExpertBot``) and the label the deals' seeds come from."""
+
+    budget: int = BUDGET
+    candidates: int = CANDIDATES
+    horizon: int = HORIZON
+    seeds: str = "strength"
+
+
+def bot_of(level: str, seed: int, budget: Budget) -> Bot:
+    rng = random.Random(seed)
+    if level == "expert":
+        return ExpertBot(rng, budget.budget, budget.candidates, budget.horizon)
+    return make_bot(level, rng)
+
+
+@dataclass(frozen=True)
 class Outcome:
     winner: str | None
+    unopened: tuple[str, ...]
     timings: dict[str, list[float]]
 
 
-def heads_up(args: tuple[str, str, int]) -> Outcome:
+def heads_up(args: tuple[str, str, int, Budget]) -> Outcome:
     """Deal ``k`` between two levels: seats swap every two deals, the dealer every deal."""
-    strong, weak, k = args
+    strong, weak, k, budget = args
     levels = (strong, weak) if k % 4 < 2 else (weak, strong)
-    bots = {s: make_bot(level, random.Random(k * 2 + s)) for s, level in enumerate(levels)}
+    bots = {s: bot_of(level, k * 2 + s, budget) for s, level in enumerate(levels)}
     timings = Timings()
     final = play_deal(
-        bots, preset("classic", 2), dealer=k % 2, label=f"strength-{k}", timings=timings
+        bots, preset("classic", 2), dealer=k % 2, label=f"{budget.seeds}-{k}", timings=timings
     )
     assert final.result is not None
     closer = final.result.closer
-    return Outcome(None if closer is None else levels[closer], timings.by_level)
+    if closer is None:
+        return Outcome(None, (), timings.by_level)
+    unopened = tuple(levels[s] for s in final.seats if not final.has_opened(s))
+    return Outcome(levels[closer], unopened, timings.by_level)
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    penalties: dict[str, int]  # by level; empty for a void deal
+    timings: dict[str, list[float]]
+
+
+def four_levels(args: tuple[int, Budget]) -> TableOutcome:
+    """Deal ``k`` at a 4-player table, one bot per level, seats rotating with the dealer."""
+    k, budget = args
+    levels = [LEVELS[(s + k) % 4] for s in range(4)]
+    bots = {s: bot_of(level, k * 4 + s, budget) for s, level in enumerate(levels)}
+    timings = Timings()
+    final = play_deal(
+        bots, preset("classic", 4), dealer=k % 4, label=f"{budget.seeds}-4p-{k}", timings=timings
+    )
+    assert final.result is not None
+    if final.result.closer is None:
+        return TableOutcome({}, timings.by_level)
+    return TableOutcome(dict(zip(levels, final.result.penalties, strict=True)), timings.by_level)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -122,24 +167,56 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def bench_strength(
-    strong: str, weak: str, deals: int, pool: ProcessPoolExecutor
+    strong: str, weak: str, deals: int, pool: ProcessPoolExecutor, budget: Budget
 ) -> dict[str, list[float]]:
-    jobs = [(strong, weak, k) for k in range(deals)]
-    outcomes = list(pool.map(heads_up, jobs, chunksize=25))
+    jobs = [(strong, weak, k, budget) for k in range(deals)]
+    outcomes = list(pool.map(heads_up, jobs, chunksize=max(1, min(25, deals // 8))))
     wins = sum(o.winner == strong for o in outcomes)
     decided = sum(o.winner is not None for o in outcomes)
     low, high = wilson(wins, decided)
     verdict = "clear" if low > 0.5 else "NOT clear"
     rate = wins / max(decided, 1)
+    unopened = {level: sum(o.unopened.count(level) for o in outcomes) for level in (strong, weak)}
     print(
         f"{strong} vs {weak}: {strong} wins {wins}/{decided} decided deals = {rate:.1%} "
-        f"(95% Wilson {low:.1%}-{high:.1%}, {verdict}); {deals - decided} void"
+        f"(95% Wilson {low:.1%}-{high:.1%}, {verdict}); {deals - decided} void; "
+        + ", ".join(
+            f"{level} ends {n / max(decided, 1):.1%} unopened" for level, n in unopened.items()
+        ),
+        flush=True,
     )
+    return merged_timings(o.timings for o in outcomes)
+
+
+def bench_table(deals: int, pool: ProcessPoolExecutor, budget: Budget) -> dict[str, list[float]]:
+    outcomes = list(pool.map(four_levels, [(k, budget) for k in range(deals)], chunksize=5))
+    decided = [o for o in outcomes if o.penalties]
+    means = {
+        level: sum(o.penalties[level] for o in decided) / max(len(decided), 1) for level in LEVELS
+    }
+    ordered = " < ".join(f"{level} {means[level]:.1f}" for level in sorted(LEVELS, key=means.get))
+    strict = all(means[a] < means[b] for a, b in zip(LEVELS[::-1], LEVELS[-2::-1], strict=False))
+    print(
+        f"4-player tables, one bot per level, {len(decided)} decided deals of {deals}: "
+        f"average penalty per deal {ordered} ({'ordered' if strict else 'NOT ordered'} by level)",
+        flush=True,
+    )
+    return merged_timings(o.timings for o in outcomes)
+
+
+def merged_timings(parts: Iterable[dict[str, list[float]]]) -> dict[str, list[float]]:
     merged: dict[str, list[float]] = {}
-    for o in outcomes:
-        for level, samples in o.timings.items():
+    for part in parts:
+        for level, samples in part.items():
             merged.setdefault(level, []).extend(samples)
     return merged
+
+
+def pairing(text: str) -> tuple[str, str]:
+    strong, _, weak = text.partition(":")
+    if strong not in LEVELS or weak not in LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r}: STRONG:WEAK, each one of {', '.join(LEVELS)}")
+    return strong, weak
 
 
 def main() -> None:
@@ -147,23 +224,50 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000, help="heads-up deals per pairing")
     parser.add_argument("--workers", type=int, default=2, help="processes for the strength games")
     parser.add_argument("--engine-deals", type=int, default=100, help="4-player deals timed")
+    parser.add_argument(
+        "--pairings",
+        type=pairing,
+        nargs="*",
+        default=[("expert", "hard"), ("hard", "medium"), ("medium", "easy")],
+        help="heads-up pairings as STRONG:WEAK",
+    )
+    parser.add_argument("--table-deals", type=int, default=500, help="4-player deals, 0: none")
+    parser.add_argument("--budget", type=int, default=BUDGET, help="expert: rollout plays")
+    parser.add_argument("--candidates", type=int, default=CANDIDATES, help="expert: moves")
+    parser.add_argument("--horizon", type=int, default=HORIZON, help="expert: rollout length")
+    parser.add_argument("--seeds", default="strength", help="label the deals are derived from")
+    parser.add_argument("--strength-only", action="store_true", help="skip the timing benches")
     options = parser.parse_args()
     print(f"bots benchmark ({os.cpu_count()} cores; {options.workers} worker processes)")
-    bench_search()
-    bench_engine_deals(options.engine_deals)
+    budget = Budget(options.budget, options.candidates, options.horizon, options.seeds)
+
+    if not options.strength_only:
+        bench_search()
+        bench_engine_deals(options.engine_deals)
     decisions: dict[str, list[float]] = {}
     started = time.perf_counter()
     with ProcessPoolExecutor(options.workers) as pool:
-        for strong, weak in (("hard", "medium"), ("medium", "easy")):
-            for level, samples in bench_strength(strong, weak, options.deals, pool).items():
-                decisions.setdefault(level, []).extend(samples)
-    for level in ("easy", "medium", "hard"):
-        median, p99 = percentiles(decisions[level])
-        target = "; target p99 <= 25 ms" if level == "hard" else ""
-        print(
-            f"{level} decision (draw or play): median {median:.2f} ms, p99 {p99:.2f} ms{target}"
-        )
-    print(f"strength games took {time.perf_counter() - started:.0f} s on {options.workers} workers")
+        parts = [
+            bench_strength(strong, weak, options.deals, pool, budget)
+            for strong, weak in options.pairings
+        ]
+        if options.table_deals:
+            parts.append(bench_table(options.table_deals, pool, budget))
+    decisions = merged_timings(parts)
+    for level in LEVELS:
+        if level in decisions:
+            median, p99 = percentiles(decisions[level])
+            target = {"hard": "; target p99 <= 25 ms", "expert": "; target p99 < 1 s"}
+            print(
+                f"{level} decision (draw or play): median {median:.2f} ms, p99 {p99:.2f} ms"
+                f"{target.get(level, '')}"
+            )
+    print(
+        f"strength games took {time.perf_counter() - started:.0f} s on {options.workers} workers "
+        f"(expert: budget {budget.budget} plays, {budget.candidates} candidates, "
+        f"horizon {budget.horizon}; "
+        f"seeds {budget.seeds!r})"
+    )
 
 
 if __name__ == "__main__":

@@ -182,7 +182,9 @@ class InHostSeat:
             return
         if view.phase is deal.Phase.DRAW:
             try:
-                source = self.bot.choose_draw(view)
+                # In a thread: a strong bot thinks for a while, and the host's loop (every
+                # table's streams) must not wait for it.
+                source = await asyncio.to_thread(self.bot.choose_draw, view)
             except Exception:  # as in _play: never stall the table
                 log.exception("bot seat %d: choose_draw failed", seat)
                 source = actions.DrawSource.STOCK
@@ -201,7 +203,7 @@ class InHostSeat:
         task, seat = self.task, self.seat
         assert view.hand is not None
         try:
-            chosen = self.bot.choose_play(view)
+            chosen = await asyncio.to_thread(self.bot.choose_play, view)
         except Exception:  # a bot's bug must not stall the table: fall back to a bare discard
             log.exception("bot seat %d: choose_play failed", seat)
             chosen = None
@@ -256,7 +258,11 @@ class InHostSeat:
 
 def level_bot(level: int) -> Bot:
     """The library's bot for a seat's ``BotLevel`` (unset: medium); its choices seeded by the OS."""
-    names: dict[int, str] = {lobby_pb2.BOT_LEVEL_EASY: "easy", lobby_pb2.BOT_LEVEL_HARD: "hard"}
+    names: dict[int, str] = {
+        lobby_pb2.BOT_LEVEL_EASY: "easy",
+        lobby_pb2.BOT_LEVEL_HARD: "hard",
+        lobby_pb2.BOT_LEVEL_EXPERT: "expert",
+    }
     return bots.make_bot(names.get(level, "medium"), random.Random())
 
 

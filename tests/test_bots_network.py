@@ -10,7 +10,7 @@ import pytest
 from host import bots as host_bots
 from scala40_net import wire
 from scala40_net.actions import DrawSource, Play
-from scala40_net.bots import LEVELS, make_bot
+from scala40_net.bots import LEVELS, make_bot, netbot
 from scala40_net.bots.arena import play_deal
 from scala40_net.bots.base import Bot
 from scala40_net.bots.hard import HardBot
@@ -27,7 +27,7 @@ from scala40_net.events import (
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
-from tests.conftest import HostClient
+from tests.conftest import HostClient, bot_seat
 
 
 def test_parse_address_adds_the_default_port() -> None:
@@ -156,7 +156,8 @@ async def test_a_host_bot_seat_sees_every_deal_event_as_its_seat_does(
 async def test_a_six_seat_table_of_bots_of_mixed_levels_plays_a_match_to_the_end(
     served: HostClient,
 ) -> None:
-    """Five host bot seats of every level and one hard network bot, a match of two deals."""
+    """Five host bot seats of every level (an expert among them) and one hard network bot,
+    a match of two deals."""
     options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
     request = lobby_pb2.CreateTableRequest(
         name="six bots", seats=6, ruleset=ruleset_pb2.Ruleset(options=options)
@@ -168,7 +169,7 @@ async def test_a_six_seat_table_of_bots_of_mixed_levels_plays_a_match_to_the_end
         lobby_pb2.BOT_LEVEL_EASY,
         lobby_pb2.BOT_LEVEL_MEDIUM,
         lobby_pb2.BOT_LEVEL_HARD,
-        lobby_pb2.BOT_LEVEL_EASY,
+        lobby_pb2.BOT_LEVEL_EXPERT,
         lobby_pb2.BOT_LEVEL_MEDIUM,
     ]
     for level in levels:
@@ -186,3 +187,35 @@ async def test_a_six_seat_table_of_bots_of_mixed_levels_plays_a_match_to_the_end
     assert [t.phase for t in listed.tables if t.table_id == table_id] == [
         lobby_pb2.TABLE_PHASE_FINISHED
     ]
+
+
+def test_the_host_seats_an_expert_for_its_level() -> None:
+    assert host_bots.level_bot(lobby_pb2.BOT_LEVEL_EXPERT).level == "expert"
+    assert host_bots.level_bot(lobby_pb2.BOT_LEVEL_HARD).level == "hard"
+
+
+async def test_scala40_bot_level_expert_plays_a_match_over_the_network(
+    served: HostClient,
+) -> None:
+    """``scala40-bot --level expert`` (its ``run``) against a host's hard bot, one deal."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
+    request = lobby_pb2.CreateTableRequest(
+        name="expert", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    joined = await served.join(table_id, "owner")
+    owner = bot_seat(served.channel, table_id, joined, HardBot(random.Random(5)))
+    lines: list[str] = []
+    playing = asyncio.create_task(
+        netbot.run(served.address, table_id, "expert", seed=4, say=lines.append)
+    )
+    while not lines:  # the expert has its seat
+        await asyncio.sleep(0.05)
+    owner_playing = asyncio.create_task(owner.play_match())
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=owner.metadata
+    )
+    winners = await asyncio.wait_for(playing, timeout=180)
+    assert set(winners) <= {0, 1} and winners
+    assert await asyncio.wait_for(owner_playing, timeout=30) == winners
+    assert any(line.startswith("deal 1 over") for line in lines), lines

@@ -132,7 +132,7 @@ class TurnBot(ABC):
 
     def choose_draw(self, view: DealView) -> DrawSource:
         state = playable_state(view)
-        if self._put_back == _turn_key(view) or state.discard_pile == ():
+        if self._put_back == turn_key(view) or state.discard_pile == ():
             return DrawSource.STOCK
         after = after_taking_discard(state)
         if after is None or not self.takes_discard(state, after):
@@ -144,7 +144,7 @@ class TurnBot(ABC):
         play = self.play(state)
         if play is None:
             # Only a taken discard that cannot be used leads here: it goes back (S7).
-            self._put_back = _turn_key(view)
+            self._put_back = turn_key(view)
         return play
 
     # --- what a level decides -----------------------------------------------------
@@ -192,6 +192,7 @@ class TurnBot(ABC):
         return pickup is DiscardPickup.FREE
 
 
-def _turn_key(view: DealView) -> tuple[int, int]:
+def turn_key(view: DealView) -> tuple[int, int]:
+    """The seat's deal and turn: a discard put back is remembered for that turn only."""
     assert view.viewer is not None
     return view.deal_no, view.turns_played[view.seats.index(view.viewer)]

@@ -87,6 +87,32 @@ class HardBot(TurnBot):
 
     def pick_discard(self, state: DealState, lay: LayDown, legal: list[int]) -> int:
         seat = state.turn
+        ranked, candidates = self.ranked_discards(state, lay, legal)
+        if len(candidates) < 2:
+            return ranked[0]
+        table = table_after(state, lay, legal[0])
+        opened = state.has_opened(seat) or bool(lay.operations)
+        outlook = Outlook(unknown_cards(state, seat, self.memory), state.ruleset)
+        # Ties keep the heuristic order: the first in ``ranked`` wins them.
+        if opened:
+            closing = outlook.closing(lay.leftover, candidates, table)
+            return max(candidates, key=lambda d: (closing[d], -ranked.index(d)))
+        outs = outlook.opening_outs(lay.leftover, candidates)
+        if max(outs.values()) > 0:
+            return max(candidates, key=lambda d: (outs[d], -ranked.index(d)))
+        shortlist = candidates[:LOOKAHEAD]
+        prospects = Prospects(state, lay.leftover)
+        return max(shortlist, key=lambda d: (prospects.after_discarding(d), -shortlist.index(d)))
+
+    def ranked_discards(
+        self, state: DealState, lay: LayDown, legal: list[int]
+    ) -> tuple[list[int], list[int]]:
+        """``legal`` in the order of the rules of thumb, and the few worth weighing further.
+
+        The second list holds one card per face (copies are alike), no joker,
+        nothing that feeds the next player unless every card does, at most ``WEIGHED``.
+        """
+        seat = state.turn
         table = table_after(state, lay, legal[0])
         next_seat = state.next_seat(seat)
         next_opened = state.has_opened(next_seat)
@@ -114,20 +140,7 @@ class HardBot(TurnBot):
         # Copies of a face are alike; a joker goes only when nothing else may.
         candidates = list({face(c): c for c in reversed(safe) if not is_joker(c)}.values())
         # The look-ahead weighs the first few by the rules of thumb: that bounds its time.
-        candidates = sorted(candidates, key=ranked.index)[:WEIGHED]
-        if len(candidates) < 2:
-            return ranked[0]
-        outlook = Outlook(unknown_cards(state, seat, memory), state.ruleset)
-        # Ties keep the heuristic order: the first in ``ranked`` wins them.
-        if opened:
-            closing = outlook.closing(lay.leftover, candidates, table)
-            return max(candidates, key=lambda d: (closing[d], -ranked.index(d)))
-        outs = outlook.opening_outs(lay.leftover, candidates)
-        if max(outs.values()) > 0:
-            return max(candidates, key=lambda d: (outs[d], -ranked.index(d)))
-        shortlist = candidates[:LOOKAHEAD]
-        prospects = Prospects(state, lay.leftover)
-        return max(shortlist, key=lambda d: (prospects.after_discarding(d), -shortlist.index(d)))
+        return ranked, sorted(candidates, key=ranked.index)[:WEIGHED]
 
     def _live(self, state: DealState) -> Callable[[Face], int]:
         seen = visible_faces(state, state.hand(state.turn))

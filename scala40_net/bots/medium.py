@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from scala40_net.actions import Play
 from scala40_net.bots.base import TurnBot
 from scala40_net.bots.hand import card_points, feeds, near_meld_strength
@@ -21,20 +23,26 @@ class MediumBot(TurnBot):
         return has_play(after)
 
     def pick_discard(self, state: DealState, lay: LayDown, legal: list[int]) -> int:
-        table = table_after(state, lay, legal[0])
-        next_seat = state.next_seat(state.turn)
-        next_opened = state.has_opened(next_seat)
-        near = near_meld_strength(lay.leftover)
+        return min(legal, key=discard_order(state, lay, table_after(state, lay, legal[0])))
 
-        def order(card: int) -> tuple[bool, bool, bool, int]:
-            return (
-                is_joker(card),
-                feeds(card, table, next_opened),
-                near.get(card, 0) > 0,
-                -card_points(card),
-            )
 
-        return min(legal, key=order)
+def discard_order(
+    state: DealState, lay: LayDown, table: Sequence[Meld]
+) -> Callable[[int], tuple[bool, bool, bool, int]]:
+    """Medium's preference among discards, least wanted first: no joker, nothing that
+    feeds the next player, a loose card before one near a meld, the costliest first."""
+    next_opened = state.has_opened(state.next_seat(state.turn))
+    near = near_meld_strength(lay.leftover)
+
+    def order(card: int) -> tuple[bool, bool, bool, int]:
+        return (
+            is_joker(card),
+            feeds(card, table, next_opened),
+            near.get(card, 0) > 0,
+            -card_points(card),
+        )
+
+    return order
 
 
 def table_after(state: DealState, lay: LayDown, discard: int) -> tuple[Meld, ...]:

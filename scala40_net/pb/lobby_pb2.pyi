@@ -29,6 +29,7 @@ class BotLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BOT_LEVEL_EASY: _ClassVar[BotLevel]
     BOT_LEVEL_MEDIUM: _ClassVar[BotLevel]
     BOT_LEVEL_HARD: _ClassVar[BotLevel]
+    BOT_LEVEL_EXPERT: _ClassVar[BotLevel]
 TABLE_PHASE_UNSPECIFIED: TablePhase
 TABLE_PHASE_WAITING: TablePhase
 TABLE_PHASE_PLAYING: TablePhase
@@ -42,6 +43,7 @@ BOT_LEVEL_UNSPECIFIED: BotLevel
 BOT_LEVEL_EASY: BotLevel
 BOT_LEVEL_MEDIUM: BotLevel
 BOT_LEVEL_HARD: BotLevel
+BOT_LEVEL_EXPERT: BotLevel
 
 class GetHostInfoRequest(_message.Message):
     __slots__ = ()

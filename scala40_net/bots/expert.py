@@ -1,0 +1,184 @@
+"""The expert bot: each candidate draw and discard played forward over sampled deals.
+
+Candidates come from the hard bot's rules of thumb (its own move, its next
+ranked discards, the opening laid or held back for a chiusura in mano). Each
+is applied to the same deals sampled from the seat's view (``sampling``),
+played on by a fast medium policy (``rollout``), and valued by the penalties
+the deal ends with: the 100 points of staying unopened (R9.5), the doubling
+of a chiusura in mano (R9.3) and the chance to go out first all count there,
+as the engine scores them. The same samples for every candidate make the
+comparison paired, and the hard bot's move is left only for one the samples
+find clearly better.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from statistics import mean, stdev
+
+from scala40_net.actions import Draw, DrawSource, Play
+from scala40_net.bots.base import (
+    accepts,
+    after_taking_discard,
+    legal_discards,
+    playable_state,
+    turn_key,
+)
+from scala40_net.bots.hard import HardBot
+from scala40_net.bots.rollout import RolloutPolicy, rollout, worth
+from scala40_net.bots.sampling import Inconsistent, sample_deal
+from scala40_net.deal import DealState, apply
+from scala40_net.errors import RuleViolation
+from scala40_net.search import LayDown, best_play
+from scala40_net.views import DealView
+
+# The default budget: plays made in rollouts per decision (the work, counted so that a
+# decision replays exactly, unlike a clock), the longest rollout, and the candidate moves
+# weighed. Chosen so a decision's p99 stays under a second (bench/bench_bots.py prints it).
+BUDGET = 200
+HORIZON = 30
+CANDIDATES = 3
+# How sure the samples must be before the expert leaves the hard bot's move: at a budget
+# of a few rounds, a plain best mean would follow the noise.
+CONFIDENCE = 1.0
+# What a move the engine refuses on a sample is worth: more than any deal can cost.
+LOST = 10_000.0
+
+Move = Draw | Play
+
+
+class ExpertBot(HardBot):
+    """Weighs the hard bot's best few moves by playing them out over sampled deals."""
+
+    level = "expert"
+
+    def __init__(
+        self,
+        rng: random.Random,
+        budget: int = BUDGET,
+        candidates: int = CANDIDATES,
+        horizon: int = HORIZON,
+    ) -> None:
+        super().__init__(rng)
+        self.budget = budget
+        self.candidates = candidates
+        self.horizon = horizon
+        self._policy = RolloutPolicy(random.Random(0))  # deterministic: its rng is never drawn on
+
+    # --- the draw -----------------------------------------------------------------
+
+    def choose_draw(self, view: DealView) -> DrawSource:
+        plain = super().choose_draw(view)
+        state = playable_state(view)
+        after = after_taking_discard(state)
+        if after is None or self._put_back == turn_key(view):
+            return plain
+        if not self._free_pickup(state) and not self._usable(after):
+            return DrawSource.STOCK  # taking it would only mean putting it back (R3.2)
+        moves: list[Move] = [Draw(DrawSource.STOCK), Draw(DrawSource.DISCARD)]
+        if plain is DrawSource.DISCARD:
+            moves.reverse()  # ties go to the hard bot's choice
+        best = self._weigh(state, moves)
+        assert isinstance(best, Draw)
+        return best.source
+
+    @staticmethod
+    def _usable(after: DealState) -> bool:
+        with_it = best_play(after)
+        return with_it is not None and not with_it.is_empty
+
+    # --- the play -----------------------------------------------------------------
+
+    def choose_play(self, view: DealView) -> Play | None:
+        state = playable_state(view)
+        plays = self._candidate_plays(state)
+        if not plays:
+            return super().choose_play(view)
+        for play in plays:
+            if _goes_out(state, play):
+                return play
+        if len(plays) == 1:
+            return plays[0]
+        best = self._weigh(state, list(plays))
+        assert isinstance(best, Play)
+        return best
+
+    def _candidate_plays(self, state: DealState) -> list[Play]:
+        """At most ``candidates`` plays worth weighing: the hard bot's own first, then the
+        best of the other lay-down (opened now or held back, R9.3), then the next discards."""
+        seat = state.turn
+        own = self.play(state)
+        lay = best_play(state)
+        lays: list[LayDown] = [] if lay is None else [lay]
+        if (
+            lay is not None
+            and not lay.is_empty
+            and not state.has_opened(seat)
+            and state.taken_discard is None
+        ):
+            lays.append(LayDown((), state.hand(seat), 0, 0))
+        if own is not None and lays and own.operations != lays[0].operations:
+            lays.reverse()  # the lay-down the hard bot did not choose comes first below
+        by_lay: list[list[Play]] = []
+        for option in lays:
+            legal = legal_discards(state, option.operations, option.leftover)
+            if legal:
+                _, weighed = self.ranked_discards(state, option, legal)
+                by_lay.append([Play(option.operations, card) for card in weighed])
+        ordered = [] if own is None else [own]
+        ordered += [plays[0] for plays in by_lay]
+        ordered += [play for plays in by_lay for play in plays[1:]]
+        unique = [p for p in dict.fromkeys(ordered) if accepts(state, p)]
+        return unique[: self.candidates]
+
+    # --- weighing -----------------------------------------------------------------
+
+    def _weigh(self, state: DealState, moves: Sequence[Move]) -> Move:
+        """The hard bot's move (``moves[0]``) unless the samples say clearly that another is
+        better: its mean gain over the same samples must beat ``CONFIDENCE`` standard errors.
+
+        Whole rounds of samples are played, one sample for every move, until the
+        plays made reach the budget.
+        """
+        seat = state.turn
+        worths: list[list[float]] = [[] for _ in moves]
+        spent = 0
+        while spent < self.budget:
+            try:
+                sample = sample_deal(state, seat, self.memory, self.rng)
+            except Inconsistent:
+                sample = sample_deal(state, seat, None, self.rng)
+            seed = self.rng.getrandbits(64)
+            for i, move in enumerate(moves):
+                spent += 1  # the move itself: the budget runs out even if every move is refused
+                try:
+                    after, _ = apply(sample, seat, move)
+                except RuleViolation:
+                    # A move the sample refuses (the view accepted it) is not taken.
+                    worths[i].append(-LOST)
+                    continue
+                end, plays = rollout(after, self._policy, random.Random(seed), self.horizon)
+                spent += plays
+                worths[i].append(worth(end, seat))
+        best, best_gain = 0, 0.0
+        for i in range(1, len(moves)):
+            gains = [a - b for a, b in zip(worths[i], worths[0], strict=True)]
+            if clearly_better(gains) and mean(gains) > best_gain:
+                best, best_gain = i, mean(gains)
+        return moves[best]
+
+
+def clearly_better(gains: Sequence[float]) -> bool:
+    """Is the mean of ``gains`` above ``CONFIDENCE`` standard errors (and above 0)?"""
+    if len(gains) < 2:
+        return False
+    spread = stdev(gains)
+    return mean(gains) > max(CONFIDENCE * spread / math.sqrt(len(gains)), 0.0)
+
+
+def _goes_out(state: DealState, play: Play) -> bool:
+    """Does ``play`` end the deal with this seat out (R9.1)? Nothing beats that."""
+    after, _ = apply(state, state.turn, play)
+    return after.result is not None and after.result.closer == state.turn

@@ -1,0 +1,250 @@
+"""The expert bot: legal over every preset, blind to hidden cards, its samples, its rollouts."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+
+import pytest
+
+from scala40_net.actions import Action, Draw, DrawSource
+from scala40_net.bots import LEVELS, make_bot
+from scala40_net.bots.arena import Dealing, decide, play_deal
+from scala40_net.bots.base import playable_state
+from scala40_net.bots.expert import ExpertBot
+from scala40_net.bots.memory import CardMemory
+from scala40_net.bots.rollout import RolloutPolicy, rollout, standing, worth
+from scala40_net.bots.sampling import Inconsistent, sample_deal
+from scala40_net.cards import face
+from scala40_net.deal import DealState, Phase, apply, start_deal
+from scala40_net.events import Event
+from scala40_net.rules import PRESETS, preset
+from scala40_net.scenario import position
+from scala40_net.views import view_event, view_state
+from tests.test_bots import Recorder, after_draw, check_uses, play_of
+
+# A small budget keeps these tests quick; the play is the same code at any budget.
+SMALL = 24
+
+
+def small_expert(seed: int) -> ExpertBot:
+    return ExpertBot(random.Random(seed), budget=SMALL, candidates=3, horizon=20)
+
+
+def test_expert_is_a_level() -> None:
+    assert LEVELS[-1] == "expert"
+    assert isinstance(make_bot("expert", random.Random(0)), ExpertBot)
+
+
+def test_every_expert_move_is_legal_over_mixed_deals_of_every_preset() -> None:
+    """An expert at every table size and preset, the other seats of every level."""
+    tally: Counter[str] = Counter()
+    for k in range(15):
+        players = 2 + k % 5
+        name = PRESETS[k % len(PRESETS)]
+        rules = preset(name, players)
+        seen: list[Event] = []
+        bots = {
+            s: Recorder(
+                small_expert(k * 10) if s == 0 else make_bot(LEVELS[(k + s) % 3], random.Random(s)),
+                s,
+                seen,
+            )
+            for s in range(players)
+        }
+        final = play_deal(bots, rules, dealer=k % players, label=f"expert-legal-{k}")
+        assert final.is_over
+        check_uses(seen, rules, tally)
+    assert tally["opened"] >= 10 and tally["went out"] >= 5, tally
+
+
+def scrambled(state: DealState, seat: int, rng: random.Random) -> DealState:
+    """``state`` with every card ``seat`` cannot see dealt again among the hidden places."""
+    others = [i for i, s in enumerate(state.seats) if s != seat]
+    hidden = [c for i in others for c in state.hands[i]] + list(state.stock)
+    rng.shuffle(hidden)
+    hands = list(state.hands)
+    for i in others:
+        hands[i], hidden = tuple(hidden[: len(hands[i])]), hidden[len(hands[i]) :]
+    return DealState(**{**state.__dict__, "hands": tuple(hands), "stock": tuple(hidden)})
+
+
+def test_expert_decisions_do_not_change_with_the_hidden_cards() -> None:
+    """Seed for seed, the expert asked on a deal whose hidden cards were scrambled decides
+    exactly as on the real one (the same memory, the same rng)."""
+    rng = random.Random(3)
+    decisions = 0
+    for k in range(3):
+        players = 2 + k
+        rules = preset("classic", players)
+        bots = {s: make_bot("medium", random.Random(s)) for s in range(players)}
+        expert = small_expert(k)
+        bots[0] = expert
+        dealing = Dealing.of(f"blind-{k}", 1, rules, range(players), 0)
+        state, events = start_deal(rules, list(range(players)), 0, dealing.deck, 1)
+        for _ in range(400):
+            for event in events:
+                for seat, bot in bots.items():
+                    bot.observe(view_event(event, seat))
+            if state.is_over:
+                break
+            action: Action
+            if state.phase is Phase.REBUILD:
+                action = dealing.rebuilt(state.rebuilds + 1, state.discard_pile)
+                state, events = apply(state, None, action)
+                continue
+            if state.turn == 0:
+                twin = copy.deepcopy(expert)
+                action = decide(state, expert)
+                assert decide(scrambled(state, 0, rng), twin) == action
+                decisions += 1
+            else:
+                action = decide(state, bots[state.turn])
+            state, events = apply(state, state.turn, action)
+    assert decisions >= 20
+
+
+def mid_deal(label: str, players: int, turns: int) -> tuple[DealState, CardMemory]:
+    """A classic deal after ``turns`` medium turns, and seat 0's memory of it."""
+    rules = preset("classic", players)
+    bots = {s: make_bot("medium", random.Random(s)) for s in range(players)}
+    dealing = Dealing.of(label, 1, rules, range(players), 0)
+    state, events = start_deal(rules, list(range(players)), 0, dealing.deck, 1)
+    memory = CardMemory()
+    for _ in range(turns * 2):
+        for event in events:
+            memory.observe(view_event(event, 0))
+        if state.is_over or state.phase is Phase.REBUILD:
+            break
+        state, events = apply(state, state.turn, decide(state, bots[state.turn]))
+    for event in events:
+        memory.observe(view_event(event, 0))
+    return state, memory
+
+
+def test_a_sample_agrees_with_everything_the_seat_saw() -> None:
+    for k in range(6):
+        real, memory = mid_deal(f"sample-{k}", 2 + k % 3, 4 + k)
+        seen = playable_state(view_state(real, 0))
+        sample = sample_deal(seen, 0, memory, random.Random(k))
+        assert sample.hands[0] == real.hands[0]
+        assert (sample.table, sample.discard_pile) == (real.table, real.discard_pile)
+        assert [len(h) for h in sample.hands] == [len(h) for h in real.hands]
+        assert len(sample.stock) == len(real.stock)
+        for seat, held in memory.held.items():
+            assert held <= set(sample.hand(seat))
+
+        def every_card(state: DealState) -> list[int]:
+            melded = [c for meld in state.table for c in meld.cards]
+            in_hands = [c for hand in state.hands for c in hand]
+            return sorted(in_hands + melded + list(state.discard_pile) + list(state.stock))
+
+        assert every_card(sample) == every_card(real) == list(range(real.ruleset.deck_size))
+
+
+def test_samples_differ_and_replay_from_their_seed() -> None:
+    real, memory = mid_deal("sample-seed", 2, 3)
+    seen = playable_state(view_state(real, 0))
+    one = sample_deal(seen, 0, memory, random.Random(5))
+    assert one == sample_deal(seen, 0, memory, random.Random(5))
+    assert one.hands[1] != sample_deal(seen, 0, memory, random.Random(6)).hands[1]
+
+
+def test_a_memory_that_does_not_fit_the_hand_counts_is_refused() -> None:
+    real, _ = mid_deal("sample-wrong", 2, 2)
+    seen = playable_state(view_state(real, 0))
+    memory = CardMemory()
+    # Seat 1 said to hold more cards than its hand has.
+    memory.held[1] = set(real.stock[: len(real.hands[1]) + 1])
+    with pytest.raises(Inconsistent):
+        sample_deal(seen, 0, memory, random.Random(0))
+
+
+def test_a_rollout_plays_a_sampled_deal_to_its_end() -> None:
+    real, memory = mid_deal("rollout", 2, 2)
+    sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(1))
+    end, plays = rollout(sample, RolloutPolicy(random.Random(0)), random.Random(2), 10_000)
+    assert end.is_over and plays > 0
+    assert end.result is not None
+    if end.result.closer is not None:
+        penalties = dict(zip(end.seats, end.result.penalties, strict=True))
+        assert worth(end, 0) == penalties[1] - penalties[0]
+
+
+def test_a_rollout_stops_at_its_horizon_and_is_valued_as_it_stands() -> None:
+    real, memory = mid_deal("horizon", 3, 1)
+    sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(1))
+    end, plays = rollout(sample, RolloutPolicy(random.Random(0)), random.Random(2), 2)
+    assert plays == 2 and not end.is_over
+    others = [standing(end, s) for s in (1, 2)]
+    assert worth(end, 0) == sum(others) / 2 - standing(end, 0)
+
+
+def test_standing_counts_an_unopened_hand_as_the_preset_does() -> None:
+    """R9.5: 100 flat under classic, the hand under tradizionale, twice it under semplice."""
+    hands = {0: "KD QC 3S", 1: "5H 6H"}
+    assert standing(position(hands=hands), 0) == 100
+    assert standing(position(hands=hands, opened=[0]), 0) == 23
+    assert standing(position(preset("tradizionale", 2), hands=hands), 0) == 23
+    assert standing(position(preset("semplice", 2), hands=hands), 0) == 46
+
+
+def test_expert_goes_out_when_it_can() -> None:
+    state = position(
+        hands={0: "4S 5S 6S", 1: "3C 9D 9H"},
+        table=["7D 8D 9D 10D"],
+        owners=[0],
+        opened=[0, 1],
+        stock_top="KD",
+        turn=0,
+        turns_played=3,
+    )
+    play = play_of(small_expert(0), after_draw(state))
+    assert play.discard is not None and str(face(play.discard)) == "KD"
+    assert len(play.operations) == 1
+
+
+def test_expert_takes_the_discard_that_closes() -> None:
+    """Opened, with 4-5 of spades and 6S on the pile: taking it lays the run and goes out."""
+    state = position(
+        hands={0: "4S 5S KD", 1: "3C 9D 9H"},
+        table=["7D 8D 9D 10D"],
+        owners=[0],
+        opened=[0, 1],
+        discard_pile="2C 6S",
+        turn=0,
+        turns_played=3,
+    )
+    bot = small_expert(0)
+    assert bot.choose_draw(view_state(state, 0)) is DrawSource.DISCARD
+
+
+@pytest.mark.timeout(60)
+def test_weighing_moves_every_sample_refuses_ends_with_the_first() -> None:
+    """Draws asked after the draw are refused on every sample: the budget still runs out."""
+    state = after_draw(position(hands={0: "2H 5D 9C", 1: "3C 4D"}, stock_top="JD", turn=0))
+    moves = [Draw(DrawSource.STOCK), Draw(DrawSource.DISCARD)]
+    assert small_expert(0)._weigh(state, moves) == moves[0]
+
+
+def test_expert_deals_replay_seed_for_seed() -> None:
+    def one() -> DealState:
+        bots = {0: small_expert(9), 1: make_bot("hard", random.Random(1))}
+        return play_deal(bots, preset("classic", 2), dealer=1, label="replay")
+
+    assert one() == one()
+
+
+def test_expert_wins_most_of_a_few_deals_against_easy() -> None:
+    """Small and statistical: with its seats and the dealer alternated, the expert goes out
+    first in at least 7 of 10 heads-up deals against easy (it won all 10 when this was written)."""
+    wins = 0
+    for k in range(10):
+        expert_seat = k % 2
+        bots = {expert_seat: small_expert(k), 1 - expert_seat: make_bot("easy", random.Random(k))}
+        final = play_deal(bots, preset("classic", 2), dealer=(k // 2) % 2, label=f"vs-easy-{k}")
+        assert final.result is not None
+        wins += final.result.closer == expert_seat
+    assert wins >= 7
+
