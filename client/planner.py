@@ -413,6 +413,32 @@ class Hint:
         return self.needed is not None and self.points < self.needed
 
 
+def _truest_total(
+    model: TableModel, ruleset: Ruleset | None, found: search.LayDown | None
+) -> search.LayDown | None:
+    """``best_play`` lays the most penalty points; an opening that lays exactly the same
+    cards may be worth more by R5.1 (a joker standing for a high ace, say). Shown then: the
+    same play with its truer total, the player's hand after it the same."""
+    if (
+        found is None
+        or found.is_empty
+        or ruleset is None
+        or model.i_have_opened()
+        or model.taken_discard is not None
+        or not all(isinstance(op, NewMeld) for op in found.operations)
+    ):
+        return found
+    best = search.best_opening(model.hand, ruleset, keep_discard=True)
+    if (
+        best is not None
+        and best.opening_points > found.opening_points
+        and sorted(best.leftover) == sorted(found.leftover)
+        and all(isinstance(op, NewMeld) for op in best.operations)
+    ):
+        return best
+    return found
+
+
 def hint(model: TableModel) -> Hint | None:
     """What the engine's search proposes: the best play when this seat plays now, else the
     best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal."""
@@ -422,7 +448,7 @@ def hint(model: TableModel) -> Hint | None:
     found: search.LayDown | None = None
     playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
-        found = search.best_play(state, me)
+        found = _truest_total(model, ruleset, search.best_play(state, me))
         playable = found is not None and not found.is_empty
     elif ruleset is not None and state is not None:
         if model.i_have_opened():

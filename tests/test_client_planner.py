@@ -199,11 +199,6 @@ def test_hint_before_drawing_is_the_exact_best_opening_of_the_kings_hand() -> No
     assert found is not None and found.points == 61 and not found.playable
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="search.best_play proposes JK(J♦)-Q♦-K♦ + K K K = 60 on this hand; the exact-search "
-    "fix in scala40_net/search.py makes it 61",
-)
 def test_hint_after_drawing_is_the_exact_best_play_of_the_kings_hand() -> None:
     found = hint(my_play_phase(KINGS, drawn="5C"))
     assert found is not None and found.playable and found.points == 61
