@@ -222,6 +222,12 @@ def pairing(text: str) -> tuple[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=2000, help="heads-up deals per pairing")
+    parser.add_argument(
+        "--expert-deals",
+        type=int,
+        default=100,
+        help="heads-up deals of a pairing with the expert (its decisions take about 0.1 s)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes for the strength games")
     parser.add_argument("--engine-deals", type=int, default=100, help="4-player deals timed")
     parser.add_argument(
@@ -231,7 +237,7 @@ def main() -> None:
         default=[("expert", "hard"), ("hard", "medium"), ("medium", "easy")],
         help="heads-up pairings as STRONG:WEAK",
     )
-    parser.add_argument("--table-deals", type=int, default=500, help="4-player deals, 0: none")
+    parser.add_argument("--table-deals", type=int, default=40, help="4-player deals, 0: none")
     parser.add_argument("--budget", type=int, default=BUDGET, help="expert: rollout plays")
     parser.add_argument("--candidates", type=int, default=CANDIDATES, help="expert: moves")
     parser.add_argument("--horizon", type=int, default=HORIZON, help="expert: rollout length")
@@ -248,7 +254,13 @@ def main() -> None:
     started = time.perf_counter()
     with ProcessPoolExecutor(options.workers) as pool:
         parts = [
-            bench_strength(strong, weak, options.deals, pool, budget)
+            bench_strength(
+                strong,
+                weak,
+                options.expert_deals if "expert" in (strong, weak) else options.deals,
+                pool,
+                budget,
+            )
             for strong, weak in options.pairings
         ]
         if options.table_deals:
