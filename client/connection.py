@@ -30,7 +30,7 @@ from scala40_net.pb import (
     table_pb2,
     table_pb2_grpc,
 )
-from scala40_net.wire import CHANNEL_OPTIONS, DEFAULT_PORT
+from scala40_net.wire import CHANNEL_OPTIONS
 
 T = TypeVar("T")
 
@@ -95,19 +95,6 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
         sentence = localized or found.metadata.get("sentence") or status.message or details or ""
         return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
     return HostRefusal(code, details or code.name)
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``HOST[:PORT]`` (an IPv6 address in brackets) into host and port."""
-    text = text.strip()
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port = rest.lstrip(":")
-        return host, int(port) if port else DEFAULT_PORT
-    if text.count(":") == 1:
-        host, port = text.split(":")
-        return host or "127.0.0.1", int(port)
-    return text, DEFAULT_PORT
 
 
 def target(host: str, port: int) -> str:

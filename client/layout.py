@@ -272,22 +272,24 @@ def status_bar(screen: TableScreen) -> Window:
     )
 
 
+def _popup(body: Window, title: str, shown: Callable[[], bool]) -> Float:
+    """A panel over the table while ``shown``. Left and right pinned: as wide as the screen (a
+    Float with neither is only as wide as its content's preferred width, which a PanelControl
+    leaves unset)."""
+    return Float(
+        ConditionalContainer(Frame(body, title=title, style="bg:#1c1c1c"), filter=Condition(shown)),
+        top=1,
+        left=0,
+        right=0,
+    )
+
+
 def help_float(screen: TableScreen) -> Float:
     t = screen.text
     body = _panel(
         lambda w, h: [("", t("help_text")), ("class:dim", "\n\n" + t("help_close"))],
     )
-    # Left and right pinned: the help is as wide as the screen (a Float with neither is only
-    # as wide as its content's preferred width, which a PanelControl leaves unset).
-    return Float(
-        ConditionalContainer(
-            Frame(body, title=t("panel_help"), style="bg:#1c1c1c"),
-            filter=Condition(lambda: screen.session.show_help),
-        ),
-        top=1,
-        left=0,
-        right=0,
-    )
+    return _popup(body, t("panel_help"), lambda: screen.session.show_help)
 
 
 def scores_float(screen: TableScreen) -> Float:
@@ -299,15 +301,7 @@ def scores_float(screen: TableScreen) -> Float:
             ("class:dim", "\n" + t("sheet_close")),
         ],
     )
-    return Float(
-        ConditionalContainer(
-            Frame(body, title=t("panel_scores"), style="bg:#1c1c1c"),
-            filter=Condition(lambda: screen.session.show_scores),
-        ),
-        top=1,
-        left=0,
-        right=0,
-    )
+    return _popup(body, t("panel_scores"), lambda: screen.session.show_scores)
 
 
 def melds_float(screen: TableScreen) -> Float:
@@ -319,15 +313,7 @@ def melds_float(screen: TableScreen) -> Float:
             ("class:dim", "\n" + t("melds_close")),
         ],
     )
-    return Float(
-        ConditionalContainer(
-            Frame(body, title=t("panel_melds"), style="bg:#1c1c1c"),
-            filter=Condition(lambda: screen.session.show_melds),
-        ),
-        top=1,
-        left=0,
-        right=0,
-    )
+    return _popup(body, t("panel_melds"), lambda: screen.session.show_melds)
 
 
 def build_layout(screen: TableScreen) -> Layout:

@@ -64,13 +64,8 @@ TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"
 
 def parse_address(text: str) -> str:
     """``host``, ``host:port`` or ``[v6]:port`` as a gRPC target (default port 4040)."""
-    if text.startswith("["):
-        return text if "]:" in text else f"{text}:{DEFAULT_PORT}"
-    if text.count(":") == 1:
-        return text
-    if ":" in text:
-        return f"[{text}]:{DEFAULT_PORT}"
-    return f"{text}:{DEFAULT_PORT}"
+    place = invite.parse(text)
+    return f"[{place.host}]:{place.port}" if ":" in place.host else f"{place.host}:{place.port}"
 
 
 @dataclass
