@@ -33,7 +33,9 @@ class Table(DealingTable):
     def _seat_changed(
         self, seat: int
     ) -> tuple[table_pb2.TableEvent, dict[int, deal_pb2.PrivateDealEvent]]:
-        return table_pb2.TableEvent(seat_changed=self.seat_info(seat)), {}
+        info = self.seat_info(seat)
+        self.seats[seat].told_connected = info.connected
+        return table_pb2.TableEvent(seat_changed=info), {}
 
     def seat_info(self, seat: int, connected_seats: set[int] | None = None) -> lobby_pb2.SeatInfo:
         s = self.seats[seat]
@@ -228,10 +230,16 @@ class Table(DealingTable):
         return lobby_pb2.LeaveTableResponse()
 
     def connection_changed(self, seat: int) -> None:
-        """A seat's stream opened or closed: everyone sees who is there."""
-        if self.seats[seat].taken:
+        """A seat's streams opened or closed: everyone sees who is there, when that changed (a
+        seat with two streams is connected while either is open). Played back, every
+        journaled entry is made again, whatever the streams of the moment."""
+        s = self.seats[seat]
+        if not s.taken:
+            return
+        connected = s.is_bot or seat in self.presence.connected_seats()
+        if self.replaying or connected != s.told_connected:
             self._commit("connection", seat, None, None, [self._seat_changed(seat)], game=False)
-            self.pause_without(seat)
+        self.pause_without(seat)
 
     def mark_away(self, seat: int, reason: int) -> None:
         """A host bot plays ``seat`` for its player from now on, until the player is back."""

@@ -98,6 +98,9 @@ class SeatState:
     taken: bool = False
     bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for the person; 0 otherwise
+    # What the table's last seat_changed for this seat said of its connection: a stream
+    # opening or closing is news only when it changes that.
+    told_connected: bool = False
 
     @property
     def is_bot(self) -> bool:

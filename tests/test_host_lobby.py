@@ -9,6 +9,7 @@ import pytest
 from conftest import HostClient, bearer
 
 from host.errors import error_info
+from host.table_task import PRESENCE_SETTLE_SECONDS
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
 
 
@@ -176,3 +177,59 @@ async def test_a_person_plays_alone_against_bots_and_leaving_hands_the_seat_to_a
     # The seat keeps its player's name and score; a host bot played it to the end.
     assert listed[0].seats[0].away == lobby_pb2.AWAY_REASON_LEFT
     assert listed[0].seats[0].name == "ann" and not listed[0].seats[0].bot
+
+
+async def test_a_second_stream_on_a_seat_changes_nobodys_presence(served: HostClient) -> None:
+    """Two streams on one seat are allowed (a second window, say). The seat is connected while
+    any of them is open: a second one opening and closing is no news, and says nothing."""
+    table_id = await served.new_table(seats=2)
+    ann = await served.join(table_id, "ann")
+    bob = await served.join(table_id, "bob")
+    watching = served.table.SubscribeEvents(
+        table_pb2.SubscribeEventsRequest(), metadata=bearer(ann.seat_token)
+    )
+    received: list[table_pb2.TableEvent] = []
+
+    async def follow_until(text: str) -> None:
+        async for message in watching:
+            received.append(message.event)
+            if message.event.HasField("chat") and message.event.chat.text == text:
+                return
+
+    async def say(text: str) -> None:
+        await served.table.SendChat(
+            table_pb2.SendChatRequest(text=text), metadata=bearer(bob.seat_token)
+        )
+
+    await asyncio.sleep(PRESENCE_SETTLE_SECONDS * 3)  # ann's own stream has settled
+    await say("one")
+    await asyncio.wait_for(follow_until("one"), 5)
+    assert any(
+        e.HasField("seat_changed") and e.seat_changed.seat == ann.seat and e.seat_changed.connected
+        for e in received
+    ), "ann's first stream makes her connected"
+    received.clear()
+    second = served.table.SubscribeEvents(
+        table_pb2.SubscribeEventsRequest(), metadata=bearer(ann.seat_token)
+    )
+    assert (await second.read()).event.HasField("snapshot")
+    await asyncio.sleep(PRESENCE_SETTLE_SECONDS * 3)
+    second.cancel()
+    await asyncio.sleep(PRESENCE_SETTLE_SECONDS * 3)
+    await say("two")
+    await asyncio.wait_for(follow_until("two"), 5)
+    changes = [e.seat_changed for e in received if e.HasField("seat_changed")]
+    assert not changes, f"a second stream opening and closing published {changes}"
+    watching.cancel()
+    bob_watches = served.table.SubscribeEvents(
+        table_pb2.SubscribeEventsRequest(), metadata=bearer(bob.seat_token)
+    )
+    assert (await bob_watches.read()).event.HasField("snapshot")
+    await asyncio.sleep(PRESENCE_SETTLE_SECONDS * 3)
+    await say("three")
+    told = []
+    while not (event := (await bob_watches.read()).event).HasField("chat"):
+        if event.HasField("seat_changed") and event.seat_changed.seat == ann.seat:
+            told.append(event.seat_changed.connected)
+    assert told[-1:] == [False], "ann's last stream closing makes her disconnected"
+    bob_watches.cancel()
