@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scala40_net import deal, views, wire
-from scala40_net.pb import table_pb2
+from scala40_net.pb import deal_pb2, table_pb2
 
 if TYPE_CHECKING:
     from host.table import Table
@@ -70,14 +70,14 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
             out.phase = table_pb2.TURN_PHASE_PLAY
             if deal_view.taken_discard is not None and seat == deal_view.turn:
                 out.taken_discard = deal_view.taken_discard
-    if current is not None:
-        out.deal_events.extend(current.recorder.events)
-        if seat is not None:
-            out.my_private_events.extend(current.private_events.get(seat, []))
-    elif update is not None and update.HasField("between_deals"):
+    recorder = current.recorder if current is not None else None
+    if recorder is None and update is not None and update.HasField("between_deals"):
         # During the pause the deal that just ended is still what the table shows: a client
         # joining now reads its end (every hand) from its events like everyone else did.
-        ended = table.recorders.get(table.deal_no)
-        if ended is not None:
-            out.deal_events.extend(ended.events)
+        recorder = table.recorders.get(table.deal_no)
+    if recorder is not None:
+        out.deal_events.extend(recorder.events)
+        for entry in recorder.private_for(seat) if seat is not None else ():
+            out.my_private_events.append(deal_pb2.PrivateDealEvent.FromString(entry.event))
+            out.my_private_with_event.append(entry.with_event)
     return out

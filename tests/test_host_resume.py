@@ -6,11 +6,12 @@ import asyncio
 from pathlib import Path
 
 from conftest import HostClient, bearer, bot_seat, start_host
+from test_host_bad_input import context, deal_two_seats, view
 
 from host.fanout import Fanout, Record
 from host.table_core import TableSettings
 from scala40_net.bots.netbot import NetworkSeat
-from scala40_net.pb import lobby_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
 
 async def read_until(
@@ -111,3 +112,28 @@ async def test_a_slow_subscriber_is_dropped_and_resumes_from_its_last_event() ->
     assert fanout.subscriber_count() == 0  # the table no longer writes to it
     backlog, again = fanout.subscribe(0, slow.last_queued_seq, table_pb2.TableEvent)
     assert [e.seq for e in backlog] == list(range(5, 11)) and not again.dropped
+
+
+async def test_a_snapshots_private_events_say_which_public_event_each_came_with(
+    served: HostClient,
+) -> None:
+    dealt = await deal_two_seats(served)
+    me = bearer(dealt.tokens[dealt.mover])
+    seq = (await view(served, dealt.tokens[dealt.mover])).seq
+    draw = table_pb2.DrawRequest(context=context(seq, "d1"), source=deal_pb2.DRAW_SOURCE_STOCK)
+    drawn = await served.table.Draw(draw, metadata=me)
+    stream = served.table.SubscribeEvents(table_pb2.SubscribeEventsRequest(), metadata=me)
+    snapshot = (await stream.read()).event.snapshot
+    stream.cancel()
+    for shown in (snapshot, (await view(served, dealt.tokens[dealt.mover])).view):
+        kinds = [deal_pb2.DealEvent.FromString(b).WhichOneof("event") for b in shown.deal_events]
+        assert len(shown.my_private_with_event) == len(shown.my_private_events) == 2
+        paired = [
+            (kinds[k], p.WhichOneof("event"))
+            for k, p in zip(shown.my_private_with_event, shown.my_private_events, strict=True)
+        ]
+        assert paired == [("started", "hand_dealt"), ("drawn", "stock_card_drawn")]
+        assert shown.my_private_events[1].stock_card_drawn.card == drawn.card
+    # The same link as in the deal's record file (FAIR_DEAL.md "Record file": with_event).
+    other = (await view(served, dealt.tokens[dealt.other])).view
+    assert list(other.my_private_with_event) == [kinds.index("started")]

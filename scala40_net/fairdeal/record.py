@@ -204,6 +204,10 @@ class DealRecorder:
         entry = PrivateEntry(len(self.events) - 1, bytes(event_bytes))
         self._private.setdefault(seat, []).append(entry)
 
+    def private_for(self, seat: int) -> tuple[PrivateEntry, ...]:
+        """``seat``'s private events so far, each with the index of its public event."""
+        return tuple(self._private.get(seat, ()))
+
     def finish(self, identity: HostIdentity) -> DealRecord:
         """Sign ``h_last`` and return the public record (no seat's private data)."""
         if not self.events:

@@ -179,7 +179,7 @@ class SeatView(_message.Message):
     def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms", "between_deals")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms", "between_deals", "my_private_with_event")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -202,6 +202,7 @@ class TableView(_message.Message):
     AGREED_DISCARD_FIELD_NUMBER: _ClassVar[int]
     TURN_TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     BETWEEN_DEALS_FIELD_NUMBER: _ClassVar[int]
+    MY_PRIVATE_WITH_EVENT_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -224,7 +225,8 @@ class TableView(_message.Message):
     agreed_discard: int
     turn_time_left_ms: int
     between_deals: BetweenDeals
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ...) -> None: ...
+    my_private_with_event: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ..., my_private_with_event: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
