@@ -51,6 +51,14 @@ def _receive(
         raise precondition("FAIR_DEAL_OUT_OF_ORDER", str(error)) from None
 
 
+def _bad_reveal(seat: int, deal_no: int) -> Refusal:
+    return precondition(
+        "BAD_REVEAL",
+        f"the seed and cut do not match the commitment (or the cut is out of range): "
+        f"seat {seat} is left out of deal {deal_no}'s mix (a seat reveals once)",
+    )
+
+
 class DealingTable(TableCore):
     """A table's deals: the exchange, the moves' consequences, the records."""
 
@@ -120,9 +128,32 @@ class DealingTable(TableCore):
             )
         if seat not in current.exchange.setup.seats_in_play:
             raise precondition("NOT_IN_DEAL", f"seat {seat} does not play deal {deal_no}")
+        # What the seat already did answers first, whether or not its step is still open: a
+        # client that lost the reply learns its message is in, not that it is too late.
+        exchange = current.exchange
+        if step == table_pb2.TURN_PHASE_COMMIT and seat in exchange.committed:
+            raise Refusal(
+                grpc.StatusCode.ALREADY_EXISTS,
+                "ALREADY_COMMITTED",
+                f"seat {seat} has already committed for deal {deal_no}",
+            )
+        if step == table_pb2.TURN_PHASE_REVEAL:
+            if exchange.left_out.get(seat) == deal_pb2.LEFT_OUT_REASON_BAD_REVEAL:
+                raise _bad_reveal(seat, deal_no)
+            if seat in exchange.revealed:
+                raise Refusal(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    "ALREADY_REVEALED",
+                    f"seat {seat} has already revealed for deal {deal_no}",
+                )
         if current.step != step:
-            wanted = "commitments" if step == table_pb2.TURN_PHASE_COMMIT else "reveals"
-            raise precondition("WRONG_STEP", f"deal {deal_no} is not taking {wanted} now")
+            if step == table_pb2.TURN_PHASE_COMMIT:
+                why = "its commitments are closed (published)"
+            elif current.step == table_pb2.TURN_PHASE_COMMIT:
+                why = "it takes commitments now: reveal once they are published"
+            else:
+                why = "its reveals are closed (published)"
+            raise precondition("WRONG_STEP", f"deal {deal_no} is not in that step: {why}")
         return current
 
     def commit_seed(
@@ -199,18 +230,22 @@ class DealingTable(TableCore):
             lambda: current.exchange.receive_reveal(seat, request.seed, request.cut),
         )
         response = table_pb2.RevealSeedResponse()
-        # A wrong reveal is still a fair-deal message the record shows: journal it either way.
+        # A wrong reveal is still a fair-deal message the record shows: journal it either way,
+        # but keep no answer for its request id: its answer is the refusal, which a retry gets
+        # again (the seat is left out: see _exchange_for).
         self._commit(
-            "reveal", seat, request, response, [], request_id=request.context.request_id, game=False
+            "reveal",
+            seat,
+            request,
+            response,
+            [],
+            request_id=request.context.request_id if bad is None else None,
+            game=False,
         )
         if not current.exchange.awaiting_reveals:
             self._publish_reveals()
         if bad is not None:
-            raise precondition(
-                "BAD_REVEAL",
-                f"the seed and cut do not match the commitment (or the cut is out of range): "
-                f"seat {seat} is left out of deal {current.deal_no}'s mix",
-            )
+            raise _bad_reveal(seat, current.deal_no)
         return response
 
     def _publish_reveals(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -14,6 +15,9 @@ from host.errors import DOMAIN, error_info
 from scala40_net import melds
 from scala40_net.fairdeal.exchange import SeatExchange
 from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, table_pb2
+
+ALREADY_EXISTS = grpc.StatusCode.ALREADY_EXISTS
+PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
 
 
 @dataclass
@@ -89,7 +93,9 @@ async def commit_seed(
     announced = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[0])
     exchange = SeatExchange(seat)
     exchange.on_announced(announced)
-    commit = table_pb2.CommitSeedRequest(deal_no=1, commitment=exchange.commit())
+    commit = table_pb2.CommitSeedRequest(
+        context=context(0), deal_no=1, commitment=exchange.commit()
+    )
     await served.table.CommitSeed(commit, metadata=bearer(token))
     return exchange, commit
 
@@ -99,7 +105,9 @@ async def reveal_seed(served: HostClient, exchange: SeatExchange, token: str) ->
     published = deal_pb2.DealEvent.FromString((await view(served, token)).view.deal_events[1])
     exchange.on_commitments(published)
     reveal = exchange.reveal()
-    request = table_pb2.RevealSeedRequest(deal_no=1, seed=reveal.seed, cut=reveal.cut)
+    request = table_pb2.RevealSeedRequest(
+        context=context(0), deal_no=1, seed=reveal.seed, cut=reveal.cut
+    )
     await served.table.RevealSeed(request, metadata=bearer(token))
 
 
@@ -116,8 +124,50 @@ async def deal_two_seats(served: HostClient) -> Dealt:
     return Dealt(served, table_id, tokens, state.turn_seat)
 
 
-def context(seq: int, request_id: str = "") -> table_pb2.MoveContext:
-    return table_pb2.MoveContext(request_id=request_id, last_seen_seq=seq)
+def context(seq: int, request_id: str | None = None) -> table_pb2.MoveContext:
+    """A move's context; a fresh request id unless one is given (a retry gives the same)."""
+    chosen = uuid.uuid4().hex if request_id is None else request_id
+    return table_pb2.MoveContext(request_id=chosen, last_seen_seq=seq)
+
+
+async def test_a_move_without_a_request_id_is_refused_and_changes_nothing(
+    served: HostClient,
+) -> None:
+    """A request id is what makes a retry safe; a move without one is refused, not risked."""
+    dealt = await deal_two_seats(served)
+    me = bearer(dealt.tokens[dealt.mover])
+    seq = (await view(served, dealt.tokens[dealt.mover])).seq
+    hand = list((await view(served, dealt.tokens[dealt.mover])).view.my_hand)
+    moves: list[Callable[[], Awaitable[object]]] = [
+        lambda: served.table.Draw(
+            table_pb2.DrawRequest(
+                context=table_pb2.MoveContext(last_seen_seq=seq), source=deal_pb2.DRAW_SOURCE_STOCK
+            ),
+            metadata=me,
+        ),
+        lambda: served.table.Draw(
+            table_pb2.DrawRequest(source=deal_pb2.DRAW_SOURCE_STOCK), metadata=me
+        ),
+        lambda: served.table.Play(
+            table_pb2.PlayRequest(context=context(seq, ""), discard=hand[0]), metadata=me
+        ),
+        lambda: served.table.ReturnDiscard(
+            table_pb2.ReturnDiscardRequest(context=context(seq, "")), metadata=me
+        ),
+        lambda: served.table.Ready(table_pb2.ReadyRequest(), metadata=me),
+        lambda: served.table.AnswerRientro(
+            table_pb2.AnswerRientroRequest(buy_back=True), metadata=me
+        ),
+        lambda: served.table.CommitSeed(
+            table_pb2.CommitSeedRequest(deal_no=1, commitment=bytes(32)), metadata=me
+        ),
+        lambda: served.table.RevealSeed(
+            table_pb2.RevealSeedRequest(deal_no=1, seed=bytes(32)), metadata=me
+        ),
+    ]
+    for move in moves:
+        sentence = await dealt.refused(move, grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+        assert "request_id" in sentence
 
 
 async def test_malformed_and_unknown_requests_are_refused_and_change_nothing(
@@ -301,26 +351,62 @@ async def test_a_discard_taken_can_be_put_back_and_then_only_the_stock_is_left(
     assert (await served.table.Draw(stock, metadata=me)).seq == now.seq + 1
 
 
-async def test_a_reveal_that_does_not_match_its_commitment_leaves_the_seat_out(
+async def test_each_fair_deal_mistake_gets_its_reason_and_changes_nothing(
     served: HostClient,
 ) -> None:
-    _, tokens = await start_two_seats(served)
+    """A second commitment or reveal is ALREADY_*, whether or not its step is still open; a
+    message for a step not open is WRONG_STEP; a bad reveal leaves the seat out, and every
+    later reveal of that seat, a retry with the same request id included, is BAD_REVEAL again."""
+    table_id, tokens = await start_two_seats(served)
+    table = Dealt(served, table_id, tokens, 0)
+    me, other = bearer(tokens[0]), bearer(tokens[1])
     exchanges = {}
-    for seat, token in tokens.items():
-        exchanges[seat], commit = await commit_seed(served, seat, token)
-        with pytest.raises(grpc.aio.AioRpcError) as twice:
-            await served.table.CommitSeed(commit, metadata=bearer(token))
-        assert twice.value.code() in (
-            grpc.StatusCode.ALREADY_EXISTS,
-            grpc.StatusCode.FAILED_PRECONDITION,
-        )
-    await reveal_seed(served, exchanges[1], tokens[1])
-    wrong = table_pb2.RevealSeedRequest(deal_no=1, seed=bytes(32), cut=exchanges[0].cut)
+    exchanges[0], commit = await commit_seed(served, 0, tokens[0])
+    assert await served.table.CommitSeed(commit, metadata=me) == table_pb2.CommitSeedResponse()
+    again = table_pb2.CommitSeedRequest()
+    again.CopyFrom(commit)
+    again.context.request_id = "another"
+    early = table_pb2.RevealSeedRequest(context=context(0), deal_no=1, seed=bytes(32))
+    for call, code, reason in [
+        (lambda: served.table.CommitSeed(again, metadata=me), ALREADY_EXISTS, "ALREADY_COMMITTED"),
+        (lambda: served.table.RevealSeed(early, metadata=me), PRECONDITION, "WRONG_STEP"),
+    ]:
+        await table.refused(call, code, reason)
+    exchanges[1], commit = await commit_seed(served, 1, tokens[1])  # the step closes
+    again.CopyFrom(commit)
+    again.context.request_id = "another"
+    await table.refused(
+        lambda: served.table.CommitSeed(again, metadata=other), ALREADY_EXISTS, "ALREADY_COMMITTED"
+    )
+    wrong = table_pb2.RevealSeedRequest(
+        context=context(0), deal_no=1, seed=bytes(32), cut=exchanges[0].cut
+    )
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await served.table.RevealSeed(wrong, metadata=bearer(tokens[0]))
+        await served.table.RevealSeed(wrong, metadata=me)
     info = error_info(caught.value)
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert info is not None and info.reason == "BAD_REVEAL"
+    published = deal_pb2.DealEvent.FromString((await view(served, tokens[0])).view.deal_events[1])
+    exchanges[0].on_commitments(published)
+    right = exchanges[0].reveal()
+    retry = table_pb2.RevealSeedRequest(
+        context=context(0), deal_no=1, seed=right.seed, cut=right.cut
+    )
+    for request in (wrong, retry):  # the same request id again, then the right seed
+        await table.refused(
+            lambda r=request: served.table.RevealSeed(r, metadata=me), PRECONDITION, "BAD_REVEAL"
+        )
+    await reveal_seed(served, exchanges[1], tokens[1])  # the reveals close; the deal starts
+    for request in (wrong, retry):
+        await table.refused(
+            lambda r=request: served.table.RevealSeed(r, metadata=me), PRECONDITION, "BAD_REVEAL"
+        )
+    twice = table_pb2.RevealSeedRequest(
+        context=context(0), deal_no=1, seed=bytes(32), cut=exchanges[1].cut
+    )
+    await table.refused(
+        lambda: served.table.RevealSeed(twice, metadata=other), ALREADY_EXISTS, "ALREADY_REVEALED"
+    )
     state = (await view(served, tokens[0])).view
     reveals = next(
         e.reveals

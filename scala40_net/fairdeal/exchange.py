@@ -199,6 +199,16 @@ class HostExchange:
         return None
 
     @property
+    def committed(self) -> list[int]:
+        """The seats whose commitment was received, ascending."""
+        return sorted(self._commitments)
+
+    @property
+    def revealed(self) -> list[int]:
+        """The seats whose reveal is in the mix, ascending."""
+        return sorted(self._reveals)
+
+    @property
     def awaiting_reveals(self) -> list[int]:
         return [s for s in self._commitments if s not in self._reveals and s not in self._left_out]
 
