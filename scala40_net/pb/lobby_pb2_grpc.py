@@ -134,7 +134,8 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SpectateTable(self, request, context):
-        """Returns a spectator token: its event stream and view show no hidden card.
+        """Returns a spectator token: its event stream, view and deal records show no
+        hidden card.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -26,9 +26,9 @@ if _version_not_supported:
 
 
 class TableServiceStub:
-    """Every call is authenticated with a seat token (or, for SubscribeEvents and
-    GetView, a spectator token) in the `authorization: Bearer <token>` metadata;
-    the token names the table and the seat.
+    """Every call is authenticated with a seat token (or, for SubscribeEvents,
+    GetView and GetDealRecord, a spectator token) in the `authorization: Bearer
+    <token>` metadata; the token names the table and the seat.
     """
 
     def __init__(self, channel):
@@ -100,15 +100,19 @@ class TableServiceStub:
 
 
 class TableServiceServicer:
-    """Every call is authenticated with a seat token (or, for SubscribeEvents and
-    GetView, a spectator token) in the `authorization: Bearer <token>` metadata;
-    the token names the table and the seat.
+    """Every call is authenticated with a seat token (or, for SubscribeEvents,
+    GetView and GetDealRecord, a spectator token) in the `authorization: Bearer
+    <token>` metadata; the token names the table and the seat.
     """
 
     def SubscribeEvents(self, request, context):
         """The table's events after `after_seq`, redacted for the caller's seat, then
-        every new event as it happens. With after_seq 0, or one older than the host
-        keeps, the stream starts with a snapshot of the caller's view.
+        every new event as it happens, each in a SubscribeEventsResponse. The host
+        keeps the last 100,000 events of a table (read back from its journal after
+        a restart); with after_seq 0, or one older than that, the stream starts
+        with a snapshot of the caller's view instead. An after_seq past the table's
+        last event is INVALID_ARGUMENT. A seat may have several streams open (up to
+        8 on one connection); it is connected while any of them is.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -122,7 +126,10 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Draw(self, request, context):
-        """Step 1 of a turn: draw from the stock or take the discard (R3).
+        """Step 1 of a turn: draw from the stock or take the discard (R3). Taking the
+        discard is accepted whenever the ruleset lets the player take it; whether
+        it is then used as R3.2 demands is checked by Play (or undone with
+        ReturnDiscard).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -130,7 +137,10 @@ class TableServiceServicer:
 
     def Play(self, request, context):
         """Steps 2 and 3 of a turn: the operations in order, then the discard. All of
-        it is applied, or none of it.
+        it is applied, or none of it. When the turn's draw emptied the stock, the
+        `played` event is followed at once by `stock_rebuilt` (R10.1), or by the
+        deal's end when it is void (R10.2): a move sent with the `played` seq as
+        last_seen_seq is then refused as STALE_VIEW.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -145,14 +155,24 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CommitSeed(self, request, context):
-        """Fair deal step 2: the seat's commitment C_i.
+        """Fair deal step 2: the seat's commitment C_i, once per deal. A second one
+        (another request id) is ALREADY_EXISTS, ALREADY_COMMITTED, whether or not
+        the commitments are still open; a first one after they closed is
+        FAILED_PRECONDITION, WRONG_STEP (the seat is left out, NO_COMMITMENT); one
+        for another deal than the one in its exchange is WRONG_DEAL.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RevealSeed(self, request, context):
-        """Fair deal step 4: the seat's seed and cut.
+        """Fair deal step 4: the seat's seed and cut, once per deal, after the
+        commitments are published. Before that: WRONG_STEP; after the reveals
+        closed: WRONG_STEP; without a commitment in time: NOT_COMMITTED; a second
+        one: ALREADY_REVEALED. A reveal that does not match its commitment (or a
+        cut out of range) is FAILED_PRECONDITION, BAD_REVEAL: the seat is left out
+        of the mix, and every later reveal of it for that deal, a retry with the
+        same request id included, is BAD_REVEAL again: there is no second try.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -173,7 +193,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetDealRecord(self, request, context):
-        """The signed record of an ended deal, for scala40-verify.
+        """The signed record of an ended deal (FAIR_DEAL.md "Record file"): for a
+        seat, with its own private events; for a spectator, the public record.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -270,9 +291,9 @@ def add_TableServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TableService:
-    """Every call is authenticated with a seat token (or, for SubscribeEvents and
-    GetView, a spectator token) in the `authorization: Bearer <token>` metadata;
-    the token names the table and the seat.
+    """Every call is authenticated with a seat token (or, for SubscribeEvents,
+    GetView and GetDealRecord, a spectator token) in the `authorization: Bearer
+    <token>` metadata; the token names the table and the seat.
     """
 
     @staticmethod
