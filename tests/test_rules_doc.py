@@ -127,7 +127,7 @@ def test_ruleset_proto_gives_every_option_its_range_and_source() -> None:
     wire_name = {"deals": "deals_in_match"}
     for f in fields(Ruleset):
         text = comments[wire_name.get(f.name, f.name)]
-        assert re.search(r"seeds? 00[034]", text), f.name
+        assert re.search(r"sources? 00[034]", text), f.name
         if f.name in OPTION_RANGES:
             allowed = OPTION_RANGES[f.name]
             assert f"{allowed.low}..{allowed.high}" in text, f.name
