@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import signal
 import socket
@@ -177,11 +178,21 @@ class Host:
             lock.release()
 
 
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def invite_lines(listen: str, port: int, fingerprint: str) -> list[str]:
     """What the host's owner gives the players: the invite and the same read aloud."""
     address = listen.rsplit(":", 1)[0].strip("[]")
     if address in ("0.0.0.0", "::", ""):
         address = lan_address()
+        if not _is_address(address):  # no route out (a LAN of its own): an interface's
+            address = next(iter(discovery.advertised_addresses(listen)), address)
     invite = make_invite(address, port, fingerprint)
     spoken = " ".join(fingerprint.split("-"))
     return [

@@ -4,7 +4,7 @@
 4-seat table for a short match (2 deals, no turn clock, a long grace), joins
 it, adds two host bots, writes ``SEAT TOKEN`` to TOKEN_FILE (for
 ``scala40-bot --seat-token-file``), prints the table id, waits until every
-seat is taken and starts the match.
+seat is taken and its player listening, and starts the match.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ async def organise(address: str, fingerprint: str, token_file: Path) -> None:
             while True:
                 listed = await lobby.ListTables(lobby_pb2.ListTablesRequest(), timeout=10)
                 table = next(t for t in listed.tables if t.table_id == table_id)
-                if all(seat.taken for seat in table.seats):
+                # Every seat taken and listening: a seat whose stream opens only after the
+                # deal is announced would miss its commitment (FAIR_DEAL.md).
+                if all(seat.taken and seat.connected for seat in table.seats):
                     break
                 await asyncio.sleep(0.2)
         await lobby.StartMatch(

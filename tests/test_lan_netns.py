@@ -189,6 +189,7 @@ def test_a_match_across_the_lan_survives_a_pulled_cable(
     try:
         # Until her client knows its connection is gone (the keepalive: well within a minute).
         wait_for("Bea's client sees the link gone", lambda: events(bea_dir)[1] >= 1, 90)
+        time.sleep(3)  # the others play on meanwhile: events she must get when she is back
     finally:
         lan.link(3, up=True)
 
@@ -232,11 +233,14 @@ def test_a_client_on_one_machine_finds_the_host_on_another_and_joins_it(
     assert f"on the LAN as 'Sala' (_scala40._tcp.local. on {host_machine.address})" in (
         host.output()
     )
-    # Two hosts that must not be listed: one told not to, one on loopback only.
+    # Hosts that must not be listed: one told not to, one on loopback only, one without TLS
+    # (nothing to pin).
     quiet = RunningHost(other_machine, tmp_path / "quiet", f"0.0.0.0:{PORT}", "--no-advertise")
     local = RunningHost(other_machine, tmp_path / "local", f"127.0.0.1:{PORT + 1}")
-    stopping += [quiet, local]
-    assert "on the LAN" not in quiet.output() + local.output()
+    clear = RunningHost(other_machine, tmp_path / "clear", f"0.0.0.0:{PORT + 2}", "--insecure")
+    stopping += [quiet, local, clear]
+    assert "on the LAN as" not in quiet.output() + local.output() + clear.output()
+    assert "not on the LAN's lists: without TLS there is no fingerprint to pin" in clear.output()
 
     browse = [sys.executable, "-m", "scala40_net.discovery", "--interface"]
     browse += [client_machine.address]
@@ -283,3 +287,46 @@ def test_a_client_on_one_machine_finds_the_host_on_another_and_joins_it(
     host.stop()
     gone = client_machine.run([*browse, "--seconds", "3"], timeout=60)
     assert gone.returncode == 1 and gone.stdout == "", gone.stdout
+
+
+def test_a_host_that_cannot_advertise_serves_all_the_same_and_says_why(
+    lan: netns.Lan,
+    tmp_path: Path,
+    stopping: list[subprocess.Popen[bytes] | RunningHost],
+) -> None:
+    host_machine, client_machine = Machine(lan, 1), Machine(lan, 2)
+    # Another program holds the mDNS port on machine 1, without sharing it.
+    holder = host_machine.start(
+        [
+            sys.executable,
+            "-c",
+            "import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+            "s.bind(('0.0.0.0', 5353)); print('held', flush=True); time.sleep(120)",
+        ],
+        tmp_path / "holder.log",
+    )
+    stopping.append(holder)
+    wait_for("the port is held", lambda: "held" in (tmp_path / "holder.log").read_text(), 20)
+    host = RunningHost(host_machine, tmp_path / "sala", f"0.0.0.0:{PORT}", "--name", "Sala")
+    stopping.append(host)
+    assert (
+        f"not on the LAN's lists: cannot advertise on {host_machine.address}: "
+        "[Errno 98] Address already in use"
+    ) in host.output()
+    # Its invite names its LAN address and works: the host proves its fingerprint.
+    assert f"invite: scala40://{host_machine.address}:{PORT}/?fp={host.fingerprint}" in (
+        host.output()
+    )
+    probe = "import asyncio, sys; from scala40_net import tls; "
+    probe += (
+        f"print(asyncio.run(tls.fetch_certificate('{host_machine.address}', {PORT})).fingerprint)"
+    )
+    proved = client_machine.run([sys.executable, "-c", probe], timeout=60)
+    assert proved.stdout.strip() == host.fingerprint, proved.stderr
+    # Not listed; and a browser where the port is held says it cannot look.
+    browse = [sys.executable, "-m", "scala40_net.discovery", "--seconds", "2", "--interface"]
+    missing = client_machine.run([*browse, client_machine.address], timeout=60)
+    assert missing.returncode == 1 and missing.stdout == ""
+    blocked = host_machine.run([*browse, host_machine.address], timeout=60)
+    assert blocked.returncode == 2
+    assert f"cannot look for hosts on {host_machine.address}" in blocked.stderr
