@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -477,6 +478,8 @@ async def run(
         async def deal_over(signed: table_pb2.DealSigned, update: table_pb2.MatchUpdate) -> None:
             totals = ", ".join(f"seat {s.seat} {s.total}" for s in update.scores)
             checked = await _checked(seat, signed, host, keeper=keeper)
+            if keeper is not None and keeper.problem:
+                checked, keeper.problem = f"{checked}; {keeper.problem}", ""
             say(f"deal {signed.deal_no} over: {totals}; {checked}")
 
         seat.on_deal_over = deal_over
@@ -505,20 +508,35 @@ class Keeper:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         self._stream = (directory / "stream.log").open("a", encoding="utf-8")
+        self.problem = ""  # why the last deal's files could not be written, if they could not
 
     def trace(self, line: str) -> None:
-        self._stream.write(line + "\n")
-        self._stream.flush()  # read while the bot plays
+        """A line of the stream's log; a disk that fails stops the log, never the play."""
+        if self._stream.closed:
+            return
+        try:
+            self._stream.write(line + "\n")
+            self._stream.flush()  # read while the bot plays
+        except OSError as error:
+            log.warning("stream log %s given up: %s", self.directory / "stream.log", error)
+            with contextlib.suppress(OSError):
+                self._stream.close()
 
     def keep(self, deal_no: int, record: bytes, seat: int, mine: tuple[bytes, int] | None) -> None:
-        (self.directory / f"deal-{deal_no}.json").write_bytes(record)
+        """Write the deal's files; when they cannot be, ``problem`` says why (the bot plays
+        on, and its line for the deal says it)."""
         secrets = {"seat": seat, "seed": mine[0].hex(), "cut": mine[1]} if mine else {"seat": seat}
-        (self.directory / f"deal-{deal_no}.seat.json").write_text(
-            json.dumps(secrets) + "\n", encoding="utf-8"
-        )
+        try:
+            (self.directory / f"deal-{deal_no}.json").write_bytes(record)
+            (self.directory / f"deal-{deal_no}.seat.json").write_text(
+                json.dumps(secrets) + "\n", encoding="utf-8"
+            )
+        except OSError as error:
+            self.problem = f"record not kept in {self.directory}: {error.strerror or error}"
 
     def close(self) -> None:
-        self._stream.close()
+        with contextlib.suppress(OSError):
+            self._stream.close()
 
 
 async def _checked(
