@@ -350,6 +350,10 @@ ENGLISH: dict[str, str] = dict(
         ),
         M("hosts_row", "{name}  {address}  {fp}  open tables: {open}"),
         M("hosts_keys", "↑/↓ choose · Enter open its tables · q quit"),
-        M("hosts_unavailable", "Cannot look for hosts on the LAN: {reason}"),
+        M(
+            "hosts_unavailable",
+            "No list of LAN hosts: {reason}. Join by the host's address or invite instead: "
+            "scala40 ADDRESS",
+        ),
     ]
 )

@@ -330,3 +330,15 @@ def test_a_host_that_cannot_advertise_serves_all_the_same_and_says_why(
     blocked = host_machine.run([*browse, host_machine.address], timeout=60)
     assert blocked.returncode == 2
     assert f"cannot look for hosts on {host_machine.address}" in blocked.stderr
+    # The client there says so, and how else to join, instead of an empty list.
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    visit = host_machine.run(
+        [sys.executable, str(HERE / "lan_client.py"), host_machine.address, str(client_dir)],
+        timeout=60,
+    )
+    assert visit.returncode == 1
+    assert f"No list of LAN hosts: cannot look for hosts on {host_machine.address}" in (
+        visit.stderr
+    )
+    assert "Join by the host's address or invite instead" in visit.stderr
