@@ -251,7 +251,7 @@ def test_a_client_on_one_machine_finds_the_host_on_another_and_joins_it(
     ]
 
     # The count of open tables follows the host: a table made while a browser listens.
-    listening = client_machine.start([*browse, "--seconds", "10"], tmp_path / "browse.log")
+    listening = client_machine.start([*browse, "--seconds", "12"], tmp_path / "browse.log")
     stopping.append(listening)
     time.sleep(3)
     token_file = tmp_path / "ann.token"
