@@ -1,4 +1,7 @@
-"""Entry points: ``scala40 HOST[:PORT]`` joins a LAN host; ``scala40-play`` plays 3 bots locally.
+"""Entry points: ``scala40 [HOST[:PORT]]`` joins a LAN host; ``scala40-play`` plays 3 bots locally.
+
+``scala40`` with no address lists the hosts the LAN advertises (mDNS/DNS-SD,
+``scala40_net.discovery``) and opens the lobby of the one chosen.
 
 ``scala40-play`` (what ``make play`` runs) starts a host inside this process
 on 127.0.0.1 and a free port, creates a ``classic`` table with this player
@@ -33,7 +36,7 @@ from client.i18n import Text, detect_lang
 from client.seats import SeatStore
 from client.session import SessionState, TrustState
 from client.trust import check_fingerprint, data_dir, remember_fingerprint
-from scala40_net import invite, tls
+from scala40_net import discovery, invite, tls
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 LOCAL_HOST_DIR = "local-host"
@@ -214,14 +217,105 @@ async def join_host(
     """Connect to a LAN host (an invite pins its fingerprint; an address alone is trusted on
     first use and refused when the host's fingerprint changed, unless the user accepts the
     new one), choose a table in the lobby, play it."""
-    from client.lobby import LobbyScreen
-
     text = Text(detect_lang(options.lang))
     try:
         place = invite.parse(address)
     except invite.InviteError as error:
         print(text("connect_failed", host=address, reason=str(error)), file=sys.stderr)
         return 2
+    return await _join(
+        place,
+        options,
+        directory,
+        shown=address,
+        # An invite the user was given says which host they mean, even over a remembered one.
+        pin_overrides_memory=place.fingerprint is not None,
+        accept_new_fingerprint=accept_new_fingerprint,
+        insecure=insecure,
+    )
+
+
+async def find_and_join(
+    options: Options,
+    directory: Path,
+    *,
+    accept_new_fingerprint: bool = False,
+    interfaces: Sequence[str] | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """No address given: list the hosts the LAN advertises, open the lobby of the one chosen.
+
+    The fingerprint found is pinned like an invite's (the host must prove it over TLS), but
+    anyone on the LAN can advertise: where this user remembers another fingerprint for that
+    address, it is refused as a changed one is (``--accept-new-fingerprint`` to take it).
+    """
+    from client.hosts import HostsScreen
+
+    text = Text(detect_lang(options.lang))
+    screens: list[HostsScreen] = []
+    try:
+        async with discovery.Browser(
+            interfaces, on_change=lambda: screens[0].changed() if screens else None
+        ) as browser:
+            screen = HostsScreen(text, browser.hosts, input=input, output=output)
+            screens.append(screen)
+            chosen = await screen.run_async()
+    except discovery.DiscoveryError as error:
+        print(text("hosts_unavailable", reason=str(error)), file=sys.stderr)
+        return 1
+    if chosen is None:
+        return 0
+    return await join_found(
+        chosen,
+        options,
+        directory,
+        accept_new_fingerprint=accept_new_fingerprint,
+        input=input,
+        output=output,
+    )
+
+
+async def join_found(
+    found: discovery.FoundHost,
+    options: Options,
+    directory: Path,
+    *,
+    accept_new_fingerprint: bool = False,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """The lobby of a host found on the LAN, its advertised fingerprint pinned; a fingerprint
+    remembered for that address that differs wins (refused) unless the user accepts the new
+    one."""
+    return await _join(
+        invite.Invite(found.address, found.port, found.fingerprint),
+        options,
+        directory,
+        shown=f"{found.name} ({found.target})",
+        pin_overrides_memory=False,
+        accept_new_fingerprint=accept_new_fingerprint,
+        insecure=False,
+        input=input,
+        output=output,
+    )
+
+
+async def _join(
+    place: invite.Invite,
+    options: Options,
+    directory: Path,
+    *,
+    shown: str,
+    pin_overrides_memory: bool,
+    accept_new_fingerprint: bool,
+    insecure: bool,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    from client.lobby import LobbyScreen
+
+    text = Text(detect_lang(options.lang))
     key = f"{place.host}:{place.port}"
     try:
         if insecure:
@@ -230,7 +324,7 @@ async def join_host(
         else:
             channel, proved = await open_channel(place.host, place.port, place.fingerprint)
     except (OSError, tls.PinError) as error:
-        print(text("connect_failed", host=address, reason=str(error)), file=sys.stderr)
+        print(text("connect_failed", host=shown, reason=str(error)), file=sys.stderr)
         return 1
     try:
         lobby = LobbyClient(channel, text.lang)
@@ -239,10 +333,10 @@ async def join_host(
             await trust_host(lobby, proved, session, directory, key)
         except (HostRefusal, tls.PinError) as refusal:
             reason = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
-            print(text("connect_failed", host=address, reason=reason), file=sys.stderr)
+            print(text("connect_failed", host=shown, reason=reason), file=sys.stderr)
             return 1
         if session.trust is TrustState.CHANGED:
-            if place.fingerprint is None and not accept_new_fingerprint:
+            if not pin_overrides_memory and not accept_new_fingerprint:
                 old, new = session.previous_fingerprint, session.fingerprint
                 print(text("fingerprint_refused", host=key, old=old, new=new), file=sys.stderr)
                 return 1
@@ -250,11 +344,24 @@ async def join_host(
             remember_fingerprint(directory, key, session.fingerprint)
             session.trust = TrustState.KNOWN
         store = SeatStore(directory, key)
-        chosen = await LobbyScreen(text, lobby, session, options.name, store=store).run_async()
+        lobby_screen = LobbyScreen(
+            text, lobby, session, options.name, store=store, input=input, output=output
+        )
+        chosen = await lobby_screen.run_async()
         if chosen is None:
             return 0
         seat, start = chosen
-        screen = await open_table(channel, seat, text, session, directory, start=start, store=store)
+        screen = await open_table(
+            channel,
+            seat,
+            text,
+            session,
+            directory,
+            start=start,
+            store=store,
+            input=input,
+            output=output,
+        )
         await screen.run_async()
         return 0
     finally:
@@ -262,15 +369,18 @@ async def join_host(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``scala40 INVITE|HOST[:PORT] [--name NAME] [--lang it|en]``."""
+    """``scala40 [INVITE|HOST[:PORT]] [--name NAME] [--lang it|en]``: with no address, the
+    hosts the LAN advertises to choose from."""
     parser = _common(
         argparse.ArgumentParser(prog="scala40", description="Play Scala 40 on a host of your LAN.")
     )
     parser.add_argument(
         "address",
         metavar="INVITE|HOST[:PORT]",
+        nargs="?",
         help="the host's invite (scala40://HOST:PORT/?fp=…, which pins its fingerprint), or its "
-        "address (its fingerprint is remembered the first time)",
+        "address (its fingerprint is remembered the first time); none: choose among the hosts "
+        "found on the LAN",
     )
     parser.add_argument(
         "--accept-new-fingerprint",
@@ -282,6 +392,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     options = Options(args.name or default_name(), args.lang)
+    if args.address is None:
+        if args.insecure:
+            parser.error("--insecure needs the host's address: hosts without TLS are not listed")
+        return asyncio.run(
+            find_and_join(options, data_dir(), accept_new_fingerprint=args.accept_new_fingerprint)
+        )
     return asyncio.run(
         join_host(
             args.address,

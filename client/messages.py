@@ -341,5 +341,19 @@ ENGLISH: dict[str, str] = dict(
             "your seeds travel in clear; anyone on the network can read them.",
         ),
         M("connect_failed", "Cannot reach {host}: {reason}"),
+        M("hosts_title", "Scala 40 hosts on the LAN"),
+        M("hosts_looking", "Looking for hosts on the LAN…"),
+        M(
+            "hosts_none",
+            "No host answered yet (still looking). A host with --no-advertise, on another "
+            "network or without TLS is not listed: join it with scala40 ADDRESS or its invite.",
+        ),
+        M("hosts_row", "{name}  {address}  {fp}  open tables: {open}"),
+        M("hosts_keys", "↑/↓ choose · Enter open its tables · q quit"),
+        M(
+            "hosts_unavailable",
+            "No list of LAN hosts: {reason}. Join by the host's address or invite instead: "
+            "scala40 ADDRESS",
+        ),
     ]
 )

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import resource
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,6 +59,17 @@ def _parser() -> argparse.ArgumentParser:
         "included, travels in clear; a warning is printed at start",
     )
     parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="do not advertise this host on the LAN (mDNS/DNS-SD): players then join by its "
+        "address or invite only (a host on loopback never advertises)",
+    )
+    parser.add_argument(
+        "--name",
+        default=socket.gethostname(),
+        help="the host's name in the players' list of LAN hosts (default: this machine's name)",
+    )
+    parser.add_argument(
         "--list-matches",
         action="store_true",
         help="print a line per match in the data dir (live and archived) and exit",
@@ -102,7 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot_delay=args.bot_delay,
         between_deals=args.between_deals,
     )
-    host = Host(args.listen, args.data_dir, settings, insecure=args.insecure)
+    host = Host(
+        args.listen,
+        args.data_dir,
+        settings,
+        insecure=args.insecure,
+        advertise=not args.no_advertise,
+        name=args.name,
+    )
     try:
         asyncio.run(serve(host))
     except (DataDirInUse, OSError) as error:

@@ -49,6 +49,15 @@ class Registry:
         """Tables whose match is not over: what the host's cap counts."""
         return sum(1 for task in self.tables.values() if task.live)
 
+    def open_count(self) -> int:
+        """Tables a player can still join: not started, a seat free (what discovery shows)."""
+        return sum(
+            1
+            for task in self.tables.values()
+            if task.table.phase == lobby_pb2.TABLE_PHASE_WAITING
+            and any(not seat.taken for seat in task.table.seats)
+        )
+
     async def create_table(
         self, config: lobby_pb2.CreateTableRequest, ruleset: rules.Ruleset
     ) -> TableTask:

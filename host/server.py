@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import signal
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from host.registry import Registry
 from host.rules_service import RulesService
 from host.table_core import TableSettings
 from host.table_service import TableService
-from scala40_net import wire
+from scala40_net import discovery, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.invite import lan_address, make_invite
 from scala40_net.pb import (
@@ -66,6 +68,12 @@ class Host:
     # TLS with the certificate bound to the host's identity, unless turned off (--insecure).
     insecure: bool = False
     limits: Limits = field(default_factory=Limits)
+    # Advertised on the LAN (mDNS/DNS-SD) unless turned off, never on loopback nor without TLS.
+    advertise: bool = True
+    name: str = field(default_factory=socket.gethostname)  # the name players see in the list
+    advertised: list[str] = field(default_factory=list, init=False)  # the addresses, once on
+    advertise_problem: str = field(default="", init=False)  # why it is not, when it failed
+    _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
 
     async def start(self) -> int:
         """Take the data dir (refused while another host has it), reopen the tables, listen."""
@@ -125,13 +133,35 @@ class Host:
         log.info(
             "host %s listening on %s (port %d)", self.identity.fingerprint, self.listen, self.port
         )
+        await self._advertise()
         return self.port
+
+    async def _advertise(self) -> None:
+        """On the LAN by mDNS; a failure leaves the host serving, without it (the invite and
+        the address still work), and says why."""
+        addresses = discovery.advertised_addresses(self.listen)
+        if not self.advertise or self.insecure or not addresses:
+            return
+        self._advertiser = discovery.Advertiser(
+            addresses, self.port, self.name, self.identity.fingerprint, self.registry.open_count
+        )
+        try:
+            await self._advertiser.start()
+        except discovery.DiscoveryError as error:
+            self._advertiser = None
+            self.advertise_problem = str(error)
+            log.warning("not advertised on the LAN: %s", error)
+            return
+        self.advertised = addresses
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journals.
 
         Safe after a start that failed part-way: it undoes what was done.
         """
+        if self._advertiser is not None:  # gone from the LAN's lists first: no new visitors
+            await self._advertiser.stop()
+            self._advertiser = None
         if getattr(self, "health", None) is not None:
             await self.health.enter_graceful_shutdown()
         if getattr(self, "registry", None) is not None:
@@ -148,17 +178,39 @@ class Host:
             lock.release()
 
 
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def invite_lines(listen: str, port: int, fingerprint: str) -> list[str]:
     """What the host's owner gives the players: the invite and the same read aloud."""
     address = listen.rsplit(":", 1)[0].strip("[]")
     if address in ("0.0.0.0", "::", ""):
         address = lan_address()
+        if not _is_address(address):  # no route out (a LAN of its own): an interface's
+            address = next(iter(discovery.advertised_addresses(listen)), address)
     invite = make_invite(address, port, fingerprint)
     spoken = " ".join(fingerprint.split("-"))
     return [
         f"invite: {invite}",
         f"read aloud: host {address}, port {port}, fingerprint {spoken}",
     ]
+
+
+def advertising_lines(host: Host) -> list[str]:
+    """Whether players on the LAN see this host in their list, and if not, why."""
+    if host.advertised:
+        where = ", ".join(host.advertised)
+        return [f"on the LAN as {host.name!r} ({discovery.SERVICE_TYPE} on {where})"]
+    if host.advertise_problem:
+        return [f"not on the LAN's lists: {host.advertise_problem}"]
+    if host.advertise and host.insecure:
+        return ["not on the LAN's lists: without TLS there is no fingerprint to pin"]
+    return []
 
 
 async def serve(host: Host) -> None:
@@ -182,6 +234,8 @@ async def serve(host: Host) -> None:
     else:
         for line in invite_lines(host.listen, host.port, host.identity.fingerprint):
             print(f"scala40-host: {line}", flush=True)
+    for line in advertising_lines(host):
+        print(f"scala40-host: {line}", flush=True)
     await stopping.wait()
     print("scala40-host: shutting down", flush=True)
     await host.stop()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+from pathlib import Path
 
 import pytest
 
 from host import bots as host_bots
-from scala40_net import wire
+from scala40_net import verifier, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot, netbot
 from scala40_net.bots.arena import play_deal
@@ -27,7 +29,7 @@ from scala40_net.events import (
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
-from tests.conftest import HostClient, bot_seat
+from tests.conftest import HostClient, bearer, bot_seat
 
 
 def test_parse_address_adds_the_default_port() -> None:
@@ -219,3 +221,95 @@ async def test_scala40_bot_level_expert_plays_a_match_over_the_network(
     assert set(winners) <= {0, 1} and winners
     assert await asyncio.wait_for(owner_playing, timeout=30) == winners
     assert any(line.startswith("deal 1 over") for line in lines), lines
+
+
+async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_needs(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seat-token-file`` plays the seat joined elsewhere; ``--record-dir`` keeps each
+    deal's record and this seat's seed (they pass scala40-verify) and the stream's seqs."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
+    request = lobby_pb2.CreateTableRequest(
+        name="kept", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    joined = await served.join(table_id, "Ann")
+    await served.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(joined.seat_token)
+    )
+    token_file = tmp_path / "seat"
+    token_file.write_text(f"{joined.seat} {joined.seat_token}\n")
+    kept = tmp_path / "kept"
+    lines: list[str] = []
+    playing = asyncio.create_task(
+        netbot.run(
+            served.address,
+            table_id,
+            "easy",
+            say=lines.append,
+            seat_token_file=token_file,
+            record_dir=kept,
+        )
+    )
+
+    async def listening() -> bool:
+        tables = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
+        return next(t for t in tables if t.table_id == table_id).seats[joined.seat].connected
+
+    while not await listening():  # its stream is open: it will commit to the first deal
+        await asyncio.sleep(0.05)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(joined.seat_token)
+    )
+    await asyncio.wait_for(playing, timeout=180)
+    assert lines[0].startswith(f"seat {joined.seat} at table {table_id}")
+
+    records = sorted(kept.glob("deal-*[0-9].json"))
+    assert records
+    for record in records:
+        mine = json.loads(record.with_suffix(".seat.json").read_text())
+        assert mine["seat"] == joined.seat
+        argv = [str(record), "--seat", str(mine["seat"]), "--my-seed", mine["seed"]]
+        argv += [
+            "--my-cut",
+            str(mine["cut"]),
+            "--host-fingerprint",
+            served.host.identity.fingerprint,
+        ]
+        assert verifier.main(argv) == 0
+        assert "seed in the mix" in capsys.readouterr().out
+    seen = [line.split() for line in (kept / "stream.log").read_text().splitlines()]
+    assert seen[0][0] == "event" and seen[0][2] == "snapshot"
+    numbers = [int(seq) for word, seq, _ in seen if word == "event"]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert seen[-1][2] == "match_update"
+
+
+async def test_scala40_bot_refuses_a_seat_token_file_it_cannot_read(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "seat"
+    bad.write_text("just-a-token\n")
+    with pytest.raises(OSError, match="does not hold one line 'SEAT TOKEN'"):
+        await netbot.run(served.address, "t", seat_token_file=bad)
+    argv = [served.address, "--table", "t", "--seat-token-file", str(bad)]
+    assert await asyncio.to_thread(netbot.main, argv) == 1  # the command, with its own loop
+    assert "does not hold one line 'SEAT TOKEN'" in capsys.readouterr().err
+    missing = [served.address, "--table", "t", "--seat-token-file", str(tmp_path / "none")]
+    assert await asyncio.to_thread(netbot.main, missing) == 1
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_a_record_dir_that_cannot_take_a_deal_says_so_and_the_bot_plays_on(
+    tmp_path: Path,
+) -> None:
+    keeper = netbot.Keeper(tmp_path)
+    (tmp_path / "deal-1.json").mkdir()  # where the record should go, something else is
+    keeper.keep(1, b"{}", 0, (b"\x01" * 32, 5))
+    assert keeper.problem.startswith(f"record not kept in {tmp_path}: ")
+    keeper.keep(2, b"{}", 0, None)
+    assert json.loads((tmp_path / "deal-2.seat.json").read_text()) == {"seat": 0}
+    keeper.trace("event 1 snapshot")
+    keeper.close()
+    keeper.trace("event 2 deal")  # after the log is closed: dropped, not raised
+    assert (tmp_path / "stream.log").read_text() == "event 1 snapshot\n"

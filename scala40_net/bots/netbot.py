@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import logging
 import random
 import sys
@@ -26,6 +28,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 # grpc is typed only where types-grpcio is installed.
@@ -93,6 +96,7 @@ class NetworkSeat:
         log: SeatLog | None = None,
         fair: bool = True,
         think: float = 0.0,
+        trace: Callable[[str], None] | None = None,
     ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         self.tables = table_pb2_grpc.TableServiceStub(channel)
@@ -101,6 +105,9 @@ class NetworkSeat:
         self.log = log
         self.fair = fair  # False: a seat that never commits (to test the deadlines)
         self.think = think  # seconds to wait before each draw, as a person would
+        # Told "event SEQ KIND" for each stream message and "reconnect CODE" for each drop:
+        # what a test reads to see that a seat resumed with no gap (scala40-bot --record-dir).
+        self.trace = trace
         self.seat = -1
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
@@ -169,6 +176,8 @@ class NetworkSeat:
                     self.log.received_at.append(received_at)
                     self.log.messages.append(message.SerializeToString())
                     self.log.events.append(event)
+                if self.trace is not None:
+                    self.trace(f"event {event.seq} {event.WhichOneof('event')}")
                 self.last_seq = max(self.last_seq, event.seq)
                 await self._on_event(event)
                 if self.winners is not None:
@@ -349,6 +358,8 @@ class NetworkSeat:
                 if error.code() not in RECONNECT_CODES:
                     raise
                 log.info("seat %d: %s; reconnecting", self.seat, error.code().name)
+                if self.trace is not None:
+                    self.trace(f"reconnect {error.code().name}")
             if self.winners is None:
                 await asyncio.sleep(RECONNECT_BACKOFF[min(failures, len(RECONNECT_BACKOFF) - 1)])
                 failures += 1
@@ -436,26 +447,96 @@ async def run(
     say: Callable[[str], None] = print,
     fingerprint: str | None = None,
     insecure: bool = False,
+    seat_token_file: Path | None = None,
+    record_dir: Path | None = None,
 ) -> tuple[int, ...]:
-    """Join ``table_id`` at ``address`` as a bot of ``level`` and play the match to its end,
-    across host restarts; ``say`` gets one line per deal (the scores, the record checked)."""
+    """Join ``table_id`` at ``address`` as a bot of ``level`` (or play the seat whose
+    ``SEAT TOKEN`` line is in ``seat_token_file``) and play the match to its end, across host
+    restarts; ``say`` gets one line per deal (the scores, the record checked). With
+    ``record_dir``: every deal's record and this seat's secrets for it, and a log of the
+    stream, are kept there (``Keeper``)."""
+    taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
+    keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
     try:
-        seat = NetworkSeat(channel, table_id, make_bot(level, random.Random(seed)), log=SeatLog())
+        seat = NetworkSeat(
+            channel,
+            table_id,
+            make_bot(level, random.Random(seed)),
+            log=SeatLog(),
+            trace=keeper.trace if keeper is not None else None,
+        )
         host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
         if pinned is not None and host.host_fingerprint != pinned:
             raise tls.PinError("the host signs deals with another identity than its TLS one")
-        await seat.join(name or f"{level} bot", password)
+        if taken is not None:
+            seat.take_seat(*taken)
+        else:
+            await seat.join(name or f"{level} bot", password)
         say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}")
 
         async def deal_over(signed: table_pb2.DealSigned, update: table_pb2.MatchUpdate) -> None:
             totals = ", ".join(f"seat {s.seat} {s.total}" for s in update.scores)
-            say(f"deal {signed.deal_no} over: {totals}; {await _checked(seat, signed, host)}")
+            checked = await _checked(seat, signed, host, keeper=keeper)
+            if keeper is not None and keeper.problem:
+                checked, keeper.problem = f"{checked}; {keeper.problem}", ""
+            say(f"deal {signed.deal_no} over: {totals}; {checked}")
 
         seat.on_deal_over = deal_over
         return await seat.play_to_end()
     finally:
         await channel.close()
+        if keeper is not None:
+            keeper.close()
+
+
+def _read_seat_token(path: Path) -> tuple[int, str]:
+    """``SEAT TOKEN`` from a file (a token on the command line would show in ``ps``)."""
+    try:
+        seat_text, token = path.read_text(encoding="utf-8").split()
+        return int(seat_text), token
+    except ValueError:
+        raise OSError(f"{path} does not hold one line 'SEAT TOKEN'") from None
+
+
+class Keeper:
+    """What ``--record-dir`` keeps: ``deal-N.json`` (the signed record, for scala40-verify),
+    ``deal-N.seat.json`` (this seat's number, seed and cut for it) and ``stream.log`` (a line
+    per stream message, ``event SEQ KIND``, and per dropped connection, ``reconnect CODE``)."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self._stream = (directory / "stream.log").open("a", encoding="utf-8")
+        self.problem = ""  # why the last deal's files could not be written, if they could not
+
+    def trace(self, line: str) -> None:
+        """A line of the stream's log; a disk that fails stops the log, never the play."""
+        if self._stream.closed:
+            return
+        try:
+            self._stream.write(line + "\n")
+            self._stream.flush()  # read while the bot plays
+        except OSError as error:
+            log.warning("stream log %s given up: %s", self.directory / "stream.log", error)
+            with contextlib.suppress(OSError):
+                self._stream.close()
+
+    def keep(self, deal_no: int, record: bytes, seat: int, mine: tuple[bytes, int] | None) -> None:
+        """Write the deal's files; when they cannot be, ``problem`` says why (the bot plays
+        on, and its line for the deal says it)."""
+        secrets = {"seat": seat, "seed": mine[0].hex(), "cut": mine[1]} if mine else {"seat": seat}
+        try:
+            (self.directory / f"deal-{deal_no}.json").write_bytes(record)
+            (self.directory / f"deal-{deal_no}.seat.json").write_text(
+                json.dumps(secrets) + "\n", encoding="utf-8"
+            )
+        except OSError as error:
+            self.problem = f"record not kept in {self.directory}: {error.strerror or error}"
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stream.close()
 
 
 async def _checked(
@@ -463,8 +544,10 @@ async def _checked(
     signed: table_pb2.DealSigned,
     host: lobby_pb2.GetHostInfoResponse,
     with_seed: bool = True,
+    keeper: Keeper | None = None,
 ) -> str:
-    """The deal's record fetched and verified with this seat's own seed (FAIR_DEAL.md)."""
+    """The deal's record fetched and verified with this seat's own seed (FAIR_DEAL.md);
+    kept by ``keeper`` when given, whatever its check says."""
     mine: tuple[bytes, int] | None = None
     try:
         answer = await seat.tables.GetDealRecord(
@@ -472,8 +555,10 @@ async def _checked(
             metadata=seat.metadata,
             timeout=CALL_TIMEOUT,
         )
-        record = DealRecord.from_json(answer.record)
         mine = seat.log.seeds.get(signed.deal_no) if seat.log is not None and with_seed else None
+        if keeper is not None:
+            keeper.keep(signed.deal_no, answer.record, seat.seat, mine)
+        record = DealRecord.from_json(answer.record)
         verify_record(
             record,
             host_fingerprint=host.host_fingerprint,
@@ -515,6 +600,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", help="the name shown at the table")
     parser.add_argument("--password", help="the table's password, if it has one")
     parser.add_argument("--seed", type=int, help="seed of the bot's own choices (not the deal)")
+    parser.add_argument(
+        "--seat-token-file",
+        type=Path,
+        metavar="FILE",
+        help="play a seat already joined: FILE holds one line 'SEAT TOKEN' (instead of joining)",
+    )
+    parser.add_argument(
+        "--record-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep each deal's record (deal-N.json, for scala40-verify), this seat's seed for it "
+        "(deal-N.seat.json) and a log of the event stream (stream.log) in DIR",
+    )
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
@@ -528,6 +626,8 @@ def main(argv: list[str] | None = None) -> int:
                 options.seed,
                 fingerprint=options.fingerprint,
                 insecure=options.insecure,
+                seat_token_file=options.seat_token_file,
+                record_dir=options.record_dir,
             )
         )
     except grpc.aio.AioRpcError as error:

@@ -1,0 +1,146 @@
+"""The LAN's hosts: the list ``scala40`` shows when it is given no address.
+
+The hosts come from DNS-SD (``scala40_net.discovery``) as they answer; the
+list is redrawn each time one appears, changes (its open tables) or leaves.
+Each row shows the host's name, address, fingerprint and open tables; ↑/↓
+choose, Enter opens that host's lobby, ``q`` leaves. After a few seconds with
+no host, the screen says so and how to join by address or invite instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.output import Output
+
+from client.i18n import Text
+from client.layout import PanelControl
+from client.render import join_lines
+from client.theme import STYLE
+from scala40_net.discovery import BROWSE_SECONDS, FoundHost
+
+
+def host_row(host: FoundHost, t: Text) -> str:
+    return t(
+        "hosts_row",
+        name=host.name,
+        address=host.target,
+        fp=host.fingerprint,
+        open=host.open_tables,
+    )
+
+
+class HostsScreen:
+    """Choose a host: ``run_async`` returns the one chosen, or None.
+
+    ``hosts`` is read at each redraw (a ``Browser``'s ``hosts``); call ``changed``
+    when it has something new.
+    """
+
+    def __init__(
+        self,
+        text: Text,
+        hosts: Callable[[], Sequence[FoundHost]],
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        patience: float = BROWSE_SECONDS,
+    ) -> None:
+        self.text = text
+        self._hosts = hosts
+        self.patience = patience
+        self.cursor = 0
+        self.waited = False  # the few seconds of looking are over
+        self.list_window = Window(
+            PanelControl(self._draw_hosts, focusable=True, key_bindings=self._keys())
+        )
+        self.app: Application[FoundHost | None] = Application(
+            layout=Layout(
+                HSplit(
+                    [
+                        Window(PanelControl(self._draw_title), height=1),
+                        Window(height=1, char="─", style="class:separator"),
+                        self.list_window,
+                        Window(height=1, char="─", style="class:separator"),
+                        Window(PanelControl(self._draw_footer), height=1),
+                    ]
+                ),
+                focused_element=self.list_window,
+            ),
+            style=STYLE,
+            full_screen=True,
+            input=input,
+            output=output,
+        )
+
+    def hosts(self) -> list[FoundHost]:
+        return list(self._hosts())
+
+    def changed(self) -> None:
+        """New news from the LAN: keep the cursor on the list, redraw."""
+        self.cursor = min(self.cursor, max(len(self.hosts()) - 1, 0))
+        self.app.invalidate()
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def _draw_title(self, width: int, height: int) -> StyleAndTextTuples:
+        return [("class:title", f" {self.text('hosts_title')} ")]
+
+    def _draw_hosts(self, width: int, height: int) -> StyleAndTextTuples:
+        hosts = self.hosts()
+        if not hosts:
+            key = "hosts_none" if self.waited else "hosts_looking"
+            return [("class:dim", self.text(key))]
+        lines: list[StyleAndTextTuples] = []
+        for i, host in enumerate(hosts):
+            style = "class:lobby.selected" if i == self.cursor else ""
+            lines.append([(style, f" {host_row(host, self.text)[: width - 2]} ")])
+        return join_lines(lines)
+
+    def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
+        return [("class:dim", self.text("hosts_keys"))]
+
+    # --- keys -------------------------------------------------------------------------
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("up")
+        def _up(event: KeyPressEvent) -> None:
+            self.cursor = max(self.cursor - 1, 0)
+
+        @kb.add("down")
+        def _down(event: KeyPressEvent) -> None:
+            self.cursor = min(self.cursor + 1, max(len(self.hosts()) - 1, 0))
+
+        @kb.add("enter")
+        def _open(event: KeyPressEvent) -> None:
+            hosts = self.hosts()
+            if hosts:
+                event.app.exit(result=hosts[min(self.cursor, len(hosts) - 1)])
+
+        @kb.add("q")
+        @kb.add("c-c")
+        @kb.add("c-q")
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit(result=None)
+
+        return kb
+
+    async def run_async(self) -> FoundHost | None:
+        async def wait() -> None:
+            await asyncio.sleep(self.patience)
+            self.waited = True
+            self.app.invalidate()
+
+        waiting = asyncio.get_running_loop().create_task(wait())
+        try:
+            return await self.app.run_async()
+        finally:
+            waiting.cancel()
