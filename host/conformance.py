@@ -289,13 +289,15 @@ class Conformance:
                              f"the drop after seq {dropped}")
             return False
         _, after, _ = s.subscriptions[count]
-        if after != dropped:
-            s.dropped.decide(False, _resumed_wrongly(after, dropped))
+        wrong = _resumed_wrongly(after, s.last_seen(), dropped)
+        if wrong:
+            s.dropped.decide(False, wrong)
             return True
         if await s.until(lambda: bool(s.accepted("play", after=dropped + 1)),
                          2 * self.check_seconds, gone):
-            s.dropped.decide(True, f"SubscribeEvents(after_seq={after}) after the drop, then "
-                             "its next turn was accepted")
+            s.dropped.decide(True, f"SubscribeEvents(after_seq={after}) after the drop (the "
+                             f"stream had given it up to {dropped}), then its next turn was "
+                             "accepted")
         return await self._decided(s, s.dropped, 0, gone)
 
     async def _restart(
@@ -303,7 +305,7 @@ class Conformance:
     ) -> Host:
         s = script
         await host.stop(grace=1.0)
-        s.restarted_after = s.delivered
+        given = s.restarted_after = s.delivered
         await asyncio.sleep(0.5)
         s.run += 1
         host = self._host(script, data_dir, listen)
@@ -314,23 +316,33 @@ class Conformance:
                              f"{2 * self.check_seconds:.0f} s")
             return host
         _, after, _ = s.subscriptions[count]
-        if after != s.restarted_after:
-            s.restart.decide(False, _resumed_wrongly(after, s.restarted_after))
+        wrong = _resumed_wrongly(after, s.last_seen(), given)
+        if wrong:
+            s.restart.decide(False, wrong)
             return host
         if await s.until(lambda: len(s.accepted("play", run=s.run)) >= 2,
                          3 * self.check_seconds, gone):
-            s.restart.decide(True, f"SubscribeEvents(after_seq={after}) to the restarted host, "
-                             "then its next two turns were accepted")
+            s.restart.decide(True, f"SubscribeEvents(after_seq={after}) to the restarted host "
+                             f"(the stream had given it up to {given}), then its "
+                             "next two turns were accepted")
         await self._decided(s, s.restart, 0, gone)
         return host
 
 
-def _resumed_wrongly(after: int, last: int) -> str:
+def _resumed_wrongly(after: int, seen: int, given: int) -> str | None:
+    """What is wrong with resuming after ``after``, when the client had seen at least event
+    ``seen`` (its moves said so) and its stream had been given every event up to ``given``
+    (the last ones may not have reached it, or not been read): None if nothing."""
     if after == 0:
-        return f"SubscribeEvents(after_seq=0), a snapshot, not after its last event {last}"
-    if after > last:
-        return f"SubscribeEvents(after_seq={after}): events {last + 1}..{after} would be missed"
-    return f"SubscribeEvents(after_seq={after}), not after its last event {last} (duplicates)"
+        return f"SubscribeEvents(after_seq=0): a snapshot, not the events after its last one"
+    if after > given:
+        return f"SubscribeEvents(after_seq={after}): events {given + 1}..{after} are missed"
+    if after < seen:
+        return (
+            f"SubscribeEvents(after_seq={after}), but it had seen event {seen} already: "
+            "not after its last event"
+        )
+    return None
 
 
 def _last_moves(script: Script) -> str:
