@@ -23,9 +23,10 @@ import contextlib
 import logging
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from host.conformance_bots import seat_runner
 from host.conformance_script import Check, Script
@@ -88,7 +89,7 @@ class Invitation:
         return arg
 
 
-ClientRunner = Callable[[Invitation], Awaitable[object]]
+ClientRunner = Callable[[Invitation], Coroutine[Any, Any, object]]
 
 
 class _FirstDealer:
@@ -265,14 +266,16 @@ class Conformance:
         assert rebuilt is not None
 
         def turn_played() -> bool:
-            return bool(s.accepted("play", after=rebuilt) or s.accepted("return_discard",
-                                                                          after=rebuilt))
+            return bool(
+                s.accepted("play", after=rebuilt) or s.accepted("return_discard", after=rebuilt)
+            )
 
         if await s.until(turn_played, 2 * self.check_seconds, gone):
             stale = [m for m in s.moves if m.outcome == "STALE_VIEW" and m.last_seen_seq < rebuilt]
             note = f"; {len(stale)} STALE_VIEW refusal(s) first" if stale else ""
-            s.rebuild.decide(True, f"its turn after stock_rebuilt (seq {rebuilt}) was "
-                             f"accepted{note}")
+            s.rebuild.decide(
+                True, f"its turn after stock_rebuilt (seq {rebuilt}) was accepted{note}"
+            )
         return await self._decided(s, s.rebuild, 0, gone)
 
     async def _drop(self, script: Script, gone: Callable[[], bool]) -> bool:
@@ -285,19 +288,26 @@ class Conformance:
         assert dropped is not None
         count = len(s.subscriptions)
         if not await s.until(lambda: len(s.subscriptions) > count, self.check_seconds, gone):
-            s.dropped.decide(False, f"no SubscribeEvents within {self.check_seconds:.0f} s of "
-                             f"the drop after seq {dropped}")
+            s.dropped.decide(
+                False,
+                f"no SubscribeEvents within {self.check_seconds:.0f} s of "
+                f"the drop after seq {dropped}",
+            )
             return False
         _, after, _ = s.subscriptions[count]
         wrong = _resumed_wrongly(after, s.last_seen(), dropped)
         if wrong:
             s.dropped.decide(False, wrong)
             return True
-        if await s.until(lambda: bool(s.accepted("play", after=dropped + 1)),
-                         2 * self.check_seconds, gone):
-            s.dropped.decide(True, f"SubscribeEvents(after_seq={after}) after the drop (the "
-                             f"stream had given it up to {dropped}), then its next turn was "
-                             "accepted")
+        if await s.until(
+            lambda: bool(s.accepted("play", after=dropped + 1)), 2 * self.check_seconds, gone
+        ):
+            s.dropped.decide(
+                True,
+                f"SubscribeEvents(after_seq={after}) after the drop (the "
+                f"stream had given it up to {dropped}), then its next turn was "
+                "accepted",
+            )
         return await self._decided(s, s.dropped, 0, gone)
 
     async def _restart(
@@ -312,19 +322,25 @@ class Conformance:
         await host.start()
         count = len(s.subscriptions)
         if not await s.until(lambda: len(s.subscriptions) > count, 2 * self.check_seconds, gone):
-            s.restart.decide(False, "no SubscribeEvents to the restarted host within "
-                             f"{2 * self.check_seconds:.0f} s")
+            s.restart.decide(
+                False,
+                f"no SubscribeEvents to the restarted host within {2 * self.check_seconds:.0f} s",
+            )
             return host
         _, after, _ = s.subscriptions[count]
         wrong = _resumed_wrongly(after, s.last_seen(), given)
         if wrong:
             s.restart.decide(False, wrong)
             return host
-        if await s.until(lambda: len(s.accepted("play", run=s.run)) >= 2,
-                         3 * self.check_seconds, gone):
-            s.restart.decide(True, f"SubscribeEvents(after_seq={after}) to the restarted host "
-                             f"(the stream had given it up to {given}), then its "
-                             "next two turns were accepted")
+        if await s.until(
+            lambda: len(s.accepted("play", run=s.run)) >= 2, 3 * self.check_seconds, gone
+        ):
+            s.restart.decide(
+                True,
+                f"SubscribeEvents(after_seq={after}) to the restarted host "
+                f"(the stream had given it up to {given}), then its "
+                "next two turns were accepted",
+            )
         await self._decided(s, s.restart, 0, gone)
         return host
 
@@ -334,7 +350,7 @@ def _resumed_wrongly(after: int, seen: int, given: int) -> str | None:
     ``seen`` (its moves said so) and its stream had been given every event up to ``given``
     (the last ones may not have reached it, or not been read): None if nothing."""
     if after == 0:
-        return f"SubscribeEvents(after_seq=0): a snapshot, not the events after its last one"
+        return "SubscribeEvents(after_seq=0): a snapshot, not the events after its last one"
     if after > given:
         return f"SubscribeEvents(after_seq={after}): events {given + 1}..{after} are missed"
     if after < seen:
@@ -397,7 +413,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     command = args.client[1:] if args.client[:1] == ["--"] else args.client
     run = Conformance(
-        args.listen, args.data_dir, args.insecure, args.join_timeout, args.check_seconds,
+        args.listen,
+        args.data_dir,
+        args.insecure,
+        args.join_timeout,
+        args.check_seconds,
         say=lambda line: print(line, flush=True),
     )
     try:

@@ -15,6 +15,8 @@ from host.table_task import BotRunner, TableTask
 from scala40_net import actions, views
 from scala40_net.pb import table_pb2
 
+FIRST_COMMIT = table_pb2.TURN_PHASE_COMMIT
+
 
 class DrawingBot:
     """Draws from the stock and discards the card it drew: nothing is ever laid."""
@@ -38,9 +40,8 @@ class SilentInFirstDeal:
 
     async def step(self) -> None:
         current = self._seat.task.table.current
-        if current is not None and current.deal_no == 1:
-            if current.step == table_pb2.TURN_PHASE_COMMIT:
-                return
+        if current is not None and (current.deal_no, current.step) == (1, FIRST_COMMIT):
+            return
         await self._seat.step()
 
 

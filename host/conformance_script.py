@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
+from google.protobuf.message import Message
 
 from host.errors import Refusal
 from scala40_net.pb import deal_pb2, table_pb2
@@ -54,12 +55,12 @@ class Move:
     run: int  # which host run (1, then 2 after the restart) took it
 
 
-def _without_context(request: object) -> bytes:
+def _without_context(request: Message) -> bytes:
     """The request's bytes with its MoveContext cleared: the move, not its ids."""
-    copy = type(request)()  # type: ignore[call-arg]
-    copy.CopyFrom(request)  # type: ignore[attr-defined]
+    copy = type(request)()
+    copy.CopyFrom(request)
     copy.ClearField("context")
-    return bytes(copy.SerializeToString(deterministic=True))
+    return copy.SerializeToString(deterministic=True)
 
 
 @dataclass
@@ -173,7 +174,9 @@ class Script:
         return [
             m
             for m in self.moves
-            if m.kind == kind and m.outcome == "accepted" and m.last_seen_seq >= after
+            if m.kind == kind
+            and m.outcome == "accepted"
+            and m.last_seen_seq >= after
             and m.run >= run
         ]
 
@@ -183,21 +186,25 @@ class Script:
 
     # --- What the client sends ------------------------------------------------------------
 
-    def before_move(self, kind: str, request: object) -> Refusal | None:
+    def before_move(
+        self, kind: str, request: Message, context: table_pb2.MoveContext
+    ) -> Refusal | None:
         """The scripted refusal for this move, if the host refuses it (nothing is done)."""
-        context: table_pb2.MoveContext = request.context  # type: ignore[attr-defined]
-        move = Move(kind, context.request_id, context.last_seen_seq, _without_context(request),
-                    "", self.run)
+        move = Move(
+            kind, context.request_id, context.last_seen_seq, _without_context(request), "", self.run
+        )
         if kind == "draw":
             return self._draw_refusal(move)
-        if kind == "play" and self._rule_refused is None:
+        if kind != "play":
+            return None
+        refused = self._rule_refused
+        if refused is None:
             self._rule_refused = move
             return self._refused(move, _rule_refusal())
-        if kind == "play" and self.rule_refusal.passed is None and self._rule_refused is not None:
-            if move.what == self._rule_refused.what:  # the same play: the same answer
-                self.rule_refusal.decide(False, "the client sent the refused play again, "
-                                         "unchanged")
-                return self._refused(move, _rule_refusal())
+        if self.rule_refusal.passed is None and move.what == refused.what:
+            # The same play again: the same answer.
+            self.rule_refusal.decide(False, "the client sent the refused play again, unchanged")
+            return self._refused(move, _rule_refusal())
         return None
 
     def _draw_refusal(self, move: Move) -> Refusal | None:
@@ -237,15 +244,27 @@ class Script:
         self._tell()
         return refusal
 
-    def after_move(self, kind: str, request: object, refusal: Refusal | None) -> None:
+    def after_move(
+        self,
+        kind: str,
+        request: Message,
+        context: table_pb2.MoveContext,
+        refusal: Refusal | None,
+    ) -> None:
         """The table's own answer to a move the script let through."""
-        context: table_pb2.MoveContext = request.context  # type: ignore[attr-defined]
-        move = Move(kind, context.request_id, context.last_seen_seq, _without_context(request),
-                    "accepted" if refusal is None else refusal.reason, self.run)
+        move = Move(
+            kind,
+            context.request_id,
+            context.last_seen_seq,
+            _without_context(request),
+            "accepted" if refusal is None else refusal.reason,
+            self.run,
+        )
         self.moves.append(move)
         if refusal is not None:
-            self.host_refusals.append(f"{kind}: {refusal.code.name} {refusal.reason}: "
-                                      f"{refusal.message}")
+            self.host_refusals.append(
+                f"{kind}: {refusal.code.name} {refusal.reason}: {refusal.message}"
+            )
         self._judge(move, refusal)
         self._tell()
 
@@ -254,12 +273,17 @@ class Script:
             if refusal is None:
                 self.left_out.decide(
                     self.cutter_left_out,
-                    "RevealSeed accepted" + ("" if self.cutter_left_out else
-                                             f", but seat {self.silent_seat} was not left out"),
+                    "RevealSeed accepted"
+                    + (
+                        ""
+                        if self.cutter_left_out
+                        else f", but seat {self.silent_seat} was not left out"
+                    ),
                 )
             else:
-                self.left_out.decide(False, f"RevealSeed refused: {refusal.reason}: "
-                                     f"{refusal.message}")
+                self.left_out.decide(
+                    False, f"RevealSeed refused: {refusal.reason}: {refusal.message}"
+                )
         if refusal is not None:
             return
         if move.kind == "draw":
@@ -271,16 +295,20 @@ class Script:
         stale = self._stale_refused
         if stale is not None and self.stale_view.passed is None:
             if move.request_id == stale.request_id:
-                self.stale_view.decide(False, "the refused Draw was sent again with the same "
-                                       "request_id, not decided again")
+                self.stale_view.decide(
+                    False,
+                    "the refused Draw was sent again with the same request_id, not decided again",
+                )
             else:
-                self.stale_view.decide(True, f"a new Draw (last_seen_seq {move.last_seen_seq}, "
-                                       f"was {stale.last_seen_seq}) was accepted")
+                self.stale_view.decide(
+                    True,
+                    f"a new Draw (last_seen_seq {move.last_seen_seq}, "
+                    f"was {stale.last_seen_seq}) was accepted",
+                )
         lost = self._not_saved
         if lost is not None and self.not_saved.passed is None and move is not lost:
             same = "the same" if move.request_id == lost.request_id else "a new"
-            self.not_saved.decide(True, f"the Draw was sent again ({same} request_id) and "
-                                  "accepted")
+            self.not_saved.decide(True, f"the Draw was sent again ({same} request_id) and accepted")
 
     # --- What the client's stream is given ------------------------------------------------
 
@@ -309,8 +337,9 @@ class Script:
             for left in public.reveals.left_out:
                 if left.seat == self.seat:
                     self.client_left_out = deal_pb2.LeftOutReason.Name(left.reason)
-                    self.left_out.decide(False, f"the client was left out itself "
-                                         f"({self.client_left_out})")
+                    self.left_out.decide(
+                        False, f"the client was left out itself ({self.client_left_out})"
+                    )
         elif kind == "stock_rebuilt" and self.rebuilt_at is None:
             self.rebuilt_at = seq
 

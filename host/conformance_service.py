@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from host import auth
 from host.conformance_script import Script
@@ -23,7 +24,7 @@ from host.table_service import TableService
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
-Request = TypeVar("Request")
+Request = TypeVar("Request", bound=Message)
 Response = TypeVar("Response")
 
 
@@ -42,19 +43,20 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
         kind: str,
         handler: Callable[[Request, Context], Awaitable[Response]],
         request: Request,
+        move: table_pb2.MoveContext,
         context: Context,
     ) -> Response:
         if not self._scripted():
             return await handler(request, context)
-        refusal = self._script.before_move(kind, request)
+        refusal = self._script.before_move(kind, request, move)
         if refusal is not None:
             raise refusal
         try:
             answer = await handler(request, context)
         except Refusal as refused:
-            self._script.after_move(kind, request, refused)
+            self._script.after_move(kind, request, move, refused)
             raise
-        self._script.after_move(kind, request, None)
+        self._script.after_move(kind, request, move, None)
         return answer
 
     async def SubscribeEvents(
@@ -86,27 +88,29 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
     async def Draw(
         self, request: table_pb2.DrawRequest, context: Context
     ) -> table_pb2.DrawResponse:
-        return await self._move("draw", self._inner.Draw, request, context)
+        return await self._move("draw", self._inner.Draw, request, request.context, context)
 
     async def Play(
         self, request: table_pb2.PlayRequest, context: Context
     ) -> table_pb2.PlayResponse:
-        return await self._move("play", self._inner.Play, request, context)
+        return await self._move("play", self._inner.Play, request, request.context, context)
 
     async def ReturnDiscard(
         self, request: table_pb2.ReturnDiscardRequest, context: Context
     ) -> table_pb2.ReturnDiscardResponse:
-        return await self._move("return_discard", self._inner.ReturnDiscard, request, context)
+        return await self._move(
+            "return_discard", self._inner.ReturnDiscard, request, request.context, context
+        )
 
     async def CommitSeed(
         self, request: table_pb2.CommitSeedRequest, context: Context
     ) -> table_pb2.CommitSeedResponse:
-        return await self._move("commit", self._inner.CommitSeed, request, context)
+        return await self._move("commit", self._inner.CommitSeed, request, request.context, context)
 
     async def RevealSeed(
         self, request: table_pb2.RevealSeedRequest, context: Context
     ) -> table_pb2.RevealSeedResponse:
-        return await self._move("reveal", self._inner.RevealSeed, request, context)
+        return await self._move("reveal", self._inner.RevealSeed, request, request.context, context)
 
     async def AnswerRientro(
         self, request: table_pb2.AnswerRientroRequest, context: Context

@@ -70,9 +70,7 @@ class Host:
     limits: Limits = field(default_factory=Limits)
     # What the conformance check composes into the host (host.conformance); None: the host's
     # own table service and bots.
-    wrap_table_service: (
-        Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None
-    ) = None
+    wrap_table_service: Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None = None
     run_bot: BotRunner | None = None
 
     async def start(self) -> int:

@@ -30,8 +30,7 @@ from typing import Any
 
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
+from google.rpc import error_details_pb2, status_pb2
 
 from scala40_net import invite, tls, wire
 from scala40_net.actions import DrawSource, Play
@@ -401,12 +400,12 @@ class NetworkSeat:
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
             operations, discard = wire.play_to_pb(play)
-            request = table_pb2.PlayRequest(
+            playing = table_pb2.PlayRequest(
                 context=self._context(answer.seq), operations=operations
             )
             if discard is not None:
-                request.discard = discard
-            outcome = await self._send_move(self.tables.Play, request)
+                playing.discard = discard
+            outcome = await self._send_move(self.tables.Play, playing)
             if outcome != "refused":
                 return outcome != "stale"
         back = table_pb2.ReturnDiscardRequest(context=self._context(answer.seq))
@@ -441,11 +440,13 @@ class NetworkSeat:
 
 def refusal_reason(error: grpc.aio.AioRpcError) -> str:
     """The ``google.rpc.ErrorInfo`` reason of a refusal (``STALE_VIEW`` …), "" if none."""
-    status = rpc_status.from_call(error)
-    for detail in status.details if status is not None else ():
-        info = error_details_pb2.ErrorInfo()
-        if detail.Unpack(info):
-            return str(info.reason)
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return str(info.reason)
     return ""
 
 
