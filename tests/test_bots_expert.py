@@ -247,3 +247,4 @@ def test_expert_wins_most_of_a_few_deals_against_easy() -> None:
         assert final.result is not None
         wins += final.result.closer == expert_seat
     assert wins >= 7
+
