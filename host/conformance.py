@@ -31,6 +31,7 @@ from typing import Any
 from host.conformance_bots import seat_runner
 from host.conformance_script import Check, Script
 from host.conformance_service import ScriptedTableService
+from host.datadir import DataDirInUse
 from host.server import Host
 from host.table_core import FreshRandomness, TableSettings
 from host.table_task import TableTask
@@ -147,8 +148,10 @@ class Conformance:
             where = self.listen.rsplit(":", 1)[0].strip("[]")
             listen = f"[{where}]:{host.port}" if ":" in where else f"{where}:{host.port}"
             playing: asyncio.Task[object] | None = None
+            running: Host | None = host
             try:
                 task = await self._table(host)
+                script.table_id = task.table_id
                 fingerprint = None if self.insecure else host.identity.fingerprint
                 invitation = Invitation(where, host.port, task.table_id, fingerprint)
                 self.say(f"table: {invitation.table_id} (seat {CLIENT_SEAT} is yours)")
@@ -161,7 +164,7 @@ class Conformance:
                 def gone() -> bool:
                     return playing is not None and playing.done()
 
-                host = await self._play(script, host, task, listen, data_dir, gone)
+                running = await self._play(script, host, task, listen, data_dir, gone)
                 if playing is not None and playing.done() and not playing.cancelled():
                     error = playing.exception()
                     ended = f"raised {error!r}" if error else f"ended ({playing.result()})"
@@ -171,7 +174,8 @@ class Conformance:
                     playing.cancel()
                     with contextlib.suppress(BaseException):
                         await playing
-                await host.stop(grace=1.0)
+                if running is not None:
+                    await running.stop(grace=1.0)
         for line in script.report():
             self.say(line)
         return script
@@ -212,9 +216,10 @@ class Conformance:
         listen: str,
         data_dir: Path,
         gone: Callable[[], bool],
-    ) -> Host:
+    ) -> Host | None:
         """The script's stages, in order; a stage the client never reaches ends the run.
-        Returns the host running at the end (another one after the restart)."""
+        Returns the host running at the end (another one after the restart; None if that
+        one could not start)."""
 
         def joined() -> bool:
             table = task.table
@@ -312,14 +317,18 @@ class Conformance:
 
     async def _restart(
         self, script: Script, host: Host, listen: str, data_dir: Path, gone: Callable[[], bool]
-    ) -> Host:
+    ) -> Host | None:
         s = script
         await host.stop(grace=1.0)
         given = s.restarted_after = s.delivered
         await asyncio.sleep(0.5)
         s.run += 1
         host = self._host(script, data_dir, listen)
-        await host.start()
+        try:
+            await host.start()
+        except (DataDirInUse, OSError) as error:  # it undid its own start: nothing to stop
+            s.restart.decide(False, f"the host could not start again on {listen}: {error}")
+            return None
         count = len(s.subscriptions)
         if not await s.until(lambda: len(s.subscriptions) > count, 2 * self.check_seconds, gone):
             s.restart.decide(
@@ -380,7 +389,9 @@ def _parser() -> argparse.ArgumentParser:
         help="loopback address and port of the host (default 127.0.0.1:0, a free port)",
     )
     parser.add_argument(
-        "--data-dir", type=Path, help="the host's data dir (default: a temporary one, removed)"
+        "--data-dir",
+        type=Path,
+        help="the host's data dir, best a new one (default: a temporary one, removed after)",
     )
     parser.add_argument("--insecure", action="store_true", help="no TLS ({invite} is HOST:PORT)")
     parser.add_argument(
@@ -422,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         script = asyncio.run(run.run(command_client(command) if command else None))
-    except OSError as error:
+    except (DataDirInUse, OSError) as error:
         print(f"scala40-conformance: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

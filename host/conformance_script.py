@@ -69,7 +69,8 @@ class Script:
 
     silent_seat: int  # the host bot seat that sends no commitment in deal 1: the cutter
     check_seconds: float = 15.0
-    seat: int | None = None  # the client's seat, once it joined
+    seat: int | None = None  # the client's seat
+    table_id: str | None = None  # the conformance table, once made
     run: int = 1
     moves: list[Move] = field(default_factory=list)
     subscriptions: list[tuple[int, int, int]] = field(default_factory=list)  # run, after, had

@@ -34,9 +34,12 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
         self._script = script
 
     def _scripted(self) -> bool:
-        """Whether the caller is the seat under test."""
-        seat = self._script.seat
-        return seat is not None and auth.current_principal().seat == seat
+        """Whether the caller is the seat under test (of the table under test)."""
+        caller, script = auth.current_principal(), self._script
+        return script.seat is not None and (caller.table_id, caller.seat) == (
+            script.table_id,
+            script.seat,
+        )
 
     async def _move(
         self,
