@@ -256,10 +256,20 @@ class Conformance:
         self, script: Script, check: Check, seconds: float, gone: Callable[[], bool]
     ) -> bool:
         """Wait for ``check``'s verdict; none in time fails it, and the run stops there."""
-        if await script.until(lambda: check.passed is not None, seconds, gone):
+        return await self._waited(script, check, lambda: check.passed is not None, seconds, gone)
+
+    async def _waited(
+        self,
+        script: Script,
+        check: Check,
+        done: Callable[[], bool],
+        seconds: float,
+        gone: Callable[[], bool],
+    ) -> bool:
+        """Wait until ``done()``; not in time fails ``check`` with what the client did last."""
+        if await script.until(done, seconds, gone):
             return True
-        why = "the client exited" if gone() else f"nothing within {seconds:.0f} s"
-        check.decide(False, f"{why} (its moves: {_last_moves(script)})")
+        check.decide(False, f"{_why(seconds, gone)} (its last moves: {_last_moves(script)})")
         return False
 
     async def _rebuild(self, script: Script, gone: Callable[[], bool]) -> bool:
@@ -275,13 +285,12 @@ class Conformance:
                 s.accepted("play", after=rebuilt) or s.accepted("return_discard", after=rebuilt)
             )
 
-        if await s.until(turn_played, 2 * self.check_seconds, gone):
-            stale = [m for m in s.moves if m.outcome == "STALE_VIEW" and m.last_seen_seq < rebuilt]
-            note = f"; {len(stale)} STALE_VIEW refusal(s) first" if stale else ""
-            s.rebuild.decide(
-                True, f"its turn after stock_rebuilt (seq {rebuilt}) was accepted{note}"
-            )
-        return await self._decided(s, s.rebuild, 0, gone)
+        if not await self._waited(s, s.rebuild, turn_played, 2 * self.check_seconds, gone):
+            return False
+        stale = [m for m in s.moves if m.outcome == "STALE_VIEW" and m.last_seen_seq < rebuilt]
+        note = f"; {len(stale)} STALE_VIEW refusal(s) first" if stale else ""
+        s.rebuild.decide(True, f"its turn after stock_rebuilt (seq {rebuilt}) was accepted{note}")
+        return True
 
     async def _drop(self, script: Script, gone: Callable[[], bool]) -> bool:
         s = script
@@ -295,25 +304,27 @@ class Conformance:
         if not await s.until(lambda: len(s.subscriptions) > count, self.check_seconds, gone):
             s.dropped.decide(
                 False,
-                f"no SubscribeEvents within {self.check_seconds:.0f} s of "
-                f"the drop after seq {dropped}",
+                f"{_why(self.check_seconds, gone)}: no SubscribeEvents after the stream was "
+                f"dropped after seq {dropped}",
             )
             return False
         _, after, _ = s.subscriptions[count]
-        wrong = _resumed_wrongly(after, s.last_seen(), dropped)
+        wrong = _resumed_wrongly(after, dropped)
         if wrong:
             s.dropped.decide(False, wrong)
             return True
-        if await s.until(
-            lambda: bool(s.accepted("play", after=dropped + 1)), 2 * self.check_seconds, gone
-        ):
-            s.dropped.decide(
-                True,
-                f"SubscribeEvents(after_seq={after}) after the drop (the "
-                f"stream had given it up to {dropped}), then its next turn was "
-                "accepted",
-            )
-        return await self._decided(s, s.dropped, 0, gone)
+
+        def next_turn() -> bool:
+            return bool(s.accepted("play", after=dropped + 1))
+
+        if not await self._waited(s, s.dropped, next_turn, 2 * self.check_seconds, gone):
+            return False
+        s.dropped.decide(
+            True,
+            f"SubscribeEvents(after_seq={after}) after the drop (the stream had given it up "
+            f"to {dropped}), then its next turn was accepted",
+        )
+        return True
 
     async def _restart(
         self, script: Script, host: Host, listen: str, data_dir: Path, gone: Callable[[], bool]
@@ -333,41 +344,40 @@ class Conformance:
         if not await s.until(lambda: len(s.subscriptions) > count, 2 * self.check_seconds, gone):
             s.restart.decide(
                 False,
-                f"no SubscribeEvents to the restarted host within {2 * self.check_seconds:.0f} s",
+                f"{_why(2 * self.check_seconds, gone)}: no SubscribeEvents to the restarted host",
             )
             return host
         _, after, _ = s.subscriptions[count]
-        wrong = _resumed_wrongly(after, s.last_seen(), given)
+        wrong = _resumed_wrongly(after, given)
         if wrong:
             s.restart.decide(False, wrong)
             return host
-        if await s.until(
-            lambda: len(s.accepted("play", run=s.run)) >= 2, 3 * self.check_seconds, gone
-        ):
+
+        def two_turns() -> bool:
+            return len(s.accepted("play", run=s.run)) >= 2
+
+        if await self._waited(s, s.restart, two_turns, 3 * self.check_seconds, gone):
             s.restart.decide(
                 True,
-                f"SubscribeEvents(after_seq={after}) to the restarted host "
-                f"(the stream had given it up to {given}), then its "
-                "next two turns were accepted",
+                f"SubscribeEvents(after_seq={after}) to the restarted host (the stream had "
+                f"given it up to {given}), then its next two turns were accepted",
             )
-        await self._decided(s, s.restart, 0, gone)
         return host
 
 
-def _resumed_wrongly(after: int, seen: int, given: int) -> str | None:
-    """What is wrong with resuming after ``after``, when the client had seen at least event
-    ``seen`` (its moves said so) and its stream had been given every event up to ``given``
-    (the last ones may not have reached it, or not been read): None if nothing."""
+def _resumed_wrongly(after: int, given: int) -> str | None:
+    """What is wrong with resuming after ``after`` when the stream had been given every event
+    up to ``given``: None if nothing. An ``after`` below ``given`` is right: the last events
+    given may not have reached the client, or been read (it gets them again, none missed)."""
     if after == 0:
         return "SubscribeEvents(after_seq=0): a snapshot, not the events after its last one"
     if after > given:
         return f"SubscribeEvents(after_seq={after}): events {given + 1}..{after} are missed"
-    if after < seen:
-        return (
-            f"SubscribeEvents(after_seq={after}), but it had seen event {seen} already: "
-            "not after its last event"
-        )
     return None
+
+
+def _why(seconds: float, gone: Callable[[], bool]) -> str:
+    return "the client exited" if gone() else f"nothing within {seconds:.0f} s"
 
 
 def _last_moves(script: Script) -> str:

@@ -181,10 +181,6 @@ class Script:
             and m.run >= run
         ]
 
-    def last_seen(self) -> int:
-        """The last event the client had seen for sure: its moves' last_seen_seq."""
-        return max((m.last_seen_seq for m in self.moves), default=0)
-
     # --- What the client sends ------------------------------------------------------------
 
     def before_move(
