@@ -140,7 +140,7 @@ class Conformance:
 
     async def run(self, client: ClientRunner | None = None) -> Script:
         """Run the script against ``client`` (None: whichever client joins); its checks."""
-        script = Script(SILENT_SEAT, self.check_seconds, seat=CLIENT_SEAT)
+        script = Script(SILENT_SEAT, seat=CLIENT_SEAT)
         with tempfile.TemporaryDirectory(prefix="scala40-conformance-") as scratch:
             data_dir = self.data_dir or Path(scratch)
             host = self._host(script, data_dir, self.listen)
@@ -308,7 +308,7 @@ class Conformance:
                 f"dropped after seq {dropped}",
             )
             return False
-        _, after, _ = s.subscriptions[count]
+        _, after = s.subscriptions[count]
         wrong = _resumed_wrongly(after, dropped)
         if wrong:
             s.dropped.decide(False, wrong)
@@ -347,7 +347,7 @@ class Conformance:
                 f"{_why(2 * self.check_seconds, gone)}: no SubscribeEvents to the restarted host",
             )
             return host
-        _, after, _ = s.subscriptions[count]
+        _, after = s.subscriptions[count]
         wrong = _resumed_wrongly(after, given)
         if wrong:
             s.restart.decide(False, wrong)

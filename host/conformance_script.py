@@ -68,12 +68,11 @@ class Script:
     """What happens to the client under test, and what it did about it."""
 
     silent_seat: int  # the host bot seat that sends no commitment in deal 1: the cutter
-    check_seconds: float = 15.0
     seat: int | None = None  # the client's seat
     table_id: str | None = None  # the conformance table, once made
     run: int = 1
     moves: list[Move] = field(default_factory=list)
-    subscriptions: list[tuple[int, int, int]] = field(default_factory=list)  # run, after, had
+    subscriptions: list[tuple[int, int]] = field(default_factory=list)  # host run, after_seq
     delivered: int = 0  # the last seq the client's stream was given (across runs)
     rebuilt_at: int | None = None  # seq of the first stock_rebuilt
     cutter_left_out: bool = False
@@ -116,8 +115,7 @@ class Script:
         )
         self.rebuild = Check(
             "stock rebuild",
-            "after stock_rebuilt, the client's next turn (a Draw and a Play sent after it) "
-            "is accepted",
+            "after stock_rebuilt, the client's next turn (its Play sent after it) is accepted",
         )
         self.dropped = Check(
             "dropped stream",
@@ -310,7 +308,7 @@ class Script:
     # --- What the client's stream is given ------------------------------------------------
 
     def stream_opened(self, after_seq: int) -> None:
-        self.subscriptions.append((self.run, after_seq, self.delivered))
+        self.subscriptions.append((self.run, after_seq))
         self._tell()
 
     def given(self, event: table_pb2.TableEvent) -> bool:
