@@ -266,10 +266,19 @@ def level_bot(level: int) -> Bot:
     return bots.make_bot(names.get(level, "medium"), random.Random())
 
 
-async def run_bot_seat(task: TableTask, seat: int, bot: Bot | None = None) -> None:
+class SeatDriver(Protocol):
+    """What the bot seat's task runs on every wake-up: ``InHostSeat``, or one composed of it."""
+
+    async def step(self) -> None: ...
+
+
+async def run_bot_seat(
+    task: TableTask, seat: int, bot: Bot | None = None, driver: SeatDriver | None = None
+) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to."""
-    level = task.table.seats[seat].bot_level or task.config.stand_in_level
-    driver = InHostSeat(task, seat, bot or level_bot(level))
+    if driver is None:
+        level = task.table.seats[seat].bot_level or task.config.stand_in_level
+        driver = InHostSeat(task, seat, bot or level_bot(level))
     subscriber = None
     try:
         # A person's seat is played only while its player is away.

@@ -21,7 +21,7 @@ from host.bots import run_bot_seat
 from host.errors import not_found
 from host.journal import JournalStore, TableJournal
 from host.table_core import TableSettings
-from host.table_task import TableTask
+from host.table_task import BotRunner, TableTask
 from scala40_net import rules, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2
@@ -36,6 +36,7 @@ class Registry:
         identity: HostIdentity,
         tokens: auth.TokenBook,
         settings: TableSettings,
+        run_bot: BotRunner | None = None,
     ) -> None:
         self.journals = journals
         self.identity = identity
@@ -44,6 +45,10 @@ class Registry:
         self.tables: dict[str, TableTask] = {}
         self.damaged: dict[str, str] = {}  # table id -> why it was set aside
         self._janitor: asyncio.Task[None] | None = None
+        # How a host bot takes its seat: the library's bot, unless the host is given another.
+        self._run_bot: BotRunner = run_bot or (
+            lambda task, seat: asyncio.create_task(run_bot_seat(task, seat))
+        )
 
     def live_count(self) -> int:
         """Tables whose match is not over: what the host's cap counts."""
@@ -87,7 +92,7 @@ class Registry:
             self.identity,
             self.tokens,
             self.settings,
-            run_bot=lambda task, seat: asyncio.create_task(run_bot_seat(task, seat)),
+            run_bot=self._run_bot,
         )
 
     def _open(self, task: TableTask) -> None:

@@ -7,6 +7,7 @@ import ipaddress
 import logging
 import signal
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from host.registry import Registry
 from host.rules_service import RulesService
 from host.table_core import TableSettings
 from host.table_service import TableService
+from host.table_task import BotRunner
 from scala40_net import discovery, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.invite import lan_address, make_invite
@@ -74,6 +76,10 @@ class Host:
     advertised: list[str] = field(default_factory=list, init=False)  # the addresses, once on
     advertise_problem: str = field(default="", init=False)  # why it is not, when it failed
     _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
+    # What the conformance check composes into the host (host.conformance); None: the host's
+    # own table service and bots.
+    wrap_table_service: Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None = None
+    run_bot: BotRunner | None = None
 
     async def start(self) -> int:
         """Take the data dir (refused while another host has it), reopen the tables, listen."""
@@ -89,7 +95,9 @@ class Host:
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
         self.tokens = TokenBook()
-        self.registry = Registry(self.journals, self.identity, self.tokens, self.settings)
+        self.registry = Registry(
+            self.journals, self.identity, self.tokens, self.settings, self.run_bot
+        )
         for problem in self.registry.restore():
             log.error("%s", problem)
         self.server = grpc.aio.server(
@@ -100,9 +108,10 @@ class Host:
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
             LobbyService(self.registry, self.identity, self.limits), self.server
         )
-        table_pb2_grpc.add_TableServiceServicer_to_server(
-            TableService(self.registry, self.limits), self.server
-        )
+        service = TableService(self.registry, self.limits)
+        wrap = self.wrap_table_service
+        tables = service if wrap is None else wrap(service)
+        table_pb2_grpc.add_TableServiceServicer_to_server(tables, self.server)
         rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(), self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)

@@ -33,6 +33,7 @@ from typing import Any
 
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
+from google.rpc import error_details_pb2, status_pb2
 
 from scala40_net import invite, tls, wire
 from scala40_net.actions import DrawSource, Play
@@ -60,6 +61,11 @@ RECONNECT_CODES = {
     grpc.StatusCode.UNKNOWN,
 }
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds, the last one repeated
+
+# How often a seat decides again when its view was stale, and the pauses before sending
+# again a move the host could not save.
+MOVE_TRIES = 3
+NOT_SAVED_RETRIES = (0.2, 0.5, 1.0)
 
 # Deal events after which the seat to move may have changed, or its phase.
 TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"}
@@ -366,6 +372,14 @@ class NetworkSeat:
         return self.winners or ()
 
     async def _move(self) -> None:
+        """Read the view and make this seat's move, if it is its move; refused as a stale
+        view (the table changed since), read the view again and decide again."""
+        for _ in range(MOVE_TRIES):
+            if await self._move_once():
+                return
+
+    async def _move_once(self) -> bool:
+        """One decision from a fresh view; False when the host said the view was stale."""
         answer = await self.tables.GetView(
             table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
         )
@@ -373,7 +387,7 @@ class NetworkSeat:
             self.log.views.append(answer.SerializeToString())
         view = wire.deal_view_from_pb(answer.view)
         if view is None or view.turn != self.seat or view.hand is None:
-            return
+            return True
         if view.phase is Phase.DRAW:
             if self.think:
                 await asyncio.sleep(self.think)
@@ -385,8 +399,7 @@ class NetworkSeat:
             request = table_pb2.DrawRequest(
                 context=self._context(answer.seq), source=wire.draw_source_to_pb(source)
             )
-            await self._call(self.tables.Draw, request)
-            return
+            return await self._send_move(self.tables.Draw, request) != "stale"
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
         # discard goes back (R3.2). A bot never leaves its table waiting.
         try:
@@ -397,25 +410,55 @@ class NetworkSeat:
         tries = [] if chosen is None else [chosen]
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
-            if await self._send_play(play, answer.seq):
-                return
+            operations, discard = wire.play_to_pb(play)
+            playing = table_pb2.PlayRequest(
+                context=self._context(answer.seq), operations=operations
+            )
+            if discard is not None:
+                playing.discard = discard
+            outcome = await self._send_move(self.tables.Play, playing)
+            if outcome != "refused":
+                return outcome != "stale"
         back = table_pb2.ReturnDiscardRequest(context=self._context(answer.seq))
-        await self._call(self.tables.ReturnDiscard, back)
+        return await self._send_move(self.tables.ReturnDiscard, back) != "stale"
 
-    async def _send_play(self, play: Play, seen: int) -> bool:
-        """Whether the host took ``play``; a refusal other than the game's own is raised."""
-        operations, discard = wire.play_to_pb(play)
-        request = table_pb2.PlayRequest(context=self._context(seen), operations=operations)
-        if discard is not None:
-            request.discard = discard
-        try:
-            await self.tables.Play(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-            self._refused(error)
-            return False
-        return True
+    async def _send_move(self, method: Callable[..., Awaitable[Any]], request: Any) -> str:
+        """``taken``, ``stale`` (decide again from a fresh view), ``refused`` (a rule: try
+        another move) or ``failed`` (anything else: the next event brings a fresh view).
+
+        A move the host could not save (``NOT_SAVED``) is sent again as it is, with its
+        request id: the host applies it once.
+        """
+        for pause in (*NOT_SAVED_RETRIES, None):
+            try:
+                await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+                return "taken"
+            except grpc.aio.AioRpcError as error:
+                self._refused(error)
+                reason = refusal_reason(error)
+                if reason == "NOT_SAVED" and pause is not None:
+                    await asyncio.sleep(pause)
+                    continue
+                if reason == "STALE_VIEW":
+                    return "stale"
+                if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    return "refused"
+                if error.code() in RECONNECT_CODES:
+                    raise  # the connection is gone: play_to_end reconnects
+                return "failed"
+        return "failed"
+
+
+def refusal_reason(error: grpc.aio.AioRpcError) -> str:
+    """The ``google.rpc.ErrorInfo`` reason of a refusal (``STALE_VIEW`` …), "" if none."""
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        for detail in status_pb2.Status.FromString(value).details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return str(info.reason)
+    return ""
 
 
 async def connect(
