@@ -26,7 +26,7 @@ from scala40_net.events import (
     MeldLaid,
     Played,
 )
-from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
 from tests.conftest import HostClient, bearer, bot_seat
@@ -283,6 +283,51 @@ async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_nee
     numbers = [int(seq) for word, seq, _ in seen if word == "event"]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     assert seen[-1][2] == "match_update"
+
+
+async def test_a_bot_whose_stream_opens_after_the_announcement_still_commits(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A seat that starts playing while the commitments are open sees the announcement only
+    inside its first snapshot: it commits then, and its seed is in that deal's mix."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
+    request = lobby_pb2.CreateTableRequest(
+        name="late", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    joined = await served.join(table_id, "Ann")
+    await served.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(joined.seat_token)
+    )
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(joined.seat_token)
+    )
+    view = (
+        await served.table.GetView(
+            table_pb2.GetViewRequest(), metadata=bearer(joined.seat_token)
+        )
+    ).view
+    assert view.phase == table_pb2.TURN_PHASE_COMMIT and view.deal_no == 1
+    token_file = tmp_path / "seat"
+    token_file.write_text(f"{joined.seat} {joined.seat_token}\n")
+    kept = tmp_path / "kept"
+    await asyncio.wait_for(
+        netbot.run(
+            served.address,
+            table_id,
+            "easy",
+            say=lambda line: None,
+            seat_token_file=token_file,
+            record_dir=kept,
+        ),
+        timeout=180,
+    )
+    record = kept / "deal-1.json"
+    mine = json.loads(record.with_suffix(".seat.json").read_text())
+    argv = [str(record), "--seat", str(mine["seat"]), "--my-seed", mine["seed"]]
+    argv += ["--my-cut", str(mine["cut"]), "--host-fingerprint", served.host.identity.fingerprint]
+    assert verifier.main(argv) == 0
+    assert "seed in the mix" in capsys.readouterr().out
 
 
 async def test_scala40_bot_refuses_a_seat_token_file_it_cannot_read(

@@ -211,6 +211,7 @@ class NetworkSeat:
                 public = deal_pb2.DealEvent.FromString(raw)
                 self._observe(public, None)
                 await self._fair_deal(public, replaying=True)
+            await self._commit_late(event.snapshot)
             await self._answer_rientro(event.snapshot.rientro_offers)
             if event.snapshot.HasField("between_deals"):
                 await self._ready(event.snapshot.between_deals)
@@ -263,14 +264,8 @@ class NetworkSeat:
                     return
                 mine = self.exchanges[deal_no] = SeatExchange(self.seat)
                 mine.on_announced(event)
-                if self.fair and not replaying:
-                    commitment = mine.commit()
-                    if self.log is not None:
-                        self.log.seeds[deal_no] = (mine.seed, mine.cut)
-                    request = table_pb2.CommitSeedRequest(
-                        context=self._context(), deal_no=deal_no, commitment=commitment
-                    )
-                    await self._fair_deal_call("commit", deal_no, request)
+                if not replaying:
+                    await self._commit(deal_no, mine)
                 return
             known = self.exchanges.get(deal_no)
             if known is None or known.commitment is None or replaying:
@@ -294,17 +289,44 @@ class NetworkSeat:
             # deal's record will show it.
             log.warning("fair deal %d: %s", deal_no, error)
 
-    async def _fair_deal_call(self, step: str, deal_no: int, request: Any) -> None:
-        """A commitment or reveal, kept until the host has answered it (or said it has it)."""
+    async def _commit(self, deal_no: int, mine: SeatExchange) -> None:
+        """Fair deal step 2: this seat's commitment to a fresh seed and cut."""
+        if not self.fair:
+            return
+        commitment = mine.commit()
+        if self.log is not None:
+            self.log.seeds[deal_no] = (mine.seed, mine.cut)
+        request = table_pb2.CommitSeedRequest(
+            context=self._context(), deal_no=deal_no, commitment=commitment
+        )
+        if not await self._fair_deal_call("commit", deal_no, request):
+            # Refused (a run before this one committed, or the step closed): this seat is
+            # out of the deal's mix, and its exchange must not judge the host by a seed the
+            # host never had.
+            self.exchanges.pop(deal_no, None)
+
+    async def _commit_late(self, view: table_pb2.TableView) -> None:
+        """A stream that opened after the deal's announcement saw it only inside the
+        snapshot: while the commitments are still open, this seat commits now."""
+        mine = self.exchanges.get(view.deal_no)
+        if view.phase == table_pb2.TURN_PHASE_COMMIT and mine and mine.commitment is None:
+            await self._commit(view.deal_no, mine)
+
+    async def _fair_deal_call(self, step: str, deal_no: int, request: Any) -> bool:
+        """A commitment or reveal, kept until the host has answered it (or said it has it).
+        False when the host refused it."""
         self.unanswered[(step, deal_no)] = request
         method = self.tables.CommitSeed if step == "commit" else self.tables.RevealSeed
         try:
             await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
         except grpc.aio.AioRpcError as error:
             if error.code() in RECONNECT_CODES:
-                return  # sent again after the reconnect
+                return True  # sent again after the reconnect
             self._refused(error)
+            self.unanswered.pop((step, deal_no), None)
+            return False
         self.unanswered.pop((step, deal_no), None)
+        return True
 
     async def _send_unanswered(self) -> None:
         """After a reconnect: the fair-deal messages the host may not have, sent again with
