@@ -121,7 +121,7 @@ function verifyDeal(deal) {
   if (started.first_discard !== d.firstDiscard) fail("deal", kStart, "the first discard is not the deck's");
   if (started.stock_count !== d.stock.length) fail("deal", kStart, "the stock count is not the deck's");
   if (started.first_seat !== d.hands[0].seat) fail("deal", kStart, "the first player is not the dealer's left");
-  const privates = deal.privateEvents.map((p) => ({ withEvent: p.withEvent, event: decodePrivateEvent(p.bytes) }));
+  const privates = deal.privateEvents.map((p) => ({ withEvent: p.withEvent, event: p.event || decodePrivateEvent(p.bytes) }));
   const privateAt = new Map(privates.map((p) => [p.withEvent, p.event]));
   if (deal.seat !== null && deal.seat !== undefined && seats.includes(deal.seat)) {
     const dealt = privateAt.get(kStart);
