@@ -57,6 +57,25 @@ for (const v of vectors.recorded_deals || []) {
     for (const e of deal.events) heads.push(fd.chainStep(heads[heads.length - 1], e));
     assert.deepEqual(heads.map(hex), v.chain_heads, "chain heads");
     assert.equal(hex(heads[heads.length - 1]), v.record.chain_head, "chain head");
+    // The deal derived from the record's own public events, step by step.
+    const { decodeDealEvent, decodePrivateEvent } = require("./proto");
+    const events = deal.events.map(decodeDealEvent);
+    const ann = events[0].announced;
+    assert.equal(hex(ann.host_commitment), v.host_commitment, "C_host");
+    const d = fd.deriveDeal({ hostSeed: events[events.length - 1].host_seed_revealed.host_seed,
+      tableId: deal.tableId, dealNo: deal.dealNo, dealer: ann.dealer_seat, cutter: ann.cutter_seat,
+      seatsInPlay: ann.seats_in_play, deckSize: ann.deck_size, reveals: events.find((e) => e.reveals).reveals.reveals });
+    assert.equal(hex(d.mixKey), v.mix_key, "mix key");
+    assert.deepEqual(d.shuffled, v.shuffled, "shuffle");
+    assert.deepEqual([d.cut, d.cutChosen], [v.cut, v.cut_chosen], "cut");
+    assert.deepEqual(d.deck, v.deck, "deck");
+    assert.deepEqual(d.hands, v.hands, "hands, in dealing order");
+    assert.deepEqual([d.firstDiscard, d.stock], [v.first_discard, v.stock], "first discard and stock");
+    const privates = v.record.private.events.map((p) => decodePrivateEvent(Buffer.from(p.event, "base64")));
+    assert.deepEqual(privates.find((p) => p.hand_dealt).hand_dealt.cards, v.hand_dealt, "hand dealt");
+    assert.deepEqual(d.hands.find((h) => h.seat === v.private_seat).cards, v.hand_dealt, "my hand is the deck's");
+    const mine = privates.filter((p) => p.stock_card_drawn).map((p) => p.stock_card_drawn.card);
+    assert.deepEqual(mine, v.stock_draws.filter((x) => x.seat === v.private_seat).map((x) => x.card), "own stock draws");
     const result = verifyDeal({ ...deal, fingerprint: v.record.host_fingerprint });
     assert.ok(result.rebuilds === v.rebuilds.length && result.rebuilds > 0, "stock rebuilds");
     // A changed event byte, or another seat's hand, must not verify.

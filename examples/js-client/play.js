@@ -152,6 +152,7 @@ class Player {
       try {
         await this.follow();
         failures = 0;
+        if (!this.matchOver) say(`stream ended by the host: resuming after seq ${this.lastSeq}`);
       } catch (error) {
         if (error instanceof VerifyError || !RECONNECT.has(error.code)) throw error;
         say(`stream dropped (${grpc.status[error.code]}): resuming after seq ${this.lastSeq}`);
@@ -165,18 +166,21 @@ class Player {
     const metadata = new grpc.Metadata();
     metadata.set("authorization", `Bearer ${this.token}`);
     const stream = this.table.SubscribeEvents({ after_seq: this.lastSeq }, metadata);
+    stream.on("error", () => {});  // the loop below gets the error; this keeps it from crashing before
     const resumed = this.lastSeq > 0;
     try {
+      if (resumed) {
+        // Back after a drop: a fair-deal message may not have reached the host, and it may
+        // be my move with no new event to say so.
+        await this.resendExchange();
+        await this.maybeMove();
+      }
       let first = true;
       for await (const message of stream) {
         const event = message.event;
         if (first && resumed) {
           this.resumes++;
           say(`resumed after seq ${this.lastSeq}: ${event.event === "snapshot" ? "a snapshot" : `seq ${event.seq}`} first`);
-        }
-        if (first && resumed && event.event !== "snapshot") {
-          // Back after a drop: a fair-deal message may not have reached the host.
-          await this.resendExchange();
         }
         first = false;
         await this.onEvent(event);
