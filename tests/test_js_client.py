@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 from tests.hostproc import HostProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,8 +218,8 @@ async def test_the_stream_resumes_across_a_host_restart_in_mid_deal(
     js, records = JsPlayer(), tmp_path / "records"
     try:
         await js.start(
-            f"127.0.0.1:{host.port}",
-            *("--fingerprint", host.fingerprint, "--seats", "2", "--bots", "1"),
+            f"scala40://127.0.0.1:{host.port}/?fp={host.fingerprint}",  # an invite pins it
+            *("--seats", "2", "--bots", "1"),
             *("--deals", "1", "--records", str(records)),
         )
         dealt = await js.wait_for(r"^deal (\d+): first discard")
@@ -237,3 +238,24 @@ async def test_the_stream_resumes_across_a_host_restart_in_mid_deal(
     interrupted = int(dealt.group(1))
     assert re.search(rf"^deal {interrupted} verified: ", js.output, re.M), js.output
     assert interrupted in _verify_records(records, host.fingerprint)
+
+
+async def test_a_host_with_another_fingerprint_is_refused_before_any_call(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    host = HostProcess(tmp_path / "host", free_port())
+    await host.start()
+    try:
+        wrong = "6668-7AAD-F862-BD77-6C8F-C18B-8E9F-8E20"
+        done = await asyncio.to_thread(
+            node, "play.js", f"127.0.0.1:{host.port}", "--fingerprint", wrong
+        )
+        assert host.channel is not None
+        tables = await lobby_pb2_grpc.LobbyServiceStub(host.channel).ListTables(
+            lobby_pb2.ListTablesRequest()
+        )
+    finally:
+        await host.stop()
+    assert done.returncode == 1
+    assert f"host fingerprint {host.fingerprint}, not {wrong}: refusing" in done.stderr
+    assert not tables.tables  # nothing was asked of the host
