@@ -84,6 +84,15 @@ for (const v of vectors.recorded_deals || []) {
     assert.throws(() => verifyDeal({ ...deal, events: tampered }), /FAILED signature/);
     const mixedUp = { ...deal, seat: 1 - deal.seat };
     assert.throws(() => verifyDeal(mixedUp), /FAILED deal/);
+    // A stock card I was sent that is not the one the derived stock (or rebuilt stock) holds.
+    const { encodePrivateEvent } = require("./proto");
+    const lastDraw = deal.privateEvents.length - 1;
+    const drawn = decodePrivateEvent(deal.privateEvents[lastDraw].bytes);
+    assert.ok(drawn.stock_card_drawn, "the last private event is a stock draw");
+    const other = { ...drawn, stock_card_drawn: { card: (drawn.stock_card_drawn.card + 1) % 54 } };
+    const wrongCard = deal.privateEvents.map((p, i) => (i === lastDraw ? { ...p, bytes: encodePrivateEvent(other) } : p));
+    assert.throws(() => verifyDeal({ ...deal, privateEvents: wrongCard }), /FAILED draw/);
+    assert.ok(deal.privateEvents[lastDraw].withEvent > v.rebuilds[0].event, "that draw is from the rebuilt stock");
     for (const rb of v.rebuilds) {
       const key = bytes(v.mix_key);
       assert.equal(hex(fd.rebuildKey(key, rb.rebuild_no)), rb.rebuild_key, "rebuild key");

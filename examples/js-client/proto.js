@@ -44,6 +44,7 @@ const LocalizedMessage = root.lookupType("google.rpc.LocalizedMessage");
 const decode = (type, bytes) => type.toObject(type.decode(bytes), TO_OBJECT);
 const decodeDealEvent = (bytes) => decode(DealEvent, bytes);
 const decodePrivateEvent = (bytes) => decode(PrivateDealEvent, bytes);
+const encodePrivateEvent = (object) => Buffer.from(PrivateDealEvent.encode(PrivateDealEvent.fromObject(object)).finish());
 
 // What a refusal says: its code, the ErrorInfo reason and metadata (rule, sentence …), and
 // the localized message when there is one. The details ride in the grpc-status-details-bin
@@ -65,4 +66,4 @@ function refusal(error) {
   return out;
 }
 
-module.exports = { grpc, scala40, decodeDealEvent, decodePrivateEvent, refusal };
+module.exports = { grpc, scala40, decodeDealEvent, decodePrivateEvent, encodePrivateEvent, refusal };
