@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "js-client"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
 VERIFY = Path(sys.executable).with_name("scala40-verify")
+NETBOT = Path(sys.executable).with_name("scala40-bot")
 
 pytestmark = pytest.mark.skipif(
     NODE is None or NPM is None,
@@ -178,9 +179,7 @@ async def test_a_whole_match_with_a_python_bot_and_host_bots(
         )
         table = (await js.wait_for(r"^table (\S+) seat (\d+) host (\S+)$")).group(1)
         bot = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "scala40_net.bots.netbot",
+            str(NETBOT),
             f"127.0.0.1:{host.port}",
             *("--table", table, "--fingerprint", host.fingerprint, "--name", "pybot"),
             stdout=asyncio.subprocess.PIPE,
