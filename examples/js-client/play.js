@@ -403,7 +403,9 @@ class Player {
     }
     const plays = proposePlays({ hand, opened: me.opened, tableMelds: view.melds, openingPoints: view.table.ruleset.opening_points,
       confirmed: (m) => [...valid].some((v) => v.cards.join() === m.cards.join()) });
+    const barred = new Set();  // discards refused by R8.2 this turn: not offered again
     for (const p of plays.slice(0, 30)) {
+      if (barred.has(p.discard)) continue;
       const request = { context: this.context(seq), operations: p.operations, discard: p.discard };
       try {
         await this.call(this.table, "Play", request, true);
@@ -411,7 +413,8 @@ class Player {
         return "turn over";
       } catch (error) {
         const why = this.refused("Play", error, p.about);
-        if (why !== "rule") return "again";  // a stale view or another turn: read the view again
+        if (why === "R8.2") barred.add(p.discard);
+        else if (why !== "rule") return "again";  // a stale view or another turn: read the view again
       }
     }
     return "again";
@@ -425,7 +428,8 @@ class Player {
     this.refusals++;
     const rule = r.metadata.rule ? `${r.metadata.rule} ` : "";
     say(`refused ${what}${about ? ` (${about})` : ""}: ${r.code} ${r.reason} ${rule}${r.metadata.sentence || r.message}`);
-    return r.reason === "RULE_VIOLATION" ? "rule" : "other";
+    if (r.reason !== "RULE_VIOLATION") return "other";
+    return r.metadata.rule === "R8.2" ? "R8.2" : "rule";
   }
 }
 
