@@ -258,3 +258,45 @@ async def test_a_host_with_another_fingerprint_is_refused_before_any_call(
     assert done.returncode == 1
     assert f"host fingerprint {host.fingerprint}, not {wrong}: refusing" in done.stderr
     assert not tables.tables  # nothing was asked of the host
+
+
+async def test_a_client_started_again_picks_up_the_deal_from_a_snapshot(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    options = ("--bot-delay", "0.3", "--commit-timeout", "20", "--reveal-timeout", "20")
+    host = HostProcess(tmp_path / "host", free_port(), *options)
+    await host.start()
+    assert host.fingerprint is not None
+    seat_file, records = tmp_path / "seat.json", tmp_path / "records"
+    args = (
+        f"127.0.0.1:{host.port}",
+        *("--fingerprint", host.fingerprint, "--seats", "2", "--bots", "1", "--deals", "1"),
+        *("--records", str(records), "--seat-file", str(seat_file)),
+    )
+    first, again = JsPlayer(), JsPlayer()
+    try:
+        await first.start(*args)
+        dealt = await first.wait_for(r"^deal (\d+): first discard")
+        await first.wait_for(r"^played: |^refused ")
+        first.kill()  # SIGKILL: the program, its seed and its stream are gone
+        await first.process.wait()
+        assert seat_file.stat().st_mode & 0o077 == 0  # the token is the seat: owner-only
+        await again.start(*args)
+        code = await again.finish()
+    finally:
+        first.kill()
+        again.kill()
+        await host.stop()
+    assert code == 0, again.output
+    assert "(taken up again)" in again.lines[0]
+    interrupted = int(dealt.group(1))
+    # From after_seq 0 the host sends a snapshot with the deal's bytes so far and the
+    # seat's own private events: enough to verify the deal (the seed is the old run's).
+    snapshot = re.search(
+        rf"^snapshot at seq \d+: deal {interrupted}, (\d+) events so far, (\d+) of them",
+        again.output,
+        re.M,
+    )
+    assert snapshot and int(snapshot.group(1)) > 4 and int(snapshot.group(2)) >= 1, again.output
+    assert re.search(rf"^deal {interrupted} verified: ", again.output, re.M), again.output
+    assert interrupted in _verify_records(records, host.fingerprint)

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A Scala 40 player for a host, written from protos/ and docs/ alone:
 //   node play.js HOST:PORT|INVITE [--table ID] [--name NAME] [--fingerprint FP] [--insecure]
-//                [--seats N] [--bots K] [--deals N] [--records DIR]
+//                [--seats N] [--bots K] [--deals N] [--records DIR] [--seat-file PATH]
 // Without --table it creates a table of N seats (--seats, default 2) with K host bots
 // (--bots, default 0), waits for the other seats to be taken and starts the match; with
 // --table it joins that table and waits for its match. It takes part in every fair-deal
@@ -38,7 +38,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function parseArgs(argv) {
   const o = { seats: 2, bots: 0, name: "js player" };
   const flags = { "--table": "table", "--name": "name", "--fingerprint": "fingerprint", "--seats": "seats",
-    "--bots": "bots", "--deals": "deals", "--records": "records" };
+    "--bots": "bots", "--deals": "deals", "--records": "records", "--seat-file": "seatFile" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--insecure") o.insecure = true;
@@ -46,7 +46,7 @@ function parseArgs(argv) {
     else if (a.startsWith("--")) throw new Error(`unknown option ${a}`);
     else o.address = a;
   }
-  if (!o.address) throw new Error("usage: node play.js HOST:PORT|INVITE [--table ID] [--name NAME] [--fingerprint FP] [--insecure] [--seats N] [--bots K] [--deals N] [--records DIR]");
+  if (!o.address) throw new Error("usage: node play.js HOST:PORT|INVITE [--table ID] [--name NAME] [--fingerprint FP] [--insecure] [--seats N] [--bots K] [--deals N] [--records DIR] [--seat-file PATH]");
   // An invite, scala40://HOST:PORT/?fp=XXXX-…, carries the fingerprint to pin.
   let address = o.address;
   if (address.startsWith("scala40://")) {
@@ -116,6 +116,13 @@ class Player {
   // --- The lobby ------------------------------------------------------------------------
 
   async takeSeat() {
+    if (this.o.seatFile && fs.existsSync(this.o.seatFile)) {
+      // A seat this program took before (and then stopped): take it up again with its token.
+      const kept = JSON.parse(fs.readFileSync(this.o.seatFile, "utf8"));
+      Object.assign(this, { tableId: kept.table_id, seat: kept.seat, token: kept.token });
+      say(`table ${this.tableId} seat ${this.seat} host ${this.fingerprint} (taken up again)`);
+      return;
+    }
     let tableId = this.o.table;
     if (!tableId) {
       const options = { max_players: Math.max(this.o.seats, 2) };
@@ -131,6 +138,10 @@ class Player {
     this.seat = joined.seat;
     this.token = joined.seat_token;
     say(`table ${tableId} seat ${this.seat} host ${this.fingerprint}`);
+    if (this.o.seatFile) {
+      // The token is the seat (PROTOCOL.md "Authentication"): kept, owner-only, to come back.
+      fs.writeFileSync(this.o.seatFile, JSON.stringify({ table_id: tableId, seat: this.seat, token: this.token }) + "\n", { mode: 0o600 });
+    }
     if (!this.creator) return;
     for (let i = 0; i < this.o.bots; i++) await this.call(this.lobby, "AddBot", { table_id: tableId, level: "BOT_LEVEL_MEDIUM" }, true);
     // Wait for the other seats (people or other programs) to be taken, then start.
@@ -218,6 +229,7 @@ class Player {
         if ((e.event === "started" || ownStock) && mine.length) privates.push({ withEvent: k, event: mine.shift() });
       });
       this.deal = { dealNo: view.deal_no, events, privates, decoded };
+      say(`snapshot at seq ${seq}: deal ${view.deal_no}, ${events.length} events so far, ${privates.length} of them with my private events`);
       for (const e of decoded) await this.exchange(e, true);
     }
     if (view.phase === "TURN_PHASE_COMMIT" || view.phase === "TURN_PHASE_REVEAL") await this.resendExchange();
@@ -254,6 +266,7 @@ class Player {
     } else if (e.event === "commitments") {
       const x = this.exchanges.get(e.deal_no);
       if (!x || x.revealed) return;
+      if (x.lost) { say(`deal ${e.deal_no}: my commitment was not taken; I sit this exchange out`); return; }
       const c = e.commitments;
       const seats = c.commitments.map((s) => s.seat);
       const mine = c.commitments.filter((s) => s.seat === this.seat);
@@ -279,7 +292,10 @@ class Player {
     try {
       await this.call(this.table, "CommitSeed", { context: { request_id: x.commitId, last_seen_seq: this.lastSeq }, deal_no: dealNo, commitment: x.commitment }, true);
       x.committed = true;
-    } catch (error) { this.fairDealRefused("CommitSeed", error); }
+    } catch (error) {
+      this.fairDealRefused("CommitSeed", error);
+      x.lost = true;  // e.g. ALREADY_COMMITTED by an earlier run of this seat, whose seed is gone
+    }
   }
 
   async sendReveal(dealNo) {
