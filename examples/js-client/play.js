@@ -16,7 +16,7 @@ const { grpc, scala40, decodeDealEvent, refusal } = require("./proto");
 const { pinnedCredentials, SERVER_NAME } = require("./tls");
 const fd = require("./fairdeal");
 const { verifyDeal, dealFromRecord, VerifyError } = require("./verify");
-const { proposePlays, cardName } = require("./strategy");
+const { proposePlays, bestMelds, cardName } = require("./strategy");
 
 // docs/PROTOCOL.md "Connection": keepalive as the host's, replies up to 4 MiB.
 const CHANNEL_OPTIONS = {
@@ -397,8 +397,7 @@ class Player {
 
   async draw(view, seq) {
     try {
-      const drawn = await this.call(this.table, "Draw", { context: this.context(seq), source: "DRAW_SOURCE_STOCK" }, true);
-      this.drawnSeq = drawn.seq;
+      await this.call(this.table, "Draw", { context: this.context(seq), source: "DRAW_SOURCE_STOCK" }, true);
       return "drawn";
     } catch (error) {
       this.refused("Draw", error);
@@ -411,7 +410,7 @@ class Player {
     const ruleset = { preset: view.table.preset, options: view.table.ruleset };
     const hand = view.my_hand;
     // A meld is laid only when the host's RulesService agrees it is one (R4).
-    const candidates = require("./strategy").bestMelds(hand).melds;
+    const candidates = bestMelds(hand).melds;
     let valid = new Set(candidates);
     if (candidates.length) {
       const check = await this.call(this.rules, "CheckMelds", { ruleset, melds: candidates.map((m) => (m.jokerAs ? { cards: m.cards, joker_as: m.jokerAs } : { cards: m.cards })) });
