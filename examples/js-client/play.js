@@ -424,7 +424,7 @@ class Player {
       const request = { context: this.context(seq), operations: p.operations, discard: p.discard };
       try {
         await this.call(this.table, "Play", request, true);
-        if (p.operations.length) say(`played: ${p.about}`);
+        say(`played: ${p.about}`);
         return "turn over";
       } catch (error) {
         const why = this.refused("Play", error, p.about);
