@@ -460,7 +460,7 @@ async function main() {
   } catch (error) {
     if (error instanceof VerifyError) { say(`deal ${player.deal && player.deal.dealNo} ${error.message}`); return 1; }
     const r = error.code !== undefined && error.metadata ? refusal(error) : null;
-    console.error(r ? `${r.code} ${r.reason}: ${r.metadata.sentence || r.message}` : error.stack || String(error));
+    console.error(r ? `${r.code} ${r.reason}: ${r.metadata.sentence || r.message}` : `${error.message || error}`);
     return 1;
   } finally {
     for (const client of [player.lobby, player.table, player.rules]) if (client) client.close();
