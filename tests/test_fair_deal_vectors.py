@@ -11,18 +11,22 @@ import pytest
 
 from scala40_net.fairdeal.chain import chain_start, chain_step, record_message
 from scala40_net.fairdeal.identity import HostIdentity, fingerprint, verify_record_signature
+from scala40_net.fairdeal.record import DealRecord, parse_deal_event, parse_private_event
+from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.spec import (
     Reveal,
     Stream,
     cut,
     cutter_seat,
     deal_cards,
+    deal_order,
     derive_deal,
     host_commitment,
     rebuild_key,
     rebuild_stock,
     seat_commitment,
 )
+from scala40_net.fairdeal.verify import verify_record
 
 VECTORS = json.loads((Path(__file__).parent / "vectors" / "fair_deal_v1.json").read_text())
 DEALS: list[dict[str, Any]] = VECTORS["deals"]
@@ -68,7 +72,9 @@ def test_deal_vector(case: dict[str, Any]) -> None:
     assert (derivation.cut, derivation.cut_chosen) == (case["cut"], case["cut_chosen"])
     assert cut(case["shuffled"], case["cut"]) == case["deck"] == derivation.deck
     dealt = deal_cards(case["deck"], dealer, seats)
-    assert {str(s): h for s, h in dealt.hands.items()} == case["hands"]
+    assert [{"seat": s, "cards": h} for s, h in dealt.hands.items()] == case["hands"]
+    # Dealing order: the first seat after the dealer first (R2.3).
+    assert [h["seat"] for h in case["hands"]] == list(deal_order(dealer, seats))
     assert dealt.first_discard == case["first_discard"]
     assert dealt.stock == case["stock"]
 
@@ -133,3 +139,59 @@ def test_the_committed_vectors_are_what_the_generator_writes() -> None:
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     assert generator.build() == VECTORS
+
+
+RECORDED: list[dict[str, Any]] = VECTORS["recorded_deals"]
+
+
+def test_a_recorded_deal_with_a_stock_rebuild_is_in_the_vectors() -> None:
+    assert RECORDED and all(case["rebuilds"] for case in RECORDED)
+
+
+@pytest.mark.parametrize("case", RECORDED, ids=[d["name"] for d in RECORDED])
+def test_recorded_deal_vector(case: dict[str, Any]) -> None:
+    record = DealRecord.from_json(json.dumps(case["record"]))
+    # The record verifies as the host signed it, with its seat's own private events.
+    verify_record(record, host_fingerprint=record.host_fingerprint, replayer=replay_deal)
+    heads = [chain_start(record.table_id, record.deal_no)]
+    for event_bytes in record.events:
+        heads.append(chain_step(heads[-1], event_bytes))
+    assert [h.hex() for h in heads] == case["chain_heads"]
+    assert heads[-1].hex() == case["record"]["chain_head"]
+    assert verify_record_signature(
+        record.host_public_key, record.table_id, record.deal_no, heads[-1], record.signature
+    )
+
+    announced = parse_deal_event(record.events[0]).announced
+    assert announced.host_commitment.hex() == case["host_commitment"]
+    assert case["hands"][0]["seat"] == deal_order(announced.dealer_seat, record.seats_in_play)[0]
+    dealt = deal_cards(case["deck"], announced.dealer_seat, record.seats_in_play)
+    assert [{"seat": s, "cards": h} for s, h in dealt.hands.items()] == case["hands"]
+    assert cut(case["shuffled"], case["cut"]) == case["deck"]
+    assert (dealt.first_discard, dealt.stock) == (case["first_discard"], case["stock"])
+
+    # The seat's own cards, as it was sent them, are the ones the vector derives.
+    private = [parse_private_event(p.event) for p in record.private_events]
+    assert record.private_seat == case["private_seat"]
+    assert [list(p.hand_dealt.cards) for p in private if p.HasField("hand_dealt")] == [
+        case["hand_dealt"]
+    ]
+    mine = [d["card"] for d in case["stock_draws"] if d["seat"] == record.private_seat]
+    assert [p.stock_card_drawn.card for p in private if p.HasField("stock_card_drawn")] == mine
+    for rebuild in case["rebuilds"]:
+        key = bytes.fromhex(case["mix_key"])
+        assert rebuild_key(key, rebuild["rebuild_no"]).hex() == rebuild["rebuild_key"]
+        assert (
+            rebuild_stock(key, rebuild["rebuild_no"], rebuild["discard_pile"]) == (rebuild["stock"])
+        )
+        event = parse_deal_event(record.events[rebuild["event"]])
+        assert event.stock_rebuilt.stock_count == len(rebuild["stock"])
+
+
+def test_the_record_options_name_every_ruleset_option() -> None:
+    # FAIR_DEAL.md "Record file": a host's record lists every option in force, by field name.
+    from scala40_net.pb import ruleset_pb2
+
+    for case in RECORDED:
+        names = set(case["record"]["ruleset"]["options"])
+        assert names == {f.name for f in ruleset_pb2.RulesetOptions.DESCRIPTOR.fields}

@@ -7,12 +7,14 @@ when the specification does; tests/test_fair_deal_vectors.py recomputes it.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
 
 from scala40_net.fairdeal.chain import chain_start, chain_step, record_message
 from scala40_net.fairdeal.identity import HostIdentity, fingerprint
+from scala40_net.fairdeal.record import parse_deal_event, parse_private_event
 from scala40_net.fairdeal.spec import (
     Reveal,
     Stream,
@@ -24,8 +26,11 @@ from scala40_net.fairdeal.spec import (
     seat_commitment,
     sha256,
 )
+from scala40_net.pb import deal_pb2
 
 OUT = Path(__file__).with_name("fair_deal_v1.json")
+# A real deal with a stock rebuild, recorded once by record_deal_with_rebuild.py.
+RECORDED = [("a real 2-seat, 1-deck deal with a stock rebuild", "recorded_deal_rebuild.json")]
 STREAM_WORDS = 16
 
 
@@ -143,7 +148,9 @@ def build_case(case: dict[str, Any]) -> dict[str, Any]:
         "cut": derivation.cut,
         "cut_chosen": derivation.cut_chosen,
         "deck": derivation.deck,
-        "hands": {str(seat): hand for seat, hand in derivation.dealt.hands.items()},
+        # An array in dealing order: JSON readers (JavaScript's among them) need not keep the
+        # order of an object's keys, and reorder integer-like ones.
+        "hands": [{"seat": seat, "cards": hand} for seat, hand in derivation.dealt.hands.items()],
         "first_discard": derivation.dealt.first_discard,
         "stock": derivation.dealt.stock,
         "rebuild": {
@@ -152,6 +159,91 @@ def build_case(case: dict[str, Any]) -> dict[str, Any]:
             "rebuild_key": rebuild_key(derivation.mix_key, 1).hex(),
             "stock": rebuild_stock(derivation.mix_key, 1, pile),
         },
+    }
+
+
+def build_recorded(name: str, file_name: str) -> dict[str, Any]:
+    """The known answers of a recorded deal: everything derived from its public events.
+
+    The record is kept as the host wrote it (``record``); the answers follow the
+    deal event by event, so a verifier can find the first place it disagrees.
+    """
+    record = json.loads(Path(__file__).with_name(file_name).read_text(encoding="utf-8"))
+    table_id, deal_no = record["table_id"], record["deal_no"]
+    raw = [base64.b64decode(e) for e in record["events"]]
+    events = [parse_deal_event(e) for e in raw]
+    announced = events[0].announced
+    revealed = next(e.reveals for e in events if e.WhichOneof("event") == "reveals")
+    host_seed = next(
+        e.host_seed_revealed.host_seed
+        for e in events
+        if e.WhichOneof("event") == "host_seed_revealed"
+    )
+    seats = list(announced.seats_in_play)
+    derivation = derive_deal(
+        host_seed=host_seed,
+        table_id=table_id,
+        deal_no=deal_no,
+        dealer=announced.dealer_seat,
+        cutter=announced.cutter_seat,
+        seats_in_play=seats,
+        deck_size=announced.deck_size,
+        reveals=[Reveal(r.seat, r.seed, r.cut) for r in revealed.reveals],
+    )
+    heads = [chain_start(table_id, deal_no)]
+    for event_bytes in raw:
+        heads.append(chain_step(heads[-1], event_bytes))
+    # Follow the stock and the discard pile (bottom first) through the deal.
+    stock = list(derivation.dealt.stock)
+    pile = [derivation.dealt.first_discard]
+    stock_draws: list[dict[str, int]] = []
+    rebuilds: list[dict[str, Any]] = []
+    for k, event in enumerate(events):
+        kind = event.WhichOneof("event")
+        if kind == "drawn" and event.drawn.source == deal_pb2.DRAW_SOURCE_STOCK:
+            stock_draws.append({"event": k, "seat": event.drawn.seat, "card": stock.pop(0)})
+        elif kind == "drawn":
+            pile.pop()
+        elif kind == "discard_returned":
+            pile.append(event.discard_returned.card)
+        elif kind == "played" and event.played.HasField("discard"):
+            pile.append(event.played.discard)
+        elif kind == "stock_rebuilt":
+            r = event.stock_rebuilt.rebuild_no
+            stock = rebuild_stock(derivation.mix_key, r, pile)
+            rebuilds.append(
+                {
+                    "event": k,
+                    "rebuild_no": r,
+                    "discard_pile": list(pile),
+                    "rebuild_key": rebuild_key(derivation.mix_key, r).hex(),
+                    "stock": list(stock),
+                }
+            )
+            pile = pile[-1:]
+    private = record["private"]
+    hand_dealt = next(
+        list(p.hand_dealt.cards)
+        for p in (parse_private_event(base64.b64decode(e["event"])) for e in private["events"])
+        if p.WhichOneof("event") == "hand_dealt"
+    )
+    return {
+        "name": name,
+        "record": record,
+        "host_commitment": announced.host_commitment.hex(),
+        "mix_key": derivation.mix_key.hex(),
+        "shuffled": derivation.shuffled,
+        "cut": derivation.cut,
+        "cut_chosen": derivation.cut_chosen,
+        "deck": derivation.deck,
+        "hands": [{"seat": seat, "cards": hand} for seat, hand in derivation.dealt.hands.items()],
+        "first_discard": derivation.dealt.first_discard,
+        "stock": derivation.dealt.stock,
+        "private_seat": private["seat"],
+        "hand_dealt": hand_dealt,
+        "stock_draws": stock_draws,
+        "rebuilds": rebuilds,
+        "chain_heads": [h.hex() for h in heads],
     }
 
 
@@ -183,6 +275,7 @@ def build() -> dict[str, Any]:
         "version": "scala40/fair-deal/v1",
         "about": "Known answers of docs/FAIR_DEAL.md; see its section 'Test vectors'.",
         "deals": [build_case(case) for case in CASES],
+        "recorded_deals": [build_recorded(name, file_name) for name, file_name in RECORDED],
         "signed_chain": build_signed_chain(),
     }
 

@@ -1,0 +1,69 @@
+// The contract loaded at run time from ../../protos/: the gRPC services (proto-loader) and
+// the message codecs (protobufjs) for the bytes that travel inside messages: DealEvent,
+// PrivateDealEvent, and the google.rpc.Status of a refusal.
+"use strict";
+
+const path = require("node:path");
+const grpc = require("@grpc/grpc-js");
+const protoLoader = require("@grpc/proto-loader");
+const protobuf = require("protobufjs");
+
+const PROTOS = path.resolve(__dirname, "..", "..", "protos");
+const FILES = ["lobby.proto", "table.proto", "rules_service.proto"].map((f) => `scala40/v1/${f}`);
+// Field names as in the .proto files; 64-bit numbers (seq, totals) as JS numbers; unset
+// scalars as their defaults; a oneof's chosen field named in a virtual field.
+const LOADER_OPTIONS = {
+  keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [PROTOS],
+};
+
+const definition = protoLoader.loadSync(FILES, LOADER_OPTIONS);
+const scala40 = grpc.loadPackageDefinition(definition).scala40.v1;
+
+const root = new protobuf.Root();
+root.resolvePath = (_origin, target) => path.join(PROTOS, target);
+root.loadSync(FILES, { keepCase: true });
+
+// google.rpc.Status, ErrorInfo and LocalizedMessage (googleapis, google/rpc/status.proto and
+// error_details.proto, Apache-2.0): only the fields a client reads, by their field numbers.
+protobuf.parse(`
+syntax = "proto3";
+package google.rpc;
+message Any { string type_url = 1; bytes value = 2; }
+message Status { int32 code = 1; string message = 2; repeated Any details = 3; }
+message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }
+message LocalizedMessage { string locale = 1; string message = 2; }
+`, root, { keepCase: true });
+
+const TO_OBJECT = { longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true };
+const DealEvent = root.lookupType("scala40.v1.DealEvent");
+const PrivateDealEvent = root.lookupType("scala40.v1.PrivateDealEvent");
+const Status = root.lookupType("google.rpc.Status");
+const ErrorInfo = root.lookupType("google.rpc.ErrorInfo");
+const LocalizedMessage = root.lookupType("google.rpc.LocalizedMessage");
+
+const decode = (type, bytes) => type.toObject(type.decode(bytes), TO_OBJECT);
+const decodeDealEvent = (bytes) => decode(DealEvent, bytes);
+const decodePrivateEvent = (bytes) => decode(PrivateDealEvent, bytes);
+const encodePrivateEvent = (object) => Buffer.from(PrivateDealEvent.encode(PrivateDealEvent.fromObject(object)).finish());
+
+// What a refusal says: its code, the ErrorInfo reason and metadata (rule, sentence …), and
+// the localized message when there is one. The details ride in the grpc-status-details-bin
+// trailer, which grpc-js hands over in error.metadata.
+function refusal(error) {
+  const out = { code: grpc.status[error.code] || String(error.code), reason: "", metadata: {},
+    message: error.details || error.message };
+  const raw = error.metadata && error.metadata.get("grpc-status-details-bin")[0];
+  if (!raw) return out;
+  for (const detail of Status.decode(raw).details) {
+    if (detail.type_url.endsWith("/google.rpc.ErrorInfo")) {
+      const info = ErrorInfo.toObject(ErrorInfo.decode(detail.value), TO_OBJECT);
+      out.reason = info.reason;
+      out.metadata = info.metadata || {};
+    } else if (detail.type_url.endsWith("/google.rpc.LocalizedMessage")) {
+      out.localized = LocalizedMessage.decode(detail.value).message;
+    }
+  }
+  return out;
+}
+
+module.exports = { grpc, scala40, decodeDealEvent, decodePrivateEvent, encodePrivateEvent, refusal };
