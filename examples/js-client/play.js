@@ -30,6 +30,8 @@ const BACKOFF_MS = [200, 500, 1000, 2000, 5000];
 // connection dropped, the stream fell behind.
 const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.DEADLINE_EXCEEDED,
   grpc.status.RESOURCE_EXHAUSTED, grpc.status.UNKNOWN, grpc.status.INTERNAL]);
+// Codes after which a move is sent again as it was (see send).
+const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
 
 const say = (line) => console.log(line);
@@ -102,11 +104,32 @@ class Player {
     this.fingerprint = fp;
   }
 
-  call(client, method, request, withToken = false) {
-    const metadata = new grpc.Metadata();
+  // waitForReady: the call waits (until its deadline) for a channel that is reconnecting.
+  call(client, method, request, withToken = false, waitForReady = false) {
+    const metadata = new grpc.Metadata({ waitForReady });
     if (withToken) metadata.set("authorization", `Bearer ${this.token}`);
     const deadline = new Date(Date.now() + CALL_SECONDS * 1000);
     return new Promise((resolve, reject) => client[method](request, metadata, { deadline }, (err, answer) => (err ? reject(err) : resolve(answer))));
+  }
+
+  // A move (a call with a MoveContext) until the host answers it. NOT_SAVED: nothing was
+  // done, the same request may go again; no answer at all (the host restarting, a lost
+  // reply): the move may have been done, and the same request id makes the host apply it
+  // once and give the first answer again (PROTOCOL.md "A turn"). The channel reconnects by
+  // itself, to the same pinned certificate; a move sent again waits for it. Any other
+  // refusal is the caller's.
+  async send(method, request) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.call(this.table, method, request, true, attempt > 0);
+      } catch (error) {
+        if (!RESEND.has(error.code) || attempt >= BACKOFF_MS.length) throw error;
+        const r = refusal(error);
+        const why = r.reason === "NOT_SAVED" ? "not saved" : `unanswered (${r.code})`;
+        say(`${method} ${why}: sending it again, the same request id`);
+        await sleep(BACKOFF_MS[attempt]);
+      }
+    }
   }
 
   context(lastSeen) {
@@ -216,18 +239,16 @@ class Player {
 
   async onSnapshot(view, seq) {
     this.lastSeq = seq;
-    // The deal so far, its exact bytes from its start; my private events come without their
-    // link to a public event: the hand goes with `started`, each stock card with my next
-    // draw from the stock, in order.
+    // The deal so far, its exact bytes from its start, and my private events, each with the
+    // index of the public event it came with (my_private_with_event), as the stream gives them.
     if (view.deal_events.length) {
       const events = view.deal_events.map((b) => Buffer.from(b));
       const decoded = events.map(decodeDealEvent);
-      const privates = [];
-      const mine = [...view.my_private_events];
-      decoded.forEach((e, k) => {
-        const ownStock = e.event === "drawn" && e.drawn.seat === this.seat && e.drawn.source === "DRAW_SOURCE_STOCK";
-        if ((e.event === "started" || ownStock) && mine.length) privates.push({ withEvent: k, event: mine.shift() });
-      });
+      const links = view.my_private_with_event;
+      if (links.length !== view.my_private_events.length || links.some((k) => k >= events.length)) {
+        throw new VerifyError("chain", 0, `the snapshot links ${links.length} of my ${view.my_private_events.length} private events to its ${events.length} events`);
+      }
+      const privates = view.my_private_events.map((event, i) => ({ withEvent: links[i], event }));
       this.deal = { dealNo: view.deal_no, events, privates, decoded };
       say(`snapshot at seq ${seq}: deal ${view.deal_no}, ${events.length} events so far, ${privates.length} of them with my private events`);
       for (const e of decoded) await this.exchange(e, true);
@@ -290,7 +311,7 @@ class Player {
   async sendCommit(dealNo) {
     const x = this.exchanges.get(dealNo);
     try {
-      await this.call(this.table, "CommitSeed", { context: { request_id: x.commitId, last_seen_seq: this.lastSeq }, deal_no: dealNo, commitment: x.commitment }, true);
+      await this.send("CommitSeed", { context: { request_id: x.commitId, last_seen_seq: this.lastSeq }, deal_no: dealNo, commitment: x.commitment });
       x.committed = true;
     } catch (error) {
       this.fairDealRefused("CommitSeed", error);
@@ -301,7 +322,7 @@ class Player {
   async sendReveal(dealNo) {
     const x = this.exchanges.get(dealNo);
     try {
-      await this.call(this.table, "RevealSeed", { context: { request_id: x.revealId, last_seen_seq: this.lastSeq }, deal_no: dealNo, seed: x.seed, cut: x.cut }, true);
+      await this.send("RevealSeed", { context: { request_id: x.revealId, last_seen_seq: this.lastSeq }, deal_no: dealNo, seed: x.seed, cut: x.cut });
       x.revealed = true;
     } catch (error) { this.fairDealRefused("RevealSeed", error); }
   }
@@ -371,7 +392,7 @@ class Player {
 
   async ready(pause) {
     if (pause.waiting_for_seats.includes(this.seat) && !pause.ready_seats.includes(this.seat)) {
-      await this.call(this.table, "Ready", { context: this.context() }, true);
+      await this.send("Ready", { context: this.context() });
     }
   }
 
@@ -379,7 +400,7 @@ class Player {
     const offer = (offers || []).find((o) => o.seat === this.seat);
     if (!offer) return;
     say(`buying back in for ${offer.fee} chips (R11.3)`);
-    await this.call(this.table, "AnswerRientro", { context: this.context(), buy_back: true }, true);
+    await this.send("AnswerRientro", { context: this.context(), buy_back: true });
   }
 
   // --- A turn (docs/PROTOCOL.md "A turn") -------------------------------------------------
@@ -397,7 +418,7 @@ class Player {
 
   async draw(view, seq) {
     try {
-      await this.call(this.table, "Draw", { context: this.context(seq), source: "DRAW_SOURCE_STOCK" }, true);
+      await this.send("Draw", { context: this.context(seq), source: "DRAW_SOURCE_STOCK" });
       return "drawn";
     } catch (error) {
       this.refused("Draw", error);
@@ -423,7 +444,7 @@ class Player {
       if (barred.has(p.discard)) continue;
       const request = { context: this.context(seq), operations: p.operations, discard: p.discard };
       try {
-        await this.call(this.table, "Play", request, true);
+        await this.send("Play", request);
         say(`played: ${p.about}`);
         return "turn over";
       } catch (error) {
@@ -439,7 +460,10 @@ class Player {
   refused(what, error, about = "") {
     if (RECONNECT.has(error.code)) throw error;
     const r = refusal(error);
-    if (r.reason === "STALE_VIEW") return "stale";  // an event I have not read yet: read it first
+    if (r.reason === "STALE_VIEW") {  // an event I had not seen: read the table again, decide again
+      say(`${what} refused, STALE_VIEW: reading the table again`);
+      return "stale";
+    }
     this.refusals++;
     const rule = r.metadata.rule ? `${r.metadata.rule} ` : "";
     say(`refused ${what}${about ? ` (${about})` : ""}: ${r.code} ${r.reason} ${rule}${r.metadata.sentence || r.message}`);

@@ -1,6 +1,6 @@
 // The contract loaded at run time from ../../protos/: the gRPC services (proto-loader) and
 // the message codecs (protobufjs) for the bytes that travel inside messages: DealEvent,
-// PrivateDealEvent, and the google.rpc.Status of a refusal.
+// PrivateDealEvent, and the google.rpc.Status of a refusal (protos/google/rpc/).
 "use strict";
 
 const path = require("node:path");
@@ -19,20 +19,14 @@ const LOADER_OPTIONS = {
 const definition = protoLoader.loadSync(FILES, LOADER_OPTIONS);
 const scala40 = grpc.loadPackageDefinition(definition).scala40.v1;
 
+// @grpc/proto-loader decodes only the services' own messages: the bytes fields that carry
+// a serialized message (a DealEvent, a PrivateDealEvent, the google.rpc.Status of a refusal
+// in its trailer) need protobufjs, from the same files. google.rpc's Status, ErrorInfo and
+// LocalizedMessage come from protos/google/rpc/ (googleapis, Apache-2.0); their imports of
+// google/protobuf/any.proto and duration.proto are well-known types protobufjs carries.
 const root = new protobuf.Root();
 root.resolvePath = (_origin, target) => path.join(PROTOS, target);
-root.loadSync(FILES, { keepCase: true });
-
-// google.rpc.Status, ErrorInfo and LocalizedMessage (googleapis, google/rpc/status.proto and
-// error_details.proto, Apache-2.0): only the fields a client reads, by their field numbers.
-protobuf.parse(`
-syntax = "proto3";
-package google.rpc;
-message Any { string type_url = 1; bytes value = 2; }
-message Status { int32 code = 1; string message = 2; repeated Any details = 3; }
-message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }
-message LocalizedMessage { string locale = 1; string message = 2; }
-`, root, { keepCase: true });
+root.loadSync([...FILES, "google/rpc/status.proto", "google/rpc/error_details.proto"], { keepCase: true });
 
 const TO_OBJECT = { longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true };
 const DealEvent = root.lookupType("scala40.v1.DealEvent");
