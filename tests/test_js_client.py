@@ -3,7 +3,8 @@
 It was written from protos/ and docs/ alone; here it checks itself against
 tests/vectors/fair_deal_v1.json, plays a whole match on loopback with a Python
 network bot and host bots (every deal verified by the JS client itself and by
-scala40-verify), and resumes its stream across a host restart in mid-deal.
+scala40-verify), resumes its stream across a host restart in mid-deal, and
+passes the conformance check (scala40-conformance) as PROTOCOL.md tells anyone to run it.
 Skipped, saying so, where node or npm is not installed.
 """
 
@@ -28,6 +29,17 @@ EXAMPLE = ROOT / "examples" / "js-client"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
 VERIFY = Path(sys.executable).with_name("scala40-verify")
 NETBOT = Path(sys.executable).with_name("scala40-bot")
+CONFORMANCE = Path(sys.executable).with_name("scala40-conformance")
+CHECKS = (
+    "left-out seat",
+    "derived cut",
+    "stale view refusal",
+    "rule refusal",
+    "not saved refusal",
+    "stock rebuild",
+    "dropped stream",
+    "host restart",
+)
 
 pytestmark = pytest.mark.skipif(
     NODE is None or NPM is None,
@@ -82,6 +94,27 @@ def test_the_vector_check_fails_on_a_changed_answer(
     done = node("check_vectors.js", str(changed))
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"FAILED {case['name']}: hands" in done.stderr
+
+
+def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
+    """``scala40-conformance -- node examples/js-client/play.js {invite} --table {table}``."""
+    client = [str(NODE), str(EXAMPLE / "play.js"), "{invite}", "--table", "{table}"]
+    done = subprocess.run(
+        [str(CONFORMANCE), "--", *client], capture_output=True, text=True, timeout=240
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert f"{len(CHECKS)} of {len(CHECKS)} checks passed" in done.stdout, out
+    for name in CHECKS:
+        assert f"PASS  {name}" in done.stdout, out
+    # Each refusal handled as PROTOCOL.md says, in the client's own words: the stale Draw
+    # decided again, the refused Play printed with its rule and replaced by another, the
+    # unsaved Draw sent again as it was.
+    assert "Draw refused, STALE_VIEW: reading the table again" in done.stdout, out
+    assert re.search(r"^refused Play \(.*\): FAILED_PRECONDITION RULE_VIOLATION R3 ", out, re.M), out
+    assert "Draw not saved: sending it again, the same request id" in done.stdout, out
+    assert "the Draw was sent again (the same request_id) and accepted" in done.stdout, out
+    _check_refusals(done.stdout)
 
 
 async def _lines(stream: asyncio.StreamReader, into: list[str], seen: asyncio.Event) -> None:
