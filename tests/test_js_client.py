@@ -111,7 +111,8 @@ def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
     # decided again, the refused Play printed with its rule and replaced by another, the
     # unsaved Draw sent again as it was.
     assert "Draw refused, STALE_VIEW: reading the table again" in done.stdout, out
-    assert re.search(r"^refused Play \(.*\): FAILED_PRECONDITION RULE_VIOLATION R3 ", out, re.M), out
+    rule = r"^refused Play \(.*\): FAILED_PRECONDITION RULE_VIOLATION R3 "
+    assert re.search(rule, out, re.M), out
     assert "Draw not saved: sending it again, the same request id" in done.stdout, out
     assert "the Draw was sent again (the same request_id) and accepted" in done.stdout, out
     _check_refusals(done.stdout)
