@@ -1,6 +1,7 @@
 """The conformance check: our network bot passes it; broken clients fail it, the right check named.
 
-Every run is a real host (TLS) on 127.0.0.1 and a real client over gRPC.
+Every run is a real host (TLS) on 127.0.0.1 and a real client over gRPC. The
+JavaScript example's run is in tests/test_js_client.py (it needs node and npm).
 """
 
 from __future__ import annotations
