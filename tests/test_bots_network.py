@@ -223,20 +223,36 @@ async def test_scala40_bot_level_expert_plays_a_match_over_the_network(
     assert any(line.startswith("deal 1 over") for line in lines), lines
 
 
-async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_needs(
-    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """``--seat-token-file`` plays the seat joined elsewhere; ``--record-dir`` keeps each
-    deal's record and this seat's seed (they pass scala40-verify) and the stream's seqs."""
+async def _one_deal_beside_a_host_bot(
+    served: HostClient, name: str
+) -> tuple[str, lobby_pb2.JoinTableResponse]:
+    """A two-seat table of one deal: Ann joined, a host bot beside her, not started."""
     options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
     request = lobby_pb2.CreateTableRequest(
-        name="kept", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+        name=name, seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
     )
     table_id = (await served.lobby.CreateTable(request)).table_id
     joined = await served.join(table_id, "Ann")
     await served.lobby.AddBot(
         lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(joined.seat_token)
     )
+    return table_id, joined
+
+
+def _seat_record_verifies(record: Path, fingerprint: str) -> int:
+    """scala40-verify on a record the bot kept, with the seed and cut it kept beside it."""
+    mine = json.loads(record.with_suffix(".seat.json").read_text())
+    argv = [str(record), "--seat", str(mine["seat"]), "--my-seed", mine["seed"]]
+    argv += ["--my-cut", str(mine["cut"]), "--host-fingerprint", fingerprint]
+    return verifier.main(argv)
+
+
+async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_needs(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seat-token-file`` plays the seat joined elsewhere; ``--record-dir`` keeps each
+    deal's record and this seat's seed (they pass scala40-verify) and the stream's seqs."""
+    table_id, joined = await _one_deal_beside_a_host_bot(served, "kept")
     token_file = tmp_path / "seat"
     token_file.write_text(f"{joined.seat} {joined.seat_token}\n")
     kept = tmp_path / "kept"
@@ -267,16 +283,8 @@ async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_nee
     records = sorted(kept.glob("deal-*[0-9].json"))
     assert records
     for record in records:
-        mine = json.loads(record.with_suffix(".seat.json").read_text())
-        assert mine["seat"] == joined.seat
-        argv = [str(record), "--seat", str(mine["seat"]), "--my-seed", mine["seed"]]
-        argv += [
-            "--my-cut",
-            str(mine["cut"]),
-            "--host-fingerprint",
-            served.host.identity.fingerprint,
-        ]
-        assert verifier.main(argv) == 0
+        assert json.loads(record.with_suffix(".seat.json").read_text())["seat"] == joined.seat
+        assert _seat_record_verifies(record, served.host.identity.fingerprint) == 0
         assert "seed in the mix" in capsys.readouterr().out
     seen = [line.split() for line in (kept / "stream.log").read_text().splitlines()]
     assert seen[0][0] == "event" and seen[0][2] == "snapshot"
@@ -290,22 +298,12 @@ async def test_a_bot_whose_stream_opens_after_the_announcement_still_commits(
 ) -> None:
     """A seat that starts playing while the commitments are open sees the announcement only
     inside its first snapshot: it commits then, and its seed is in that deal's mix."""
-    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
-    request = lobby_pb2.CreateTableRequest(
-        name="late", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
-    )
-    table_id = (await served.lobby.CreateTable(request)).table_id
-    joined = await served.join(table_id, "Ann")
-    await served.lobby.AddBot(
-        lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(joined.seat_token)
-    )
+    table_id, joined = await _one_deal_beside_a_host_bot(served, "late")
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(joined.seat_token)
     )
     view = (
-        await served.table.GetView(
-            table_pb2.GetViewRequest(), metadata=bearer(joined.seat_token)
-        )
+        await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(joined.seat_token))
     ).view
     assert view.phase == table_pb2.TURN_PHASE_COMMIT and view.deal_no == 1
     token_file = tmp_path / "seat"
@@ -322,11 +320,7 @@ async def test_a_bot_whose_stream_opens_after_the_announcement_still_commits(
         ),
         timeout=180,
     )
-    record = kept / "deal-1.json"
-    mine = json.loads(record.with_suffix(".seat.json").read_text())
-    argv = [str(record), "--seat", str(mine["seat"]), "--my-seed", mine["seed"]]
-    argv += ["--my-cut", str(mine["cut"]), "--host-fingerprint", served.host.identity.fingerprint]
-    assert verifier.main(argv) == 0
+    assert _seat_record_verifies(kept / "deal-1.json", served.host.identity.fingerprint) == 0
     assert "seed in the mix" in capsys.readouterr().out
 
 
