@@ -5,8 +5,9 @@ already joined with its token, follows the table's event stream, takes part
 in every fair deal with its own seed through the library's ``SeatExchange``
 (FAIR_DEAL.md), tells its bot every deal event as its seat sees it
 (``wire.DealEventReader``), reads its view (TableService.GetView, turned into
-the engine's view by ``wire``) whenever a move may be its own, and moves
-until the match ends — exactly as a client in another process would.
+the engine's view by ``wire``) whenever a move may be its own (after its own
+draw it adds the card to the view it drew on instead), and moves until the
+match ends — exactly as a client in another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
@@ -31,16 +32,18 @@ from typing import Any
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
 
-from scala40_net import invite, tls, wire
+from scala40_net import invite, tls, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
+from scala40_net.events import CardDrawn, Event
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.views import DealView
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +119,9 @@ class NetworkSeat:
             Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
         ) = None
         self._signed: table_pb2.DealSigned | None = None
+        # The view this seat drew on and the seq it was at, until the draw's own event: the
+        # view after it is then built here, not asked for again (``views.after_own_draw``).
+        self._drawing: tuple[DealView, int] | None = None
 
     def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
         seq = self.last_seq if last_seen_seq is None else last_seen_seq
@@ -184,10 +190,10 @@ class NetworkSeat:
         if kind == "deal":
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             private = event.deal.private_event if event.deal.HasField("private_event") else None
-            self._observe(public, private)
+            happened = self._observe(public, private)
             await self._fair_deal(public)
             if public.WhichOneof("event") in TURN_EVENTS and self._may_be_my_move(public):
-                await self._move()
+                await self._move(self._after_draw(happened, event.seq))
         elif kind == "snapshot":
             # The deal so far, from its start: the bot's memory is rebuilt from it. The
             # fair-deal steps in it are past: only this run's exchange may still act on them.
@@ -232,11 +238,22 @@ class NetworkSeat:
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
-    ) -> None:
+    ) -> Event | None:
         """Tell the bot what happened, as the engine event its seat sees (hard's memory)."""
         happened = self.reader.read(public, private)
         if happened is not None:
             self.bot.observe(happened)
+        return happened
+
+    def _after_draw(self, happened: Event | None, seq: int) -> tuple[DealView, int] | None:
+        """The view to play on after this seat's own draw, when its event came right after
+        the view the seat drew on (anything between, a stock rebuilt say: None, ask)."""
+        drawing, self._drawing = self._drawing, None
+        if drawing is None or drawing[1] != seq - 1:
+            return None
+        if not isinstance(happened, CardDrawn) or happened.seat != self.seat:
+            return None
+        return views.after_own_draw(drawing[0], happened), seq
 
     async def _fair_deal(self, event: deal_pb2.DealEvent, replaying: bool = False) -> None:
         kind = event.WhichOneof("event")
@@ -354,13 +371,18 @@ class NetworkSeat:
                 failures += 1
         return self.winners or ()
 
-    async def _move(self) -> None:
-        answer = await self.tables.GetView(
-            table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
-        )
-        if self.log is not None:
-            self.log.views.append(answer.SerializeToString())
-        view = wire.deal_view_from_pb(answer.view)
+    async def _move(self, known: tuple[DealView, int] | None = None) -> None:
+        """This seat's draw or play, if it is its move: on ``known`` (a view and the seq it
+        is at), else on a view asked for now."""
+        if known is None:
+            answer = await self.tables.GetView(
+                table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
+            )
+            if self.log is not None:
+                self.log.views.append(answer.SerializeToString())
+            view, seen = wire.deal_view_from_pb(answer.view), answer.seq
+        else:
+            view, seen = known
         if view is None or view.turn != self.seat or view.hand is None:
             return
         if view.phase is Phase.DRAW:
@@ -372,8 +394,9 @@ class NetworkSeat:
                 log.exception("seat %d: the bot failed to choose a draw", self.seat)
                 source = DrawSource.STOCK
             request = table_pb2.DrawRequest(
-                context=self._context(answer.seq), source=wire.draw_source_to_pb(source)
+                context=self._context(seen), source=wire.draw_source_to_pb(source)
             )
+            self._drawing = (view, seen)
             await self._call(self.tables.Draw, request)
             return
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
@@ -386,9 +409,9 @@ class NetworkSeat:
         tries = [] if chosen is None else [chosen]
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
-            if await self._send_play(play, answer.seq):
+            if await self._send_play(play, seen):
                 return
-        back = table_pb2.ReturnDiscardRequest(context=self._context(answer.seq))
+        back = table_pb2.ReturnDiscardRequest(context=self._context(seen))
         await self._call(self.tables.ReturnDiscard, back)
 
     async def _send_play(self, play: Play, seen: int) -> bool:
