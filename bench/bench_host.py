@@ -66,7 +66,12 @@ async def serve(data_dir: Path) -> None:
         settings,
         insecure=True,
         # One channel carries every table here: a stranger's limit would be the bench's.
-        limits=Limits(requests_per_second=1e9, seat_requests_per_second=1e9),
+        limits=Limits(
+            requests_per_second=1e9,
+            seat_requests_per_second=1e9,
+            tables_per_minute=10**9,
+            streams_per_connection=10**9,
+        ),
     )
     await host.start()
 
@@ -203,7 +208,10 @@ async def tables_at_once(port: int, count: int, seconds: float, think: float = 0
         runs = [asyncio.create_task(t.play(stop)) for t in tables]
         await asyncio.sleep(seconds)
         stop.set()
-        await asyncio.gather(*runs, return_exceptions=True)
+        results = await asyncio.gather(*runs, return_exceptions=True)
+        # A table that failed (a limit, a refused call) must show, not leave its figure short.
+        for failure in [r for r in results if isinstance(r, BaseException)]:
+            raise failure
         return [ms for t in tables for ms in t.samples]
 
 

@@ -121,21 +121,25 @@ class OncePer:
 
 @dataclass
 class Limits:
-    """The host's limits, shared by its services (a benchmark may raise ``requests``)."""
+    """The host's limits, shared by its services (a benchmark, whose one client plays a
+    hundred tables, raises them)."""
 
     requests_per_second: float = REQUESTS_PER_SECOND
     seat_requests_per_second: float = SEAT_REQUESTS_PER_SECOND
     wrong_guesses_per_minute: int = WRONG_GUESSES_PER_MINUTE
+    tables_per_minute: int = TABLES_PER_MINUTE
+    streams_per_connection: int = STREAMS_PER_CONNECTION
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
-    tables: Window = field(default_factory=lambda: Window(TABLES_PER_MINUTE))
+    tables: Window = field(init=False)
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
     streams: dict[str, int] = field(default_factory=dict)  # open streams by connection
 
     def __post_init__(self) -> None:
         self.guesses = Window(self.wrong_guesses_per_minute)
+        self.tables = Window(self.tables_per_minute)
         self.requests = Bucket(self.requests_per_second, 2 * self.requests_per_second)
         self.seat_requests = Bucket(
             self.seat_requests_per_second, 2 * self.seat_requests_per_second
@@ -174,7 +178,7 @@ class Limits:
         self.tables.take(
             address_of(peer),
             "TOO_MANY_NEW_TABLES",
-            f"at most {TABLES_PER_MINUTE} new tables a minute from one address: wait a little",
+            f"at most {self.tables_per_minute} new tables a minute from one address: wait a little",
         )
 
     def chat_line(self, table_id: str, seat: int) -> None:
@@ -186,11 +190,11 @@ class Limits:
 
     def stream_opened(self, peer: str) -> None:
         open_now = self.streams.get(peer, 0)
-        if open_now >= STREAMS_PER_CONNECTION:
+        if open_now >= self.streams_per_connection:
             raise Refusal(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "TOO_MANY_STREAMS",
-                f"at most {STREAMS_PER_CONNECTION} event streams on one connection",
+                f"at most {self.streams_per_connection} event streams on one connection",
             )
         self.streams[peer] = open_now + 1
 

@@ -7,6 +7,7 @@ import ipaddress
 import logging
 import signal
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ from scala40_net.pb import (
 )
 
 log = logging.getLogger(__name__)
+# How long a thread that wants the GIL waits for the one holding it (Python's default: 5 ms).
+GIL_SWITCH_SECONDS = 0.001
 
 SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
@@ -92,6 +95,10 @@ class Host:
             raise
 
     async def _start(self) -> int:
+        # The journal's writer threads take the GIL back after each SQLite call of a job (a
+        # job is several); with Python's default 5 ms switch interval, a busy event loop kept
+        # each waiting that long, and a move's commit queued for tens of ms at 100 tables.
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
         self.tokens = TokenBook()

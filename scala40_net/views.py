@@ -77,6 +77,30 @@ def view_event(event: Event, seat: int | None) -> Event:
     return event
 
 
+def after_own_draw(view: DealView, drawn: CardDrawn) -> DealView:
+    """The viewer's view right after its own draw ``drawn`` (as it saw it: with the card),
+    from its view just before: what ``deal.apply`` does to a draw, on a view.
+
+    A seat that follows the event stream needs no new snapshot to play the card it drew.
+    """
+    if view.viewer != drawn.seat or view.hand is None or drawn.card is None:
+        raise ValueError("only the viewer's own draw, with its card, applies to its view")
+    i = view.seats.index(drawn.seat)
+    counts = list(view.hand_counts)
+    counts[i] += 1
+    from_stock = drawn.source is DrawSource.STOCK
+    return replace(
+        view,
+        phase=Phase.PLAY,
+        hand=(*view.hand, drawn.card),
+        hand_counts=tuple(counts),
+        discard_pile=view.discard_pile if from_stock else view.discard_pile[:-1],
+        stock_count=view.stock_count - 1 if from_stock else view.stock_count,
+        drawn=drawn.source,
+        taken_discard=None if from_stock else drawn.card,
+    )
+
+
 @overload
 def view_state(state: DealState, seat: int | None) -> DealView: ...
 @overload

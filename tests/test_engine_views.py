@@ -1,11 +1,14 @@
 """Per-seat views: one function redacts events, one redacts states; spectators see no hand."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from scala40_net.actions import Draw, DrawSource, Play
 from scala40_net.deal import apply, start_deal
 from scala40_net.events import CardDrawn, DealStarted
 from scala40_net.match import StartDeal, apply_match, start_match
 from scala40_net.rules import Ruleset
-from scala40_net.views import DealView, MatchView, view_event, view_state
+from scala40_net.views import DealView, MatchView, after_own_draw, view_event, view_state
 
 DECK = tuple(range(108))
 
@@ -52,3 +55,30 @@ def test_views_match_view_embeds_the_same_deal_view() -> None:
     assert match.deal is not None and view.deal == view_state(match.deal, 1)
     assert view.deal.hand == match.deal.hand(1)
     assert isinstance(events[0], DealStarted)
+
+
+@given(
+    deck=st.permutations(DECK),
+    turns=st.integers(min_value=0, max_value=30),
+    source=st.sampled_from([DrawSource.STOCK, DrawSource.DISCARD]),
+)
+@settings(max_examples=200, deadline=None)
+def test_views_the_own_draw_applied_to_a_view_is_the_view_after_it(
+    deck: list[int], turns: int, source: DrawSource
+) -> None:
+    """What a seat that just drew sees needs no new snapshot: its view before the draw and
+    the draw's event (as the seat sees it) give the engine's own view after it."""
+    state, _ = start_deal(Ruleset(), (0, 1, 2), 2, deck)
+    for _ in range(turns):  # turns of stock draws and bare discards, to vary the piles
+        seat = state.turn
+        state, _ = apply(state, seat, Draw(DrawSource.STOCK))
+        state, _ = apply(state, seat, Play((), state.hand(seat)[0]))
+        if state.result is not None or not state.stock:
+            break
+    seat = state.turn
+    if state.result is not None or not state.stock:
+        return
+    before = view_state(state, seat)
+    after, (drawn,) = apply(state, seat, Draw(source))
+    assert isinstance(drawn, CardDrawn)
+    assert after_own_draw(before, view_event(drawn, seat)) == view_state(after, seat)

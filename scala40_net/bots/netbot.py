@@ -5,8 +5,9 @@ already joined with its token, follows the table's event stream, takes part
 in every fair deal with its own seed through the library's ``SeatExchange``
 (FAIR_DEAL.md), tells its bot every deal event as its seat sees it
 (``wire.DealEventReader``), reads its view (TableService.GetView, turned into
-the engine's view by ``wire``) whenever a move may be its own, and moves
-until the match ends — exactly as a client in another process would.
+the engine's view by ``wire``) whenever a move may be its own (after its own
+draw it adds the card to the view it drew on instead), and moves until the
+match ends — exactly as a client in another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
@@ -35,16 +36,18 @@ from typing import Any
 import grpc  # type: ignore[import-untyped,unused-ignore]
 from google.rpc import error_details_pb2, status_pb2
 
-from scala40_net import invite, tls, wire
+from scala40_net import invite, tls, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
+from scala40_net.events import CardDrawn, Event
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.views import DealView
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +132,9 @@ class NetworkSeat:
             Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
         ) = None
         self._signed: table_pb2.DealSigned | None = None
+        # The view this seat drew on and the seq it was at, until the draw's own event: the
+        # view after it is then built here, not asked for again (``views.after_own_draw``).
+        self._drawing: tuple[DealView, int] | None = None
 
     def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
         seq = self.last_seq if last_seen_seq is None else last_seen_seq
@@ -199,10 +205,10 @@ class NetworkSeat:
         if kind == "deal":
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             private = event.deal.private_event if event.deal.HasField("private_event") else None
-            self._observe(public, private)
+            happened = self._observe(public, private)
             await self._fair_deal(public)
             if public.WhichOneof("event") in TURN_EVENTS and self._may_be_my_move(public):
-                await self._move()
+                await self._move(self._after_draw(happened, event.seq))
         elif kind == "snapshot":
             # The deal so far, from its start: the bot's memory is rebuilt from it. The
             # fair-deal steps in it are past: only this run's exchange may still act on them.
@@ -248,11 +254,22 @@ class NetworkSeat:
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
-    ) -> None:
+    ) -> Event | None:
         """Tell the bot what happened, as the engine event its seat sees (hard's memory)."""
         happened = self.reader.read(public, private)
         if happened is not None:
             self.bot.observe(happened)
+        return happened
+
+    def _after_draw(self, happened: Event | None, seq: int) -> tuple[DealView, int] | None:
+        """The view to play on after this seat's own draw, when its event came right after
+        the view the seat drew on (anything between, a stock rebuilt say: None, ask)."""
+        drawing, self._drawing = self._drawing, None
+        if drawing is None or drawing[1] != seq - 1:
+            return None
+        if not isinstance(happened, CardDrawn) or happened.seat != self.seat:
+            return None
+        return views.after_own_draw(drawing[0], happened), seq
 
     async def _fair_deal(self, event: deal_pb2.DealEvent, replaying: bool = False) -> None:
         kind = event.WhichOneof("event")
@@ -393,21 +410,26 @@ class NetworkSeat:
                 failures += 1
         return self.winners or ()
 
-    async def _move(self) -> None:
-        """Read the view and make this seat's move, if it is its move; refused as a stale
-        view (the table changed since), read the view again and decide again."""
+    async def _move(self, known: tuple[DealView, int] | None = None) -> None:
+        """This seat's draw or play, if it is its move: on ``known`` (a view and the seq it
+        is at), else on a view asked for now; refused as a stale view, read the view again
+        and decide again."""
         for _ in range(MOVE_TRIES):
-            if await self._move_once():
+            if await self._move_once(known):
                 return
+            known = None
 
-    async def _move_once(self) -> bool:
-        """One decision from a fresh view; False when the host said the view was stale."""
-        answer = await self.tables.GetView(
-            table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
-        )
-        if self.log is not None:
-            self.log.views.append(answer.SerializeToString())
-        view = wire.deal_view_from_pb(answer.view)
+    async def _move_once(self, known: tuple[DealView, int] | None) -> bool:
+        """One decision; False when the host said the view was stale."""
+        if known is None:
+            answer = await self.tables.GetView(
+                table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
+            )
+            if self.log is not None:
+                self.log.views.append(answer.SerializeToString())
+            view, seen = wire.deal_view_from_pb(answer.view), answer.seq
+        else:
+            view, seen = known
         if view is None or view.turn != self.seat or view.hand is None:
             return True
         if view.phase is Phase.DRAW:
@@ -419,8 +441,9 @@ class NetworkSeat:
                 log.exception("seat %d: the bot failed to choose a draw", self.seat)
                 source = DrawSource.STOCK
             request = table_pb2.DrawRequest(
-                context=self._context(answer.seq), source=wire.draw_source_to_pb(source)
+                context=self._context(seen), source=wire.draw_source_to_pb(source)
             )
+            self._drawing = (view, seen)
             return await self._send_move(self.tables.Draw, request) != "stale"
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
         # discard goes back (R3.2). A bot never leaves its table waiting.
@@ -433,15 +456,13 @@ class NetworkSeat:
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
             operations, discard = wire.play_to_pb(play)
-            playing = table_pb2.PlayRequest(
-                context=self._context(answer.seq), operations=operations
-            )
+            playing = table_pb2.PlayRequest(context=self._context(seen), operations=operations)
             if discard is not None:
                 playing.discard = discard
             outcome = await self._send_move(self.tables.Play, playing)
             if outcome != "refused":
                 return outcome != "stale"
-        back = table_pb2.ReturnDiscardRequest(context=self._context(answer.seq))
+        back = table_pb2.ReturnDiscardRequest(context=self._context(seen))
         return await self._send_move(self.tables.ReturnDiscard, back) != "stale"
 
     async def _send_move(self, method: Callable[..., Awaitable[Any]], request: Any) -> str:
