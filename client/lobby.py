@@ -57,6 +57,8 @@ LEVELS = {
     "medio": lobby_pb2.BOT_LEVEL_MEDIUM,
     "hard": lobby_pb2.BOT_LEVEL_HARD,
     "difficile": lobby_pb2.BOT_LEVEL_HARD,
+    "expert": lobby_pb2.BOT_LEVEL_EXPERT,
+    "esperto": lobby_pb2.BOT_LEVEL_EXPERT,
 }
 REFRESH_SECONDS = 2.0
 

@@ -52,6 +52,7 @@ LEVELS = {
     "easy": lobby_pb2.BOT_LEVEL_EASY,
     "medium": lobby_pb2.BOT_LEVEL_MEDIUM,
     "hard": lobby_pb2.BOT_LEVEL_HARD,
+    "expert": lobby_pb2.BOT_LEVEL_EXPERT,
 }
 
 

@@ -322,7 +322,7 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_field_bots", "Bots"),
         M("lobby_field_password", "Password (optional)"),
         M("lobby_field_level", "Bots' level"),
-        M("lobby_levels", "easy | medium | hard"),
+        M("lobby_levels", "easy | medium | hard | expert"),
         M("lobby_password_prompt", "Table password"),
         M("lobby_error", "Error: {reason}"),
         M("preset_classic", "classic"),

@@ -14,7 +14,7 @@ from scala40_net.bots.arena import Dealing, decide, play_deal
 from scala40_net.bots.base import playable_state
 from scala40_net.bots.expert import ExpertBot
 from scala40_net.bots.memory import CardMemory
-from scala40_net.bots.rollout import RolloutPolicy, rollout, standing, worth
+from scala40_net.bots.rollout import OUT_FIRST, RolloutPolicy, rollout, standing, worth
 from scala40_net.bots.sampling import Inconsistent, sample_deal
 from scala40_net.cards import face
 from scala40_net.deal import DealState, Phase, apply, start_deal
@@ -169,7 +169,8 @@ def test_a_rollout_plays_a_sampled_deal_to_its_end() -> None:
     assert end.result is not None
     if end.result.closer is not None:
         penalties = dict(zip(end.seats, end.result.penalties, strict=True))
-        assert worth(end, 0) == penalties[1] - penalties[0]
+        bonus = OUT_FIRST if end.result.closer == 0 else 0.0
+        assert worth(end, 0) == penalties[1] - penalties[0] + bonus
 
 
 def test_a_rollout_stops_at_its_horizon_and_is_valued_as_it_stands() -> None:
@@ -248,3 +249,32 @@ def test_expert_wins_most_of_a_few_deals_against_easy() -> None:
         wins += final.result.closer == expert_seat
     assert wins >= 7
 
+
+def test_the_rollout_policy_holds_its_melds_once_opened_until_they_go_out() -> None:
+    """As the hard bot: an opened seat whose lay-down does not go out lays nothing."""
+    from scala40_net.search import best_play
+
+    held = 0
+    for k in range(40):
+        real, memory = mid_deal(f"hold-{k}", 2, 6)
+        sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(k))
+        policy = RolloutPolicy(random.Random(0))
+        state = sample
+        for _ in range(30):
+            if state.is_over:
+                break
+            if state.phase is Phase.DRAW:
+                state, _ = apply(state, state.turn, Draw(DrawSource.STOCK))
+                continue
+            if state.phase is not Phase.PLAY:
+                break
+            lay = best_play(state)
+            play = policy.play(state)
+            assert play is not None
+            opened = state.has_opened(state.turn)
+            if opened and lay is not None and not lay.is_empty and len(lay.leftover) > 1:
+                assert play.operations == ()
+                assert play.discard in lay.leftover
+                held += 1
+            state, _ = apply(state, state.turn, play)
+    assert held > 0

@@ -77,8 +77,11 @@ def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> N
         screen._new_table_form()
         labels = [q.label for q in screen.questions]
         assert labels[1] == "Regole (classica | tradizionale | semplice)"
-        assert labels[4] == "Livello dei bot (facile | medio | difficile)"
+        assert labels[4] == "Livello dei bot (facile | medio | difficile | esperto)"
         assert screen.questions[4].default == "medio"
+        from client.lobby import LEVELS
+
+        assert LEVELS["esperto"] == LEVELS["expert"] == lobby_pb2.BOT_LEVEL_EXPERT
         assert [q.secret for q in screen.questions] == [False, False, False, False, False, True]
         while len(screen.questions) > 1:
             screen.questions.pop(0)

@@ -5,8 +5,9 @@
 near a meld and does not feed the next player; ``hard`` also remembers what
 was taken and thrown, and keeps the hand that opens, then goes out, with the
 most of the draws it cannot see (``lookahead``); it weighs going out in one
-turn. ``expert`` weighs hard's best few moves by playing each forward over
-deals sampled from what its seat has seen (``expert``).
+turn, and once opened holds its melds in hand until they go out. ``expert``
+weighs hard's best few moves by playing each forward over deals sampled from
+what its seat has seen (``expert``).
 Randomness comes only from the ``random.Random`` given to the bot.
 """
 

@@ -1,7 +1,8 @@
 """The expert bot: each candidate draw and discard played forward over sampled deals.
 
 Candidates come from the hard bot's rules of thumb (its own move, its next
-ranked discards, the opening laid or held back for a chiusura in mano). Each
+ranked discards, the opening laid or held back for a chiusura in mano; once
+opened and holding its melds, the other discards of the cards left over). Each
 is applied to the same deals sampled from the seat's view (``sampling``),
 played on by a fast medium policy (``rollout``), and valued by the penalties
 the deal ends with: the 100 points of staying unopened (R9.5), the doubling
@@ -111,6 +112,11 @@ class ExpertBot(HardBot):
         seat = state.turn
         own = self.play(state)
         lay = best_play(state)
+        holding = own is not None and not own.operations and state.has_opened(seat)
+        if holding and lay is not None and not lay.is_empty:
+            held = self._held_discards(state, lay)
+            if held:
+                return held[: self.candidates]
         lays: list[LayDown] = [] if lay is None else [lay]
         if (
             lay is not None
@@ -132,6 +138,18 @@ class ExpertBot(HardBot):
         ordered += [play for plays in by_lay for play in plays[1:]]
         unique = [p for p in dict.fromkeys(ordered) if accepts(state, p)]
         return unique[: self.candidates]
+
+    def _held_discards(self, state: DealState, lay: LayDown) -> list[Play]:
+        """For an opened seat holding its melds back (``HardBot``): the hard bot's discard
+        first, then its next ranked ones among the cards the lay-down leaves over."""
+        hand = state.hand(state.turn)
+        spare = [c for c in legal_discards(state, (), hand) if c in lay.leftover]
+        if not spare:
+            return []
+        own = self._held_back(state)
+        _, weighed = self.ranked_discards(state, LayDown((), hand, 0, 0), spare)
+        ordered = ([] if own is None else [own]) + [Play((), card) for card in weighed]
+        return [p for p in dict.fromkeys(ordered) if accepts(state, p)]
 
     # --- weighing -----------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 The expert compares its candidate moves by where they lead: each candidate
 is applied to a sampled deal (``sampling``) and every seat then plays the
-medium bot's policy (``RolloutPolicy``) until the deal ends. The policy reads only the seat's
+medium bot's policy (``RolloutPolicy``, holding melds once opened as the
+hard bot does) until the deal ends. The policy reads only the seat's
 own hand and the table, so on a sample, where every card is placed, it can
 be asked straight from the state.
 """
@@ -23,6 +24,9 @@ from scala40_net.rules import UnopenedPenalty
 from scala40_net.search import LayDown
 
 UNOPENED_FLAT = 100
+# Going out first is worth more than the points it saves: it ends the deal before the
+# others lay the rest, and it is what wins a heads-up deal.
+OUT_FIRST = 50.0
 
 
 def rollout(
@@ -64,12 +68,13 @@ def worth(state: DealState, seat: int) -> float:
     """What the deal's end is worth to ``seat``: the others' mean penalty less its own.
 
     A void deal (R10.2) is worth 0. A rollout stopped at its horizon is valued
-    by the hands as they stand.
+    by the hands as they stand. Going out first adds ``OUT_FIRST``.
     """
     penalties = _penalties(state)
     i = state.index(seat)
     others = [p for j, p in enumerate(penalties) if j != i]
-    return sum(others) / len(others) - penalties[i]
+    out_first = state.result is not None and state.result.closer == seat
+    return sum(others) / len(others) - penalties[i] + (OUT_FIRST if out_first else 0.0)
 
 
 def _penalties(state: DealState) -> tuple[int, ...]:
@@ -105,6 +110,19 @@ class RolloutPolicy(MediumBot):
         if not (joins(card, hand) or could_attach(before.table, card) or face(card) in swappable):
             return False
         return super().takes_discard(before, after)
+
+    def play(self, state: DealState) -> Play | None:
+        # Once opened, melds stay in hand until they go out, as the hard bot plays them.
+        seat = state.turn
+        if state.has_opened(seat) and state.taken_discard is None:
+            lay = self.lay_down(state)
+            if lay is not None and not lay.is_empty and len(lay.leftover) > 1:
+                whole = LayDown((), state.hand(seat), 0, 0)
+                order = discard_order(state, whole, state.table)
+                for card in sorted(dict.fromkeys(lay.leftover), key=order):
+                    if accepts(state, Play((), card)):
+                        return Play((), card)
+        return super().play(state)
 
     def _with_discard(self, state: DealState, lay: LayDown) -> Play | None:
         if not lay.leftover:
