@@ -515,23 +515,36 @@ class _Search:
             for slot, meld in enumerate(table):
                 candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
         self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
-        # A card no candidate holds can never leave the hand: it adds nothing to the bound.
-        usable = {x for cand in candidates for x in cand.faces}
-        weight = [w if i in usable else 0 for i, w in enumerate(_PENALTY)]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        self.weight = weight
         # Each candidate with what the depth-first loop needs of it, worked out once here
-        # rather than at every node: its gain, and what it takes off the bound.
+        # rather than at every node: its gain, and what it takes off the bound (its relief
+        # with each joker at the bound's joker weight).
         self.by_min: list[list[_Option]] = [[] for _ in range(FACES)]
-        # Every face of a candidate is usable, so what it takes off the bound is its relief
-        # with each joker at the bound's joker weight.
         joker_gap = JOKER_PENALTY - self.joker_weight
+        # For each face, the highest lowest face of a candidate that holds it (-1: none).
+        last = [-1] * FACES
         for cand in candidates:
+            faces = cand.faces
+            low = faces[0]
+            for x in faces:
+                if last[x] < low:
+                    last[x] = low
             spent = cand.relief - joker_gap * cand.jokers
             gain = cand.points if by_points else cand.relief
-            self.by_min[cand.faces[0]].append(
-                (cand, cand.faces, cand.jokers, cand.slot, gain, spent)
-            )
+            self.by_min[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+        # A card no candidate holds can never leave the hand: it adds nothing to the bound.
+        weight = [0 if last[i] < 0 else w for i, w in enumerate(_PENALTY)]
+        self.weight = weight
+        # The search places faces lowest first, so once it has passed face f no candidate
+        # whose lowest face is f or below can be chosen: every copy still held of a face
+        # that only such candidates hold stays in hand from then on. ``passing[f]`` lists
+        # the faces held that the search drops when it passes f: f itself and those.
+        passing: list[tuple[int, ...]] = [() for _ in range(FACES)]
+        for g in range(FACES):
+            if counts[g]:
+                at = last[g] if 0 <= last[g] < g else g
+                passing[at] += (g,)
+        self.passing = passing
         self.value = 0
         self.bound = sum(c * w for c, w in zip(counts, weight, strict=True))
         self.bound += self.joker_weight * self.jokers
@@ -554,27 +567,36 @@ class _Search:
             return
         counts = self.counts
         by_min = self.by_min
-        weight = self.weight
-        # Every copy of a face no candidate left starts with stays in hand: those faces are
-        # dropped here in one loop rather than a call each, and put back before returning.
+        # Every copy of a face no candidate left starts with stays in hand: those faces, and
+        # those only a candidate passed by could hold, are dropped here in one loop rather
+        # than a call each, and put back before returning.
         dropped: list[tuple[int, int]] = []
         while f < FACES:
-            n = counts[f]
-            if n and start < len(by_min[f]):
+            if counts[f] and start < len(by_min[f]):
                 break
-            if n:
-                counts[f] = 0
-                self.left += n
-                self.bound -= n * weight[f]
-                if f == self.taken_face:
-                    self.taken_left = n
-                dropped.append((f, n))
+            for g in self.passing[f]:
+                n = counts[g]
+                if n:
+                    counts[g] = 0
+                    self.left += n
+                    self.bound -= n * self.weight[g]
+                    if g == self.taken_face:
+                        self.taken_left = n
+                    dropped.append((g, n))
             f += 1
             start = 0
-        if f == FACES:
-            self._leaf()
-        elif self.value + self.bound > self.best_value:
-            self._branch(f, start)
+        if self.value + self.bound > self.best_value:
+            if f == FACES:
+                self._leaf()
+            else:
+                self._branch(f, start)
+        if dropped:
+            self._put_back(dropped)
+
+    def _put_back(self, dropped: list[tuple[int, int]]) -> None:
+        """Undo the drops of ``dropped``, last first."""
+        counts = self.counts
+        weight = self.weight
         for g, n in reversed(dropped):
             if g == self.taken_face:
                 self.taken_left = 0
@@ -616,19 +638,20 @@ class _Search:
                 self.value -= gain
                 for x in faces:
                     counts[x] += 1
-        n = counts[f]
-        counts[f] = 0
-        self.left += n
-        dropped = n * self.weight[f]
-        self.bound -= dropped
-        if f == self.taken_face:
-            self.taken_left = n
+        # None: every copy of f stays in hand, with the faces only a candidate of f holds.
+        dropped: list[tuple[int, int]] = []
+        weight = self.weight
+        for g in self.passing[f]:
+            n = counts[g]
+            if n:
+                counts[g] = 0
+                self.left += n
+                self.bound -= n * weight[g]
+                if g == self.taken_face:
+                    self.taken_left = n
+                dropped.append((g, n))
         self._dfs(f + 1, 0)
-        if f == self.taken_face:
-            self.taken_left = 0
-        self.bound += dropped
-        self.left -= n
-        counts[f] = n
+        self._put_back(dropped)
 
     def _lone_joker_slots(self) -> list[int]:
         """Table melds not attached to in this plan that could take jokers alone (R6.2).
