@@ -516,43 +516,46 @@ class _Search:
                 candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
         self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        # Each candidate with what the depth-first loop needs of it, worked out once here
-        # rather than at every node: its gain, and what it takes off the bound (its relief
-        # with each joker at the bound's joker weight).
-        self.by_min: list[list[_Option]] = [[] for _ in range(FACES)]
+        # The faces any candidate holds, lowest first: the search walks these alone. A card no
+        # candidate holds can never leave the hand, so it is left from the start and adds
+        # nothing to the bound.
+        at = [-1] * FACES
+        for cand in candidates:
+            for x in cand.faces:
+                at[x] = 0
+        held = [g for g in range(FACES) if at[g] == 0]
+        for i, g in enumerate(held):
+            at[g] = i
+        self.held = held
+        self.left = sum(counts) - sum(counts[g] for g in held)
+        # For each position, its candidates with what the depth-first loop needs of them,
+        # worked out once here rather than at every node: the faces, jokers, slot, gain, and
+        # what it takes off the bound (its relief with each joker at the bound's joker weight).
+        self.options: list[list[_Option]] = [[] for _ in held]
         joker_gap = JOKER_PENALTY - self.joker_weight
-        # For each face, the highest lowest face of a candidate that holds it (-1: none).
+        # For each face, the highest position at which a candidate holding it starts.
         last = [-1] * FACES
         for cand in candidates:
             faces = cand.faces
-            low = faces[0]
+            low = at[faces[0]]
             for x in faces:
                 if last[x] < low:
                     last[x] = low
             spent = cand.relief - joker_gap * cand.jokers
             gain = cand.points if by_points else cand.relief
-            self.by_min[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
-        # A card no candidate holds can never leave the hand: it adds nothing to the bound.
-        weight = [0 if last[i] < 0 else w for i, w in enumerate(_PENALTY)]
-        self.weight = weight
-        # The search places faces lowest first, so once it has passed face f no candidate
-        # whose lowest face is f or below can be chosen: every copy still held of a face
-        # that only such candidates hold stays in hand from then on. ``passing[f]`` lists
-        # the faces held that the search drops when it passes f: f itself and those.
-        passing: list[tuple[int, ...]] = [() for _ in range(FACES)]
-        for g in range(FACES):
-            if counts[g]:
-                at = last[g] if 0 <= last[g] < g else g
-                passing[at] += (g,)
+            self.options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+        # The search places faces lowest first, so once it has passed position i no candidate
+        # starting at i or before can be chosen: every copy still held of a face that only
+        # such candidates hold stays in hand from then on. ``passing[i]`` lists the faces
+        # the search drops when it passes position i: its own face and those.
+        passing: list[tuple[int, ...]] = [() for _ in held]
+        for i, g in enumerate(held):
+            passing[last[g] if last[g] < i else i] += (g,)
         self.passing = passing
-        self.value = 0
-        self.bound = sum(c * w for c, w in zip(counts, weight, strict=True))
-        self.bound += self.joker_weight * self.jokers
-        self.left = 0
-        self.jokers_used = 0
-        self.used_slots = 0
+        self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
+        # A real taken card stays in hand unless a candidate chosen holds it.
+        self.taken_held = taken_face is not None and taken_face >= 0 and counts[taken_face] > 0
         self.chosen: list[_Candidate] = []
-        self.taken_left = 0
         self.best_value = best_value
         self.best: tuple[list[_Candidate], int, int] | None = None
         # A yes/no question (``can_open``) ends at the first answer good enough.
@@ -560,114 +563,107 @@ class _Search:
         self.stopped = False
 
     def run(self) -> None:
-        self._dfs(0, 0)
+        self._dfs(0, 0, 0, self.bound, self.left, 0, 0)
 
-    def _dfs(self, f: int, start: int) -> None:
-        if self.stopped:
-            return
+    def _dfs(
+        self, i: int, start: int, value: int, bound: int, left: int, jokers_used: int, slots: int
+    ) -> None:
+        """The lay-downs from position ``i`` (its candidates from ``start``) on.
+
+        ``value`` is what the candidates chosen so far are worth, ``bound`` the most
+        the cards still held could add, ``left`` the cards that stay in hand whatever
+        comes, ``slots`` the table melds already attached to (one bit each).
+        """
         counts = self.counts
-        by_min = self.by_min
-        # Every copy of a face no candidate left starts with stays in hand: those faces, and
-        # those only a candidate passed by could hold, are dropped here in one loop rather
-        # than a call each, and put back before returning.
-        dropped: list[tuple[int, int]] = []
-        while f < FACES:
-            if counts[f] and start < len(by_min[f]):
+        held = self.held
+        end = len(held)
+        all_options = self.options
+        passing = self.passing
+        weight = _PENALTY
+        chosen = self.chosen
+        # Copies dropped at this node, face and count in turn, put back before returning; the
+        # order does not matter, as a face is dropped once at most.
+        dropped: list[int] = []
+        while True:
+            # Every copy of a face no candidate left starts with stays in hand: those faces
+            # (and the faces only candidates passed could hold) are dropped in one loop here.
+            while i < end:
+                options = all_options[i]
+                if counts[held[i]] and start < len(options):
+                    break
+                for g in passing[i]:
+                    n = counts[g]
+                    if n:
+                        counts[g] = 0
+                        left += n
+                        bound -= n * weight[g]
+                        dropped += (g, n)
+                i += 1
+                start = 0
+            if value + bound <= self.best_value:
                 break
-            for g in self.passing[f]:
+            if i == end:
+                self._leaf(value, left, jokers_used, slots)
+                break
+            jokers_free = self.jokers - jokers_used
+            for k in range(start, len(options)):
+                _, faces, jokers, slot, gain, spent = options[k]
+                if jokers > jokers_free or (slot >= 0 and slots >> slot & 1):
+                    continue
+                for x in faces:
+                    if not counts[x]:
+                        break
+                else:
+                    for x in faces:
+                        counts[x] -= 1
+                    chosen.append(options[k][0])
+                    self._dfs(
+                        i,
+                        k,
+                        value + gain,
+                        bound - spent,
+                        left,
+                        jokers_used + jokers,
+                        slots if slot < 0 else slots | 1 << slot,
+                    )
+                    chosen.pop()
+                    for x in faces:
+                        counts[x] += 1
+                    # A better lay-down found below may leave nothing here worth trying: no
+                    # choice adds more than it takes off the bound.
+                    if self.stopped or value + bound <= self.best_value:
+                        break
+            if self.stopped:
+                break
+            # None of them: every copy of the face stays in hand, with the faces only
+            # candidates from here could hold.
+            for g in passing[i]:
                 n = counts[g]
                 if n:
                     counts[g] = 0
-                    self.left += n
-                    self.bound -= n * self.weight[g]
-                    if g == self.taken_face:
-                        self.taken_left = n
-                    dropped.append((g, n))
-            f += 1
+                    left += n
+                    bound -= n * weight[g]
+                    dropped += (g, n)
+            i += 1
             start = 0
-        if self.value + self.bound > self.best_value:
-            if f == FACES:
-                self._leaf()
-            else:
-                self._branch(f, start)
-        if dropped:
-            self._put_back(dropped)
+        for k in range(0, len(dropped), 2):
+            counts[dropped[k]] = dropped[k + 1]
 
-    def _put_back(self, dropped: list[tuple[int, int]]) -> None:
-        """Undo the drops of ``dropped``, last first."""
-        counts = self.counts
-        weight = self.weight
-        for g, n in reversed(dropped):
-            if g == self.taken_face:
-                self.taken_left = 0
-            self.bound += n * weight[g]
-            self.left -= n
-            counts[g] = n
-
-    def _branch(self, f: int, start: int) -> None:
-        """Face ``f`` (held, with candidates from ``start``): each candidate, then none."""
-        counts = self.counts
-        options = self.by_min[f]
-        # Neither changes inside the loop: every branch puts them back before the next.
-        jokers_free = self.jokers - self.jokers_used
-        used_slots = self.used_slots
-        chosen = self.chosen
-        for k in range(start, len(options)):
-            cand, faces, jokers, slot, gain, spent = options[k]
-            if jokers > jokers_free:
-                continue
-            if slot >= 0 and used_slots >> slot & 1:
-                continue
-            for x in faces:
-                if counts[x] == 0:
-                    break
-            else:
-                for x in faces:
-                    counts[x] -= 1
-                self.value += gain
-                self.bound -= spent
-                self.jokers_used += jokers
-                if slot >= 0:
-                    self.used_slots = used_slots | 1 << slot
-                chosen.append(cand)
-                self._dfs(f, k)
-                chosen.pop()
-                self.used_slots = used_slots
-                self.jokers_used -= jokers
-                self.bound += spent
-                self.value -= gain
-                for x in faces:
-                    counts[x] += 1
-        # None: every copy of f stays in hand, with the faces only a candidate of f holds.
-        dropped: list[tuple[int, int]] = []
-        weight = self.weight
-        for g in self.passing[f]:
-            n = counts[g]
-            if n:
-                counts[g] = 0
-                self.left += n
-                self.bound -= n * weight[g]
-                if g == self.taken_face:
-                    self.taken_left = n
-                dropped.append((g, n))
-        self._dfs(f + 1, 0)
-        self._put_back(dropped)
-
-    def _lone_joker_slots(self) -> list[int]:
-        """Table melds not attached to in this plan that could take jokers alone (R6.2).
+    def _lone_joker_slots(self, used_slots: int) -> list[int]:
+        """Table melds not in ``used_slots`` that could take jokers alone (R6.2).
 
         A slot is listed once for each joker it can take: more than one when
         a joker cuts its sequence (R4.6) and a run cut off takes another.
         """
         out: list[int] = []
         for slot in range(len(self.table)):
-            if not self.used_slots >> slot & 1:
+            if not used_slots >> slot & 1:
                 out += [slot] * len(self.lone_plans[slot])
         return out
 
-    def _leaf(self) -> None:
+    def _leaf(self, value: int, left: int, jokers_used: int, used_slots: int) -> None:
         chosen = self.chosen
-        new = [c for c in chosen if c.is_new]
+        new = [c for c in chosen if c.slot < 0]
         laid_any = bool(chosen) or bool(self.swaps)
         taken_face = self.taken_face
         # A taken joker: jokers are alike, so any of the hand's own jokers laid is the taken one;
@@ -677,10 +673,10 @@ class _Search:
         if taken_face is None:
             taken_stays = in_new = False
         elif taken_joker:
-            taken_stays = self.jokers_used <= swapped
+            taken_stays = jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
-            taken_stays = self.taken_left > 0 and not any(taken_face in c.faces for c in chosen)
+            taken_stays = self.taken_held and not any(taken_face in c.faces for c in chosen)
             in_new = any(taken_face in c.faces for c in new)
         if taken_face is not None:
             if self.taken_must_open and not in_new:
@@ -695,23 +691,25 @@ class _Search:
             opening = 0
         else:
             opening = sum(c.points for c in new)
-        jokers_left = self.jokers - self.jokers_used
+        jokers_left = self.jokers - jokers_used
         # Every swapped joker must be laid again (R7.2); spare jokers may go to the table alone.
-        lone_slots = self._lone_joker_slots() if jokers_left and (self.opened or laid_any) else []
-        must_lay = max(0, swapped - self.jokers_used)
+        lone_slots = (
+            self._lone_joker_slots(used_slots) if jokers_left and (self.opened or laid_any) else []
+        )
+        must_lay = max(0, swapped - jokers_used)
         if must_lay > len(lone_slots):
             return
         best_extra: int | None = None
         for extra in range(min(jokers_left, len(lone_slots)), must_lay - 1, -1):
-            stays = taken_stays and not (taken_joker and self.jokers_used + extra > swapped)
+            stays = taken_stays and not (taken_joker and jokers_used + extra > swapped)
             if stays and self.taken_must_use:
                 continue
-            if self._keeps_discard(self.left + jokers_left - extra, jokers_left - extra, stays):
+            if self._keeps_discard(left + jokers_left - extra, jokers_left - extra, stays):
                 best_extra = extra
                 break
         if best_extra is None:
             return
-        value = self.value + (0 if self.by_points else JOKER_PENALTY * best_extra)
+        value += 0 if self.by_points else JOKER_PENALTY * best_extra
         if value > self.best_value:
             self.best_value = value
             self.best = (list(chosen), best_extra, opening)
@@ -1126,7 +1124,7 @@ def _build(
     for cand in attaches:
         attach_steps(cand.slot, cand.steps, rest_jokers)
     used_slots = {c.slot for c in attaches}
-    free_slots = [s for s in search._lone_joker_slots() if s not in used_slots][:extra]
+    free_slots = [s for s in search._lone_joker_slots(0) if s not in used_slots][:extra]
     for slot in dict.fromkeys(free_slots):
         attach_steps(slot, search.lone_plans[slot][free_slots.count(slot) - 1], rest_jokers)
     kept = {c for cards in pool.values() for c in cards} | set(rest_jokers)
