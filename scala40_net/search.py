@@ -143,23 +143,31 @@ class LayDown:
         return not self.operations
 
 
-def _sequence_candidates(
-    counts: Sequence[int], jokers: int, max_run: int | None
-) -> list[_Candidate]:
+def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
+    """The ranks of each suit the hand holds, one bit each (bit 0 the ace)."""
+    masks = [0, 0, 0, 0]
+    for fi, n in enumerate(counts):
+        if n:
+            masks[fi // 13] |= 1 << fi % 13
+    return masks[0], masks[1], masks[2], masks[3]
+
+
+# The new melds depend only on which faces the hand holds and whether it has a joker: the
+# same hand comes back at every turn it does not change, and in every what-if of a bot.
+@lru_cache(maxsize=1 << 14)
+def _new_melds(
+    masks: tuple[int, int, int, int], jokers: bool, max_run: int | None
+) -> tuple[_Candidate, ...]:
+    """Every new meld (R4) of the faces in ``masks`` (one per suit), sequences first."""
     out: list[_Candidate] = []
     for suit in range(4):
-        out += _suit_sequences(suit, _present(counts, suit), bool(jokers), max_run)
-    return out
-
-
-def _present(counts: Sequence[int], suit: int) -> int:
-    """The ranks of ``suit`` the hand holds, one bit each (bit 0 the ace)."""
-    mask = 0
-    base = suit * 13
-    for rank in range(13):
-        if counts[base + rank]:
-            mask |= 1 << rank
-    return mask
+        out += _suit_sequences(suit, masks[suit], jokers, max_run)
+    m0, m1, m2, m3 = masks
+    for r in range(13):
+        suits = (m0 >> r & 1) | (m1 >> r & 1) << 1 | (m2 >> r & 1) << 2 | (m3 >> r & 1) << 3
+        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
+            out += _rank_groups(r + 1, suits, jokers)
+    return tuple(out)
 
 
 # A hand changes by a card or two a turn, so most of its suits are asked again unchanged.
@@ -205,21 +213,6 @@ def _holds_rank(present: int, rank: int) -> bool:
     return bool(present >> (0 if rank == ACE_HIGH else rank - 1) & 1)
 
 
-def _group_candidates(counts: Sequence[int], jokers: int) -> list[_Candidate]:
-    out: list[_Candidate] = []
-    has_joker = bool(jokers)
-    for r in range(13):
-        suits = (
-            (counts[r] > 0)
-            | (counts[13 + r] > 0) << 1
-            | (counts[26 + r] > 0) << 2
-            | (counts[39 + r] > 0) << 3
-        )
-        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
-            out += _rank_groups(r + 1, suits, has_joker)
-    return out
-
-
 @cache
 def _rank_groups(rank: int, suits_held: int, jokers: bool) -> tuple[_Candidate, ...]:
     """The new groups of ``rank`` from the suits held (one bit each), with a joker if any."""
@@ -251,24 +244,16 @@ def _real_aces(meld: Meld) -> int:
     return sum(1 for c in meld.cards if not is_joker(c) and face(c).rank == ACE_LOW)
 
 
-def _attach_candidates(
-    slot: int, meld: Meld, counts: list[int], jokers: int, max_run: int | None
-) -> list[_Candidate]:
-    """Every set of hand cards that may go onto ``meld`` in this play (R6, R4.6).
-
-    For a sequence that includes attaches to the runs cut off from it in the
-    same play: each of them may take cards, and a joker, of its own.
-    """
-    if meld.is_sequence:
-        base = int(meld.suit) * 13
-        suit_counts = tuple(counts[base : base + 13])
-        return list(_sequence_attaches(slot, meld, suit_counts, jokers, max_run))
+def _group_attaches(
+    slot: int, meld: Meld, have: Sequence[int], jokers: bool
+) -> tuple[_Candidate, ...]:
+    """Every set of cards of the suits ``have`` (free in the group ``meld``) that may go onto
+    it, with a joker too when ``jokers`` (R6)."""
     out: list[_Candidate] = []
-    may_joker = bool(jokers) and meld.joker is None
+    may_joker = jokers and meld.joker is None
     n_meld = len(meld.cards)
     taken = {f.suit for f in meld.stands_for}
     free = [s for s in range(4) if Suit(s) not in taken]
-    have = [s for s in free if counts[s * 13 + meld.low - 1]]
     for size in range(1, GROUP_MAX - n_meld + 1):
         for suits in combinations(have, size):
             reals = tuple(s * 13 + meld.low - 1 for s in suits)
@@ -284,16 +269,100 @@ def _attach_candidates(
                         reals, 1, 0, relief + JOKER_PENALTY, step.layout, declared, slot, (step,)
                     )
                 )
-    return out
+    return tuple(out)
 
 
-# The table changes little from one turn to the next, and a sequence's attaches depend only
-# on the cards of its own suit: the same question comes back turn after turn.
-@lru_cache(maxsize=1 << 14)
+class _SlotPrep:
+    """What the search asks of one table meld, worked out once while the meld lies there.
+
+    The attaches to it (by slot, the hand's cards that could go there and the
+    jokers), the jokers it takes alone, and the joker swap it allows.
+    """
+
+    __slots__ = ("attaches", "base", "free", "joker", "lone", "meld", "swap_face", "swapped")
+
+    def __init__(self, meld: Meld) -> None:
+        self.meld = meld
+        # A sequence's attaches depend on the hand's cards of its suit, a group's on the
+        # free suits of its rank the hand holds.
+        self.base = int(meld.suit) * 13 if meld.is_sequence else -1
+        taken = {f.suit for f in meld.stands_for}
+        self.free = (
+            ()
+            if meld.is_sequence
+            else tuple(s * 13 + meld.low - 1 for s in range(4) if Suit(s) not in taken)
+        )
+        self.attaches: dict[tuple[int, object, int, int | None], tuple[_Candidate, ...]] = {}
+        self.lone: dict[tuple[int, int | None], tuple[tuple[_Step, ...], ...]] = {}
+        self.swap_face = -1
+        self.joker = -1
+        self.swapped = meld
+        joker_as, joker = meld.joker_as, meld.joker
+        if joker_as is None or joker is None or joker_as.suit is None:
+            return
+        fi = int(joker_as.suit) * 13 + joker_as.rank - 1
+        try:
+            self.swapped, _ = swap_joker(meld, _some_card(fi))
+        except RuleViolation:
+            return  # S4: the joker for a second ace stays.
+        self.swap_face = fi
+        self.joker = joker
+
+    def attach_candidates(
+        self, slot: int, counts: Sequence[int], jokers: int, max_run: int | None
+    ) -> tuple[_Candidate, ...]:
+        """Every set of hand cards that may go onto the meld in this play (R6, R4.6).
+
+        For a sequence that includes attaches to the runs cut off from it in the
+        same play: each of them may take cards, and a joker, of its own.
+        """
+        if self.base >= 0:
+            key: object = tuple(counts[self.base : self.base + 13])
+        else:
+            key = tuple(x // 13 for x in self.free if counts[x])
+        found = self.attaches.get((slot, key, jokers, max_run))
+        if found is None:
+            if self.base >= 0:
+                found = _sequence_attaches(slot, self.meld, key, jokers, max_run)  # type: ignore[arg-type]
+            else:
+                found = _group_attaches(slot, self.meld, key, jokers > 0)  # type: ignore[arg-type]
+            self.attaches[slot, key, jokers, max_run] = found
+        return found
+
+    def lone_plans(self, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
+        found = self.lone.get((jokers, max_run))
+        if found is None:
+            found = self.lone[jokers, max_run] = _lone_plans(self.meld, jokers, max_run)
+        return found
+
+
+# Table melds by identity (the engine keeps a meld object while it lies unchanged), each
+# with the meld itself so that its id stays its own; and by value, for a meld made again
+# alike (a view, a replayed deal). Both are emptied when full.
+_PREPS_BY_ID: dict[int, tuple[Meld, _SlotPrep]] = {}
+_PREPS: dict[Meld, _SlotPrep] = {}
+_PREPS_MAX = 1 << 12
+
+
+def _slot_prep(meld: Meld) -> _SlotPrep:
+    entry = _PREPS_BY_ID.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    prep = _PREPS.get(meld)
+    if prep is None:
+        if len(_PREPS) >= _PREPS_MAX:
+            _PREPS.clear()
+        prep = _PREPS[meld] = _SlotPrep(meld)
+    if len(_PREPS_BY_ID) >= _PREPS_MAX:
+        _PREPS_BY_ID.clear()
+    _PREPS_BY_ID[id(meld)] = (meld, prep)
+    return prep
+
+
 def _sequence_attaches(
     slot: int, meld: Meld, suit_counts: tuple[int, ...], jokers: int, max_run: int | None
 ) -> tuple[_Candidate, ...]:
-    """``_attach_candidates`` for the sequence ``meld``, given the hand's counts of its suit."""
+    """The attaches to the sequence ``meld``, given the hand's counts of its suit."""
     counts = [0] * FACES
     base = int(meld.suit) * 13
     counts[base : base + 13] = suit_counts
@@ -492,7 +561,10 @@ class _Search:
         best_value: int,
         stop_at: int | None = None,
         lays: bool = True,
+        preps: Sequence[_SlotPrep] = (),
+        masks: tuple[int, int, int, int] | None = None,
     ) -> None:
+        """``preps`` are those of ``table``'s melds; ``masks`` the faces of ``counts`` by suit."""
         self.counts = counts
         self.own_jokers = jokers_in_hand
         self.swaps = swaps
@@ -509,12 +581,14 @@ class _Search:
         self.needed = ruleset.opening_points
         max_run = ruleset.max_run
         # Without ``lays`` (no opening is possible) only the empty lay-down is judged.
-        candidates = _sequence_candidates(counts, self.jokers, max_run) if lays else []
-        candidates += _group_candidates(counts, self.jokers) if lays else []
+        candidates: Sequence[_Candidate] = ()
+        if lays:
+            candidates = _new_melds(masks or _presence(counts), self.jokers > 0, max_run)
         if table and (opened or not by_points) and lays:
-            for slot, meld in enumerate(table):
-                candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
-        self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
+            candidates = list(candidates)
+            for slot, prep in enumerate(preps):
+                candidates += prep.attach_candidates(slot, counts, self.jokers, max_run)
+        self.lone_plans = [prep.lone_plans(self.jokers, max_run) for prep in preps]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
         # The faces any candidate holds, lowest first: the search walks these alone. A card no
         # candidate holds can never leave the hand, so it is left from the start and adds
@@ -740,7 +814,6 @@ class _Search:
         return -1 if plan is None else plan.total
 
 
-@lru_cache(maxsize=1 << 12)
 def _lone_plans(meld: Meld, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
     """The steps that lay 1, 2, ... jokers alone on ``meld``, as far as it takes them."""
     if meld.is_sequence:
@@ -883,38 +956,31 @@ def opening_first(
     return best
 
 
-def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, list[int]]]:
+def _hand_counts(hand: Sequence[int]) -> tuple[list[int], int, tuple[int, int, int, int]]:
+    """The hand's copies of each face, its jokers, and the faces it holds by suit (bits)."""
     counts = [0] * FACES
-    jokers: list[int] = []
-    by_face: dict[int, list[int]] = {}
+    jokers = 0
+    masks = [0, 0, 0, 0]
+    n_cards = len(_CARD_FACE_INDEX)
     for card in hand:
-        fi = _CARD_FACE_INDEX[card] if 0 <= card < len(_CARD_FACE_INDEX) else face_index(card)
+        fi = _CARD_FACE_INDEX[card] if 0 <= card < n_cards else face_index(card)
         if fi < 0:
-            jokers.append(card)
+            jokers += 1
         else:
             counts[fi] += 1
-            by_face.setdefault(fi, []).append(card)
-    return counts, jokers, by_face
+            masks[fi // 13] |= 1 << fi % 13
+    return counts, jokers, (masks[0], masks[1], masks[2], masks[3])
 
 
 def _possible_swaps(
-    table: Sequence[Meld], counts: Sequence[int], swappable: frozenset[int] | None
+    preps: Sequence[_SlotPrep], counts: Sequence[int], swappable: frozenset[int] | None
 ) -> list[_Swap]:
     out: list[_Swap] = []
-    for slot, meld in enumerate(table):
+    for slot, prep in enumerate(preps):
         if swappable is not None and slot not in swappable:
             continue  # R7.4 owner: another player's meld keeps its joker.
-        joker_as, joker = meld.joker_as, meld.joker
-        if joker_as is None or joker is None or joker_as.suit is None:
-            continue
-        fi = int(joker_as.suit) * 13 + joker_as.rank - 1
-        if not counts[fi]:
-            continue
-        try:
-            swap_joker(meld, _some_card(fi))
-        except RuleViolation:
-            continue  # S4: the joker for a second ace stays.
-        out.append(_Swap(slot, fi, joker))
+        if prep.swap_face >= 0 and counts[prep.swap_face]:
+            out.append(_Swap(slot, prep.swap_face, prep.joker))
     return out
 
 
@@ -951,7 +1017,7 @@ def _search(
     ``first_turn`` says the seat may not go out (R9.2); ``swappable`` the table
     melds whose joker it may take (None: every meld, R7.4).
     """
-    counts, own_jokers, _ = _hand_counts(hand)
+    counts, own_jokers, masks = _hand_counts(hand)
     # R3.2: classic binds every taker to use the card; open_with_it only the unopened.
     classic = ruleset.discard_pickup is DiscardPickup.CLASSIC or (
         ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened
@@ -959,23 +1025,30 @@ def _search(
     taken_face = None if taken is None else face_index(taken)
     # Whatever an unopened seat lays, it lays an opening first (R5.1, R6.1, R7.1): without one
     # in its hand, the empty lay-down is the only one left to judge, so the rest is not searched.
-    lays = opened or by_points or _may_open(counts, len(own_jokers), ruleset)
-    swaps = _possible_swaps(table, counts, swappable) if table and not by_points and lays else []
+    lays = opened or by_points or _may_open(counts, own_jokers, ruleset, masks)
+    preps = [_slot_prep(meld) for meld in table]
+    swaps = _possible_swaps(preps, counts, swappable) if table and not by_points and lays else []
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
     best_value = floor
-    for subset in _swap_subsets(swaps, counts, reserved):
-        work = list(counts)
-        after = list(table)
-        for s in subset:
-            work[s.face] -= 1
-            after[s.slot], _ = swap_joker(after[s.slot], _some_card(s.face))
+    for subset in _swap_subsets(swaps, counts, reserved) if swaps else ((),):
+        work = counts
+        after: Sequence[Meld] = table
+        work_preps = preps
+        if subset:
+            work = list(counts)
+            after = list(table)
+            work_preps = list(preps)
+            for s in subset:
+                work[s.face] -= 1
+                after[s.slot] = preps[s.slot].swapped
+                work_preps[s.slot] = _slot_prep(after[s.slot])
         # A swap takes its card out of the hand; the joker it frees was never in it.
         offset = 0 if by_points else sum(_PENALTY[s.face] - JOKER_PENALTY for s in subset)
         search = _Search(
             work,
-            len(own_jokers),
+            own_jokers,
             subset,
             after,
             ruleset,
@@ -989,6 +1062,8 @@ def _search(
             best_value=best_value - offset,
             stop_at=None if stop_at is None else stop_at - offset,
             lays=lays,
+            preps=work_preps,
+            masks=None if subset else masks,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
@@ -1003,7 +1078,9 @@ def _search(
     return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
 
 
-def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
+def _may_open(
+    counts: list[int], own_jokers: int, ruleset: Ruleset, masks: tuple[int, int, int, int]
+) -> bool:
     """Do the hand's cards and own jokers make new melds worth ``opening_points`` at all?
 
     The opening search with nothing else asked of it (no discard kept, no taken
@@ -1013,7 +1090,7 @@ def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
     if ruleset.opening_points <= 0:
         return True
     search = _Search(
-        list(counts),
+        counts,
         own_jokers,
         (),
         (),
@@ -1027,6 +1104,7 @@ def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
         keep_discard=False,
         best_value=ruleset.opening_points - 1,
         stop_at=ruleset.opening_points,
+        masks=masks,
     )
     search.run()
     return search.best is not None
@@ -1205,10 +1283,10 @@ def can_open(
     ends it: the question asked many times over when a bot weighs its draws.
     """
     rules = ruleset or _DEFAULT_RULES
-    counts, own_jokers, _ = _hand_counts(hand)
+    counts, own_jokers, masks = _hand_counts(hand)
     search = _Search(
         counts,
-        len(own_jokers),
+        own_jokers,
         (),
         (),
         rules,
@@ -1221,6 +1299,7 @@ def can_open(
         keep_discard=True,
         best_value=rules.opening_points - 1,
         stop_at=rules.opening_points,
+        masks=masks,
     )
     search.run()
     return search.best is not None
