@@ -170,6 +170,23 @@ def _new_melds(
     return tuple(out)
 
 
+# Scale rank r (1..14, both aces at index 0 of their suit) of each suit: its face index, the
+# face a joker stands for there, and its value in a sequence (R1.4).
+_SCALE_INDEX = tuple(
+    tuple(_scale_index(suit, r) if r else -1 for r in range(15)) for suit in range(4)
+)
+_SCALE_FACE = tuple(
+    tuple(scale_face(r, Suit(suit)) if r else None for r in range(15)) for suit in range(4)
+)
+_SCALE_POINTS = tuple(scale_points(r) if r else 0 for r in range(15))
+
+
+@cache
+def _run_length_ok(max_run: int | None) -> tuple[bool, ...]:
+    """For each length 0..14, whether a new sequence that long may be laid (R4.6)."""
+    return tuple(run_lengths(n, max_run) is not None for n in range(15))
+
+
 # A hand changes by a card or two a turn, so most of its suits are asked again unchanged.
 @lru_cache(maxsize=1 << 15)
 def _suit_sequences(
@@ -178,33 +195,46 @@ def _suit_sequences(
     """The new sequences of ``suit`` a hand with ranks ``present`` (and a joker if
     ``jokers``) can lay; only whether a face is held matters, never how many copies."""
     out: list[_Candidate] = []
+    index = _SCALE_INDEX[suit]
+    faces = _SCALE_FACE[suit]
+    length_ok = _run_length_ok(max_run)
+    # Held by scale rank 1..14 (the ace at both ends).
+    held = [False] + [bool(present >> r & 1) for r in range(13)] + [bool(present & 1)]
     for lo in range(ACE_LOW, ACE_HIGH - 1):
         # Two missing cards among the first two (one without a joker) end the run at once.
-        here = _holds_rank(present, lo)
-        if not here and (not jokers or not _holds_rank(present, lo + 1)):
+        if not held[lo] and (not jokers or not held[lo + 1]):
             continue
-        missing: list[int] = []
-        positions: list[int] = []
+        missing = -1
+        points = 0
         for hi in range(lo, ACE_HIGH + 1):
-            fi = _scale_index(suit, hi)
-            positions.append(fi)
-            if not _holds_rank(present, hi) or (hi == ACE_HIGH and lo == ACE_LOW):
-                # The second ace of A..K-A can only be a joker (R4.1).
-                missing.append(len(positions) - 1)
-            if len(missing) > 1 or (missing and not jokers):
-                break
-            n = len(positions)
-            if n < 3 or run_lengths(n, max_run) is None:
+            points += _SCALE_POINTS[hi]
+            # The second ace of A..K-A can only be a joker (R4.1).
+            if not held[hi] or (hi == ACE_HIGH and lo == ACE_LOW):
+                if missing >= 0 or not jokers:
+                    break
+                missing = hi - lo
+            n = hi - lo + 1
+            if n < 3 or not length_ok[n]:
                 continue
-            points = sum(scale_points(r) for r in range(lo, hi + 1))
-            places = missing if missing else [None, *(range(n) if jokers else [])]
+            positions = index[lo : hi + 1]
+            relief = sum(_PENALTY[x] for x in positions)
+            if missing < 0:
+                # No card missing: the run as it is, then with a joker in each place.
+                reals = positions if hi < ACE_HIGH else (positions[-1], *positions[:-1])
+                out.append(_Candidate(reals, 0, points, relief, positions, None))
+                places: Sequence[int] = range(n) if jokers else ()
+            else:
+                places = (missing,)
             for place in places:
-                layout = tuple(-1 if k == place else fi_ for k, fi_ in enumerate(positions))
-                reals = tuple(sorted(x for x in layout if x >= 0))
-                joker_as = None if place is None else scale_face(lo + place, Suit(suit))
-                has_joker = 0 if place is None else 1
-                relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
-                out.append(_Candidate(reals, has_joker, points, relief, layout, joker_as))
+                before, after = positions[:place], positions[place + 1 :]
+                layout = (*before, -1, *after)
+                # Face indices ascending: a high ace (index 0 of its suit) goes first.
+                if hi < ACE_HIGH or not after:
+                    reals = (*before, *after)
+                else:
+                    reals = (after[-1], *before, *after[:-1])
+                relief_here = relief - _PENALTY[positions[place]] + JOKER_PENALTY
+                out.append(_Candidate(reals, 1, points, relief_here, layout, faces[lo + place]))
     return tuple(out)
 
 
