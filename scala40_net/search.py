@@ -163,10 +163,14 @@ def _new_melds(
     for suit in range(4):
         out += _suit_sequences(suit, masks[suit], jokers, max_run)
     m0, m1, m2, m3 = masks
-    for r in range(13):
+    # A group needs two real cards at least, with a joker or not: the ranks held in two suits.
+    pairs = (m0 & (m1 | m2 | m3)) | (m1 & (m2 | m3)) | (m2 & m3)
+    while pairs:
+        low = pairs & -pairs
+        pairs ^= low
+        r = low.bit_length() - 1
         suits = (m0 >> r & 1) | (m1 >> r & 1) << 1 | (m2 >> r & 1) << 2 | (m3 >> r & 1) << 3
-        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
-            out += _rank_groups(r + 1, suits, jokers)
+        out += _rank_groups(r + 1, suits, jokers)
     return tuple(out)
 
 
