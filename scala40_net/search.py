@@ -574,6 +574,65 @@ class _Swap:
 _Option = tuple[_Candidate, tuple[int, ...], int, int, int, int]
 
 
+# The faces, candidates by position and drops of a search (``_plan``), by the identity of the
+# candidate sets they come from (each cached where it is made), with those sets themselves
+# so that their ids stay theirs. Emptied when full.
+_PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
+_PLANS_MAX = 1 << 12
+_Walk = tuple[list[int], list[list[_Option]], list[tuple[int, ...]]]
+
+
+def _plan(
+    new: tuple[_Candidate, ...], attaches: tuple[tuple[_Candidate, ...], ...], by_points: bool
+) -> _Walk:
+    """What the depth-first loop walks for these candidates, the same for every hand they
+    come from: the faces any candidate holds, lowest first (the positions), each
+    position's candidates, and the faces dropped on passing each position.
+
+    A card no candidate holds can never leave the hand: it is left from the start and
+    adds nothing to the bound. Each candidate comes with what the loop needs of it,
+    worked out here rather than at every node: the faces, jokers, slot, gain, and what
+    it takes off the bound (its relief with each joker at the bound's joker weight).
+    The search places faces lowest first, so once it has passed position i no
+    candidate starting at i or before can be chosen: every copy still held of a face
+    that only such candidates hold stays in hand from then on. ``passing[i]`` lists
+    the faces the search drops when it passes position i: its own face and those.
+    """
+    key = (id(new), by_points, *map(id, attaches))
+    found = _PLANS.get(key)
+    if found is not None:
+        return found[1]
+    candidates = new + sum(attaches, ()) if attaches else new
+    at = [-1] * FACES
+    for cand in candidates:
+        for x in cand.faces:
+            at[x] = 0
+    held = [g for g in range(FACES) if at[g] == 0]
+    for i, g in enumerate(held):
+        at[g] = i
+    options: list[list[_Option]] = [[] for _ in held]
+    joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
+    # For each face, the highest position at which a candidate holding it starts.
+    last = [-1] * FACES
+    for cand in candidates:
+        faces = cand.faces
+        low = at[faces[0]]
+        for x in faces:
+            if last[x] < low:
+                last[x] = low
+        spent = cand.relief - joker_gap * cand.jokers
+        gain = cand.points if by_points else cand.relief
+        options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+    passing: list[tuple[int, ...]] = [() for _ in held]
+    for i, g in enumerate(held):
+        passing[last[g] if last[g] < i else i] += (g,)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    plan = (held, options, passing)
+    _PLANS[key] = ((new, attaches), plan)
+    return plan
+
+
 class _Search:
     """One depth-first search over a fixed hand, table and set of swaps."""
 
@@ -615,51 +674,20 @@ class _Search:
         self.needed = ruleset.opening_points
         max_run = ruleset.max_run
         # Without ``lays`` (no opening is possible) only the empty lay-down is judged.
-        candidates: Sequence[_Candidate] = ()
+        new: tuple[_Candidate, ...] = ()
         if lays:
-            candidates = _new_melds(masks or _presence(counts), self.jokers > 0, max_run)
+            new = _new_melds(masks or _presence(counts), self.jokers > 0, max_run)
+        attaches: tuple[tuple[_Candidate, ...], ...] = ()
         if table and (opened or not by_points) and lays:
-            candidates = list(candidates)
-            for slot, prep in enumerate(preps):
-                candidates += prep.attach_candidates(slot, counts, self.jokers, max_run)
+            attaches = tuple(
+                prep.attach_candidates(slot, counts, self.jokers, max_run)
+                for slot, prep in enumerate(preps)
+            )
         self.lone_plans = [prep.lone_plans(self.jokers, max_run) for prep in preps]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        # The faces any candidate holds, lowest first: the search walks these alone. A card no
-        # candidate holds can never leave the hand, so it is left from the start and adds
-        # nothing to the bound.
-        at = [-1] * FACES
-        for cand in candidates:
-            for x in cand.faces:
-                at[x] = 0
-        held = [g for g in range(FACES) if at[g] == 0]
-        for i, g in enumerate(held):
-            at[g] = i
+        held, self.options, self.passing = _plan(new, attaches, by_points)
         self.held = held
         self.left = sum(counts) - sum(counts[g] for g in held)
-        # For each position, its candidates with what the depth-first loop needs of them,
-        # worked out once here rather than at every node: the faces, jokers, slot, gain, and
-        # what it takes off the bound (its relief with each joker at the bound's joker weight).
-        self.options: list[list[_Option]] = [[] for _ in held]
-        joker_gap = JOKER_PENALTY - self.joker_weight
-        # For each face, the highest position at which a candidate holding it starts.
-        last = [-1] * FACES
-        for cand in candidates:
-            faces = cand.faces
-            low = at[faces[0]]
-            for x in faces:
-                if last[x] < low:
-                    last[x] = low
-            spent = cand.relief - joker_gap * cand.jokers
-            gain = cand.points if by_points else cand.relief
-            self.options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
-        # The search places faces lowest first, so once it has passed position i no candidate
-        # starting at i or before can be chosen: every copy still held of a face that only
-        # such candidates hold stays in hand from then on. ``passing[i]`` lists the faces
-        # the search drops when it passes position i: its own face and those.
-        passing: list[tuple[int, ...]] = [() for _ in held]
-        for i, g in enumerate(held):
-            passing[last[g] if last[g] < i else i] += (g,)
-        self.passing = passing
         self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
         # A real taken card stays in hand unless a candidate chosen holds it.
         self.taken_held = taken_face is not None and taken_face >= 0 and counts[taken_face] > 0
