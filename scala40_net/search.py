@@ -746,6 +746,10 @@ class _Search:
                 _, faces, jokers, slot, gain, spent = options[k]
                 if jokers > jokers_free or (slot >= 0 and slots >> slot & 1):
                     continue
+                # What the choice adds and takes off the bound: nothing below it can beat the
+                # best found when the cards left after it could not.
+                if value + gain + bound - spent <= self.best_value:
+                    continue
                 for x in faces:
                     if not counts[x]:
                         break
@@ -1189,23 +1193,30 @@ def _build(
 ) -> LayDown:
     """Turn the search's choice into engine operations on real card ids, in an accepted order."""
     pool: dict[int, list[int]] = {}
+    jokers_held: list[int] = []
     for card in hand:
-        fi = face_index(card)
+        fi = _CARD_FACE_INDEX[card]
         if fi >= 0:
-            pool.setdefault(fi, []).append(card)
-    if taken is not None and face_index(taken) >= 0:
+            copies = pool.get(fi)
+            if copies is None:
+                pool[fi] = [card]
+            else:
+                copies.append(card)
+        else:
+            jokers_held.append(card)
+    if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
         # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
-        copies = pool[face_index(taken)]
+        copies = pool[_CARD_FACE_INDEX[taken]]
         copies.remove(taken)
         copies.insert(0, taken)
-    own_jokers = sorted((c for c in hand if is_joker(c)), key=lambda c: c != taken)
+    own_jokers = sorted(jokers_held, key=lambda c: c != taken)
     swapped_jokers = [s.joker for s in search.swaps]
     swap_ops: list[Operation] = []
     for s in search.swaps:
         swap_ops.append(SwapJoker(s.slot, pool[s.face].pop()))
 
-    new = [c for c in chosen if c.is_new]
-    attaches = [c for c in chosen if not c.is_new]
+    new = [c for c in chosen if c.slot < 0]
+    attaches = [c for c in chosen if c.slot >= 0]
     plan = _Opening([], [], new, 0)
     if not opened and search.swaps:
         # Opening melds come first and may only use jokers already in hand (S6, R7.3). The
