@@ -1,4 +1,4 @@
-"""The faster search and discard check give the very answers of the reference ones they replace.
+"""The faster search, discard and attach checks give the very answers of the ones they replace.
 
 ``search_reference`` is the search before its candidates were cached and its
 loop tightened; ``accepted_discards`` replaces trying ``apply`` once per card.
@@ -21,9 +21,10 @@ from scala40_net import search
 from scala40_net.actions import NewMeld, Play
 from scala40_net.bots import base, hard, lookahead, make_bot, medium
 from scala40_net.bots.arena import play_deal
-from scala40_net.deal import DealState, accepted_discards, apply
+from scala40_net.cards import CARDS_PER_DECK
+from scala40_net.deal import DealState, accepted_discards, apply, could_attach
 from scala40_net.errors import RuleViolation
-from scala40_net.melds import Meld, make_meld, split_run
+from scala40_net.melds import Meld, attach, can_attach, joker_attach_faces, make_meld, split_run
 from scala40_net.rules import PRESETS, DiscardPickup, Ruleset, preset, with_options
 
 DECK = list(range(108))
@@ -202,3 +203,26 @@ def test_best_lay_down_as_the_reference(
         reference.best_opening(hand, rules, **opening)  # type: ignore[arg-type]
     )
     assert search.can_open(hand, rules) == reference.can_open(hand, rules)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rulesets(), st.integers(0, 2**32))
+def test_could_attach_as_can_attach(rules: Ruleset, seed: int) -> None:
+    """``could_attach`` (what each meld takes, kept with it) says what ``can_attach`` says, for
+    every card id and for melds as laid and as grown by an attach (long runs, aces at
+    either end, groups of four)."""
+    rng = random.Random(seed)
+    deck = list(range(rules.deck_size))
+    rng.shuffle(deck)
+    melds = list(_table_from(rng, deck, rules))
+    for meld in list(melds):
+        fits = [c for c in deck if can_attach(meld, c)]
+        if fits:
+            card = rng.choice(fits)
+            joker_as = joker_attach_faces(meld)[0] if card % 54 >= 52 else None
+            melds.append(attach(meld, (card,), joker_as))
+    for meld in melds:
+        for card in range(2 * CARDS_PER_DECK):
+            assert could_attach((meld,), card) == can_attach(meld, card), (str(meld), card)
+    for card in range(2 * CARDS_PER_DECK):
+        assert could_attach(melds, card) == any(can_attach(m, card) for m in melds)
