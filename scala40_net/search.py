@@ -153,8 +153,9 @@ def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
 
 
 # The new melds depend only on which faces the hand holds and whether it has a joker: the
-# same hand comes back at every turn it does not change, and in every what-if of a bot.
-@lru_cache(maxsize=1 << 14)
+# same hand comes back at every turn it does not change, and in every what-if of a bot. Kept
+# small: every entry is objects the collector walks at each full collection.
+@lru_cache(maxsize=1 << 12)
 def _new_melds(
     masks: tuple[int, int, int, int], jokers: bool, max_run: int | None
 ) -> tuple[_Candidate, ...]:
