@@ -25,7 +25,7 @@ from scala40_net.actions import (
     ReturnDiscard,
     SwapJoker,
 )
-from scala40_net.cards import card_text, face, is_joker
+from scala40_net.cards import CARDS_PER_DECK, card_text, face, is_joker
 from scala40_net.errors import RuleViolation, refuse
 from scala40_net.events import (
     AppliedOperation,
@@ -44,6 +44,7 @@ from scala40_net.events import (
 from scala40_net.melds import (
     Meld,
     attach,
+    attachable,
     can_attach,
     face_points,
     make_meld,
@@ -222,8 +223,30 @@ def attach_targets(table: Sequence[Meld], card: int) -> list[int]:
     return [i for i, meld in enumerate(table) if can_attach(meld, card)]
 
 
+# ``could_attach`` is asked of the same melds over and over (a bot weighs every card against
+# the table, turn after turn): what each meld takes is kept with it while it lies there, by
+# identity, each with the meld itself so that its id stays its own. Emptied when full.
+_TAKES: dict[int, tuple[Meld, frozenset[int]]] = {}
+_TAKES_MAX = 1 << 12
+
+
 def could_attach(table: Sequence[Meld], card: int) -> bool:
-    return any(can_attach(meld, card) for meld in table)
+    """Could ``card`` alone be attached to some meld of ``table`` (``can_attach``)?"""
+    if not table:
+        return False
+    if not 0 <= card < 2 * CARDS_PER_DECK:
+        face(card)  # the ValueError of a card id that is none
+    kind = min(card % CARDS_PER_DECK, 52)  # the face index, or 52 for a joker
+    takes = _TAKES
+    for meld in table:
+        entry = takes.get(id(meld))
+        if entry is None or entry[0] is not meld:
+            if len(takes) >= _TAKES_MAX:
+                takes.clear()
+            entry = takes[id(meld)] = (meld, attachable(meld))
+        if kind in entry[1]:
+            return True
+    return False
 
 
 def hand_penalty(hand: Sequence[int], lone_ace_counts_one: bool = True) -> int:

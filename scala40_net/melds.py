@@ -507,6 +507,24 @@ def can_attach(meld: Meld, card: int) -> bool:
     return f.rank in (meld.low - 1, meld.high + 1)
 
 
+def attachable(meld: Meld) -> frozenset[int]:
+    """What ``can_attach`` says yes to for ``meld``: the face indices (suit * 13 + rank - 1)
+    of the cards that could be attached alone, and 52 if a joker could."""
+    out: set[int] = set()
+    if joker_attach_faces(meld):
+        out.add(52)
+    if not meld.is_sequence:
+        if len(meld.cards) < GROUP_MAX:
+            taken = {s.suit for s in meld.stands_for}
+            out.update(int(s) * 13 + meld.low - 1 for s in Suit if s not in taken)
+        return frozenset(out)
+    base = int(meld.suit) * 13
+    out.update(base + r - 1 for r in (meld.low - 1, meld.high + 1) if ACE_LOW < r <= KING)
+    if _real_aces(meld.cards) == 0 and (meld.low == 2 or meld.high == KING):
+        out.add(base)
+    return frozenset(out)
+
+
 def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
     """Put ``card`` where the joker of ``meld`` is (R7.1); return the new meld and the joker."""
     pos = meld.joker_position

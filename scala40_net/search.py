@@ -143,23 +143,53 @@ class LayDown:
         return not self.operations
 
 
-def _sequence_candidates(
-    counts: Sequence[int], jokers: int, max_run: int | None
-) -> list[_Candidate]:
+def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
+    """The ranks of each suit the hand holds, one bit each (bit 0 the ace)."""
+    masks = [0, 0, 0, 0]
+    for fi, n in enumerate(counts):
+        if n:
+            masks[fi // 13] |= 1 << fi % 13
+    return masks[0], masks[1], masks[2], masks[3]
+
+
+# The new melds depend only on which faces the hand holds and whether it has a joker: the
+# same hand comes back at every turn it does not change, and in every what-if of a bot. Kept
+# small: every entry is objects the collector walks at each full collection.
+@lru_cache(maxsize=1 << 12)
+def _new_melds(
+    masks: tuple[int, int, int, int], jokers: bool, max_run: int | None
+) -> tuple[_Candidate, ...]:
+    """Every new meld (R4) of the faces in ``masks`` (one per suit), sequences first."""
     out: list[_Candidate] = []
     for suit in range(4):
-        out += _suit_sequences(suit, _present(counts, suit), bool(jokers), max_run)
-    return out
+        out += _suit_sequences(suit, masks[suit], jokers, max_run)
+    m0, m1, m2, m3 = masks
+    # A group needs two real cards at least, with a joker or not: the ranks held in two suits.
+    pairs = (m0 & (m1 | m2 | m3)) | (m1 & (m2 | m3)) | (m2 & m3)
+    while pairs:
+        low = pairs & -pairs
+        pairs ^= low
+        r = low.bit_length() - 1
+        suits = (m0 >> r & 1) | (m1 >> r & 1) << 1 | (m2 >> r & 1) << 2 | (m3 >> r & 1) << 3
+        out += _rank_groups(r + 1, suits, jokers)
+    return tuple(out)
 
 
-def _present(counts: Sequence[int], suit: int) -> int:
-    """The ranks of ``suit`` the hand holds, one bit each (bit 0 the ace)."""
-    mask = 0
-    base = suit * 13
-    for rank in range(13):
-        if counts[base + rank]:
-            mask |= 1 << rank
-    return mask
+# Scale rank r (1..14, both aces at index 0 of their suit) of each suit: its face index, the
+# face a joker stands for there, and its value in a sequence (R1.4).
+_SCALE_INDEX = tuple(
+    tuple(_scale_index(suit, r) if r else -1 for r in range(15)) for suit in range(4)
+)
+_SCALE_FACE = tuple(
+    tuple(scale_face(r, Suit(suit)) if r else None for r in range(15)) for suit in range(4)
+)
+_SCALE_POINTS = tuple(scale_points(r) if r else 0 for r in range(15))
+
+
+@cache
+def _run_length_ok(max_run: int | None) -> tuple[bool, ...]:
+    """For each length 0..14, whether a new sequence that long may be laid (R4.6)."""
+    return tuple(run_lengths(n, max_run) is not None for n in range(15))
 
 
 # A hand changes by a card or two a turn, so most of its suits are asked again unchanged.
@@ -170,54 +200,52 @@ def _suit_sequences(
     """The new sequences of ``suit`` a hand with ranks ``present`` (and a joker if
     ``jokers``) can lay; only whether a face is held matters, never how many copies."""
     out: list[_Candidate] = []
+    index = _SCALE_INDEX[suit]
+    faces = _SCALE_FACE[suit]
+    length_ok = _run_length_ok(max_run)
+    # Held by scale rank 1..14 (the ace at both ends).
+    held = [False] + [bool(present >> r & 1) for r in range(13)] + [bool(present & 1)]
     for lo in range(ACE_LOW, ACE_HIGH - 1):
         # Two missing cards among the first two (one without a joker) end the run at once.
-        here = _holds_rank(present, lo)
-        if not here and (not jokers or not _holds_rank(present, lo + 1)):
+        if not held[lo] and (not jokers or not held[lo + 1]):
             continue
-        missing: list[int] = []
-        positions: list[int] = []
+        missing = -1
+        points = 0
         for hi in range(lo, ACE_HIGH + 1):
-            fi = _scale_index(suit, hi)
-            positions.append(fi)
-            if not _holds_rank(present, hi) or (hi == ACE_HIGH and lo == ACE_LOW):
-                # The second ace of A..K-A can only be a joker (R4.1).
-                missing.append(len(positions) - 1)
-            if len(missing) > 1 or (missing and not jokers):
-                break
-            n = len(positions)
-            if n < 3 or run_lengths(n, max_run) is None:
+            points += _SCALE_POINTS[hi]
+            # The second ace of A..K-A can only be a joker (R4.1).
+            if not held[hi] or (hi == ACE_HIGH and lo == ACE_LOW):
+                if missing >= 0 or not jokers:
+                    break
+                missing = hi - lo
+            n = hi - lo + 1
+            if n < 3 or not length_ok[n]:
                 continue
-            points = sum(scale_points(r) for r in range(lo, hi + 1))
-            places = missing if missing else [None, *(range(n) if jokers else [])]
+            positions = index[lo : hi + 1]
+            relief = sum(_PENALTY[x] for x in positions)
+            if missing < 0:
+                # No card missing: the run as it is, then with a joker in each place.
+                reals = positions if hi < ACE_HIGH else (positions[-1], *positions[:-1])
+                out.append(_Candidate(reals, 0, points, relief, positions, None))
+                places: Sequence[int] = range(n) if jokers else ()
+            else:
+                places = (missing,)
             for place in places:
-                layout = tuple(-1 if k == place else fi_ for k, fi_ in enumerate(positions))
-                reals = tuple(sorted(x for x in layout if x >= 0))
-                joker_as = None if place is None else scale_face(lo + place, Suit(suit))
-                has_joker = 0 if place is None else 1
-                relief = sum(_PENALTY[x] for x in reals) + JOKER_PENALTY * has_joker
-                out.append(_Candidate(reals, has_joker, points, relief, layout, joker_as))
+                before, after = positions[:place], positions[place + 1 :]
+                layout = (*before, -1, *after)
+                # Face indices ascending: a high ace (index 0 of its suit) goes first.
+                if hi < ACE_HIGH or not after:
+                    reals = (*before, *after)
+                else:
+                    reals = (after[-1], *before, *after[:-1])
+                relief_here = relief - _PENALTY[positions[place]] + JOKER_PENALTY
+                out.append(_Candidate(reals, 1, points, relief_here, layout, faces[lo + place]))
     return tuple(out)
 
 
 def _holds_rank(present: int, rank: int) -> bool:
     """Whether scale rank ``rank`` (1..14, both aces on bit 0) is in ``present``."""
     return bool(present >> (0 if rank == ACE_HIGH else rank - 1) & 1)
-
-
-def _group_candidates(counts: Sequence[int], jokers: int) -> list[_Candidate]:
-    out: list[_Candidate] = []
-    has_joker = bool(jokers)
-    for r in range(13):
-        suits = (
-            (counts[r] > 0)
-            | (counts[13 + r] > 0) << 1
-            | (counts[26 + r] > 0) << 2
-            | (counts[39 + r] > 0) << 3
-        )
-        if suits & (suits - 1):  # a group needs two real cards at least, with a joker or not
-            out += _rank_groups(r + 1, suits, has_joker)
-    return out
 
 
 @cache
@@ -251,24 +279,16 @@ def _real_aces(meld: Meld) -> int:
     return sum(1 for c in meld.cards if not is_joker(c) and face(c).rank == ACE_LOW)
 
 
-def _attach_candidates(
-    slot: int, meld: Meld, counts: list[int], jokers: int, max_run: int | None
-) -> list[_Candidate]:
-    """Every set of hand cards that may go onto ``meld`` in this play (R6, R4.6).
-
-    For a sequence that includes attaches to the runs cut off from it in the
-    same play: each of them may take cards, and a joker, of its own.
-    """
-    if meld.is_sequence:
-        base = int(meld.suit) * 13
-        suit_counts = tuple(counts[base : base + 13])
-        return list(_sequence_attaches(slot, meld, suit_counts, jokers, max_run))
+def _group_attaches(
+    slot: int, meld: Meld, have: Sequence[int], jokers: bool
+) -> tuple[_Candidate, ...]:
+    """Every set of cards of the suits ``have`` (free in the group ``meld``) that may go onto
+    it, with a joker too when ``jokers`` (R6)."""
     out: list[_Candidate] = []
-    may_joker = bool(jokers) and meld.joker is None
+    may_joker = jokers and meld.joker is None
     n_meld = len(meld.cards)
     taken = {f.suit for f in meld.stands_for}
     free = [s for s in range(4) if Suit(s) not in taken]
-    have = [s for s in free if counts[s * 13 + meld.low - 1]]
     for size in range(1, GROUP_MAX - n_meld + 1):
         for suits in combinations(have, size):
             reals = tuple(s * 13 + meld.low - 1 for s in suits)
@@ -284,16 +304,100 @@ def _attach_candidates(
                         reals, 1, 0, relief + JOKER_PENALTY, step.layout, declared, slot, (step,)
                     )
                 )
-    return out
+    return tuple(out)
 
 
-# The table changes little from one turn to the next, and a sequence's attaches depend only
-# on the cards of its own suit: the same question comes back turn after turn.
-@lru_cache(maxsize=1 << 14)
+class _SlotPrep:
+    """What the search asks of one table meld, worked out once while the meld lies there.
+
+    The attaches to it (by slot, the hand's cards that could go there and the
+    jokers), the jokers it takes alone, and the joker swap it allows.
+    """
+
+    __slots__ = ("attaches", "base", "free", "joker", "lone", "meld", "swap_face", "swapped")
+
+    def __init__(self, meld: Meld) -> None:
+        self.meld = meld
+        # A sequence's attaches depend on the hand's cards of its suit, a group's on the
+        # free suits of its rank the hand holds.
+        self.base = int(meld.suit) * 13 if meld.is_sequence else -1
+        taken = {f.suit for f in meld.stands_for}
+        self.free = (
+            ()
+            if meld.is_sequence
+            else tuple(s * 13 + meld.low - 1 for s in range(4) if Suit(s) not in taken)
+        )
+        self.attaches: dict[tuple[int, object, int, int | None], tuple[_Candidate, ...]] = {}
+        self.lone: dict[tuple[int, int | None], tuple[tuple[_Step, ...], ...]] = {}
+        self.swap_face = -1
+        self.joker = -1
+        self.swapped = meld
+        joker_as, joker = meld.joker_as, meld.joker
+        if joker_as is None or joker is None or joker_as.suit is None:
+            return
+        fi = int(joker_as.suit) * 13 + joker_as.rank - 1
+        try:
+            self.swapped, _ = swap_joker(meld, _some_card(fi))
+        except RuleViolation:
+            return  # S4: the joker for a second ace stays.
+        self.swap_face = fi
+        self.joker = joker
+
+    def attach_candidates(
+        self, slot: int, counts: Sequence[int], jokers: int, max_run: int | None
+    ) -> tuple[_Candidate, ...]:
+        """Every set of hand cards that may go onto the meld in this play (R6, R4.6).
+
+        For a sequence that includes attaches to the runs cut off from it in the
+        same play: each of them may take cards, and a joker, of its own.
+        """
+        if self.base >= 0:
+            key: object = tuple(counts[self.base : self.base + 13])
+        else:
+            key = tuple(x // 13 for x in self.free if counts[x])
+        found = self.attaches.get((slot, key, jokers, max_run))
+        if found is None:
+            if self.base >= 0:
+                found = _sequence_attaches(slot, self.meld, key, jokers, max_run)  # type: ignore[arg-type]
+            else:
+                found = _group_attaches(slot, self.meld, key, jokers > 0)  # type: ignore[arg-type]
+            self.attaches[slot, key, jokers, max_run] = found
+        return found
+
+    def lone_plans(self, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
+        found = self.lone.get((jokers, max_run))
+        if found is None:
+            found = self.lone[jokers, max_run] = _lone_plans(self.meld, jokers, max_run)
+        return found
+
+
+# Table melds by identity (the engine keeps a meld object while it lies unchanged), each
+# with the meld itself so that its id stays its own; and by value, for a meld made again
+# alike (a view, a replayed deal). Both are emptied when full.
+_PREPS_BY_ID: dict[int, tuple[Meld, _SlotPrep]] = {}
+_PREPS: dict[Meld, _SlotPrep] = {}
+_PREPS_MAX = 1 << 12
+
+
+def _slot_prep(meld: Meld) -> _SlotPrep:
+    entry = _PREPS_BY_ID.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    prep = _PREPS.get(meld)
+    if prep is None:
+        if len(_PREPS) >= _PREPS_MAX:
+            _PREPS.clear()
+        prep = _PREPS[meld] = _SlotPrep(meld)
+    if len(_PREPS_BY_ID) >= _PREPS_MAX:
+        _PREPS_BY_ID.clear()
+    _PREPS_BY_ID[id(meld)] = (meld, prep)
+    return prep
+
+
 def _sequence_attaches(
     slot: int, meld: Meld, suit_counts: tuple[int, ...], jokers: int, max_run: int | None
 ) -> tuple[_Candidate, ...]:
-    """``_attach_candidates`` for the sequence ``meld``, given the hand's counts of its suit."""
+    """The attaches to the sequence ``meld``, given the hand's counts of its suit."""
     counts = [0] * FACES
     base = int(meld.suit) * 13
     counts[base : base + 13] = suit_counts
@@ -471,6 +575,65 @@ class _Swap:
 _Option = tuple[_Candidate, tuple[int, ...], int, int, int, int]
 
 
+# The faces, candidates by position and drops of a search (``_plan``), by the identity of the
+# candidate sets they come from (each cached where it is made), with those sets themselves
+# so that their ids stay theirs. Emptied when full.
+_PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
+_PLANS_MAX = 1 << 12
+_Walk = tuple[list[int], list[list[_Option]], list[tuple[int, ...]]]
+
+
+def _plan(
+    new: tuple[_Candidate, ...], attaches: tuple[tuple[_Candidate, ...], ...], by_points: bool
+) -> _Walk:
+    """What the depth-first loop walks for these candidates, the same for every hand they
+    come from: the faces any candidate holds, lowest first (the positions), each
+    position's candidates, and the faces dropped on passing each position.
+
+    A card no candidate holds can never leave the hand: it is left from the start and
+    adds nothing to the bound. Each candidate comes with what the loop needs of it,
+    worked out here rather than at every node: the faces, jokers, slot, gain, and what
+    it takes off the bound (its relief with each joker at the bound's joker weight).
+    The search places faces lowest first, so once it has passed position i no
+    candidate starting at i or before can be chosen: every copy still held of a face
+    that only such candidates hold stays in hand from then on. ``passing[i]`` lists
+    the faces the search drops when it passes position i: its own face and those.
+    """
+    key = (id(new), by_points, *map(id, attaches))
+    found = _PLANS.get(key)
+    if found is not None:
+        return found[1]
+    candidates = new + sum(attaches, ()) if attaches else new
+    at = [-1] * FACES
+    for cand in candidates:
+        for x in cand.faces:
+            at[x] = 0
+    held = [g for g in range(FACES) if at[g] == 0]
+    for i, g in enumerate(held):
+        at[g] = i
+    options: list[list[_Option]] = [[] for _ in held]
+    joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
+    # For each face, the highest position at which a candidate holding it starts.
+    last = [-1] * FACES
+    for cand in candidates:
+        faces = cand.faces
+        low = at[faces[0]]
+        for x in faces:
+            if last[x] < low:
+                last[x] = low
+        spent = cand.relief - joker_gap * cand.jokers
+        gain = cand.points if by_points else cand.relief
+        options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+    passing: list[tuple[int, ...]] = [() for _ in held]
+    for i, g in enumerate(held):
+        passing[last[g] if last[g] < i else i] += (g,)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    plan = (held, options, passing)
+    _PLANS[key] = ((new, attaches), plan)
+    return plan
+
+
 class _Search:
     """One depth-first search over a fixed hand, table and set of swaps."""
 
@@ -492,7 +655,10 @@ class _Search:
         best_value: int,
         stop_at: int | None = None,
         lays: bool = True,
+        preps: Sequence[_SlotPrep] = (),
+        masks: tuple[int, int, int, int] | None = None,
     ) -> None:
+        """``preps`` are those of ``table``'s melds; ``masks`` the faces of ``counts`` by suit."""
         self.counts = counts
         self.own_jokers = jokers_in_hand
         self.swaps = swaps
@@ -509,37 +675,24 @@ class _Search:
         self.needed = ruleset.opening_points
         max_run = ruleset.max_run
         # Without ``lays`` (no opening is possible) only the empty lay-down is judged.
-        candidates = _sequence_candidates(counts, self.jokers, max_run) if lays else []
-        candidates += _group_candidates(counts, self.jokers) if lays else []
+        new: tuple[_Candidate, ...] = ()
+        if lays:
+            new = _new_melds(masks or _presence(counts), self.jokers > 0, max_run)
+        attaches: tuple[tuple[_Candidate, ...], ...] = ()
         if table and (opened or not by_points) and lays:
-            for slot, meld in enumerate(table):
-                candidates += _attach_candidates(slot, meld, counts, self.jokers, max_run)
-        self.lone_plans = [_lone_plans(meld, self.jokers, max_run) for meld in table]
-        # A card no candidate holds can never leave the hand: it adds nothing to the bound.
-        usable = {x for cand in candidates for x in cand.faces}
-        weight = [w if i in usable else 0 for i, w in enumerate(_PENALTY)]
-        self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        self.weight = weight
-        # Each candidate with what the depth-first loop needs of it, worked out once here
-        # rather than at every node: its gain, and what it takes off the bound.
-        self.by_min: list[list[_Option]] = [[] for _ in range(FACES)]
-        # Every face of a candidate is usable, so what it takes off the bound is its relief
-        # with each joker at the bound's joker weight.
-        joker_gap = JOKER_PENALTY - self.joker_weight
-        for cand in candidates:
-            spent = cand.relief - joker_gap * cand.jokers
-            gain = cand.points if by_points else cand.relief
-            self.by_min[cand.faces[0]].append(
-                (cand, cand.faces, cand.jokers, cand.slot, gain, spent)
+            attaches = tuple(
+                prep.attach_candidates(slot, counts, self.jokers, max_run)
+                for slot, prep in enumerate(preps)
             )
-        self.value = 0
-        self.bound = sum(c * w for c, w in zip(counts, weight, strict=True))
-        self.bound += self.joker_weight * self.jokers
-        self.left = 0
-        self.jokers_used = 0
-        self.used_slots = 0
+        self.lone_plans = [prep.lone_plans(self.jokers, max_run) for prep in preps]
+        self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
+        held, self.options, self.passing = _plan(new, attaches, by_points)
+        self.held = held
+        self.left = sum(counts) - sum(counts[g] for g in held)
+        self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
+        # A real taken card stays in hand unless a candidate chosen holds it.
+        self.taken_held = taken_face is not None and taken_face >= 0 and counts[taken_face] > 0
         self.chosen: list[_Candidate] = []
-        self.taken_left = 0
         self.best_value = best_value
         self.best: tuple[list[_Candidate], int, int] | None = None
         # A yes/no question (``can_open``) ends at the first answer good enough.
@@ -547,104 +700,111 @@ class _Search:
         self.stopped = False
 
     def run(self) -> None:
-        self._dfs(0, 0)
+        self._dfs(0, 0, 0, self.bound, self.left, 0, 0)
 
-    def _dfs(self, f: int, start: int) -> None:
-        if self.stopped:
-            return
-        counts = self.counts
-        by_min = self.by_min
-        weight = self.weight
-        # Every copy of a face no candidate left starts with stays in hand: those faces are
-        # dropped here in one loop rather than a call each, and put back before returning.
-        dropped: list[tuple[int, int]] = []
-        while f < FACES:
-            n = counts[f]
-            if n and start < len(by_min[f]):
-                break
-            if n:
-                counts[f] = 0
-                self.left += n
-                self.bound -= n * weight[f]
-                if f == self.taken_face:
-                    self.taken_left = n
-                dropped.append((f, n))
-            f += 1
-            start = 0
-        if f == FACES:
-            self._leaf()
-        elif self.value + self.bound > self.best_value:
-            self._branch(f, start)
-        for g, n in reversed(dropped):
-            if g == self.taken_face:
-                self.taken_left = 0
-            self.bound += n * weight[g]
-            self.left -= n
-            counts[g] = n
+    def _dfs(
+        self, i: int, start: int, value: int, bound: int, left: int, jokers_used: int, slots: int
+    ) -> None:
+        """The lay-downs from position ``i`` (its candidates from ``start``) on.
 
-    def _branch(self, f: int, start: int) -> None:
-        """Face ``f`` (held, with candidates from ``start``): each candidate, then none."""
+        ``value`` is what the candidates chosen so far are worth, ``bound`` the most
+        the cards still held could add, ``left`` the cards that stay in hand whatever
+        comes, ``slots`` the table melds already attached to (one bit each).
+        """
         counts = self.counts
-        options = self.by_min[f]
-        # Neither changes inside the loop: every branch puts them back before the next.
-        jokers_free = self.jokers - self.jokers_used
-        used_slots = self.used_slots
+        held = self.held
+        end = len(held)
+        all_options = self.options
+        passing = self.passing
+        weight = _PENALTY
         chosen = self.chosen
-        for k in range(start, len(options)):
-            cand, faces, jokers, slot, gain, spent = options[k]
-            if jokers > jokers_free:
-                continue
-            if slot >= 0 and used_slots >> slot & 1:
-                continue
-            for x in faces:
-                if counts[x] == 0:
+        # Copies dropped at this node, face and count in turn, put back before returning; the
+        # order does not matter, as a face is dropped once at most.
+        dropped: list[int] = []
+        while True:
+            # Every copy of a face no candidate left starts with stays in hand: those faces
+            # (and the faces only candidates passed could hold) are dropped in one loop here.
+            while i < end:
+                options = all_options[i]
+                if counts[held[i]] and start < len(options):
                     break
-            else:
+                for g in passing[i]:
+                    n = counts[g]
+                    if n:
+                        counts[g] = 0
+                        left += n
+                        bound -= n * weight[g]
+                        dropped += (g, n)
+                i += 1
+                start = 0
+            if value + bound <= self.best_value:
+                break
+            if i == end:
+                self._leaf(value, left, jokers_used, slots)
+                break
+            jokers_free = self.jokers - jokers_used
+            for k in range(start, len(options)):
+                _, faces, jokers, slot, gain, spent = options[k]
+                if jokers > jokers_free or (slot >= 0 and slots >> slot & 1):
+                    continue
+                # What the choice adds and takes off the bound: nothing below it can beat the
+                # best found when the cards left after it could not.
+                if value + gain + bound - spent <= self.best_value:
+                    continue
                 for x in faces:
-                    counts[x] -= 1
-                self.value += gain
-                self.bound -= spent
-                self.jokers_used += jokers
-                if slot >= 0:
-                    self.used_slots = used_slots | 1 << slot
-                chosen.append(cand)
-                self._dfs(f, k)
-                chosen.pop()
-                self.used_slots = used_slots
-                self.jokers_used -= jokers
-                self.bound += spent
-                self.value -= gain
-                for x in faces:
-                    counts[x] += 1
-        n = counts[f]
-        counts[f] = 0
-        self.left += n
-        dropped = n * self.weight[f]
-        self.bound -= dropped
-        if f == self.taken_face:
-            self.taken_left = n
-        self._dfs(f + 1, 0)
-        if f == self.taken_face:
-            self.taken_left = 0
-        self.bound += dropped
-        self.left -= n
-        counts[f] = n
+                    if not counts[x]:
+                        break
+                else:
+                    for x in faces:
+                        counts[x] -= 1
+                    chosen.append(options[k][0])
+                    self._dfs(
+                        i,
+                        k,
+                        value + gain,
+                        bound - spent,
+                        left,
+                        jokers_used + jokers,
+                        slots if slot < 0 else slots | 1 << slot,
+                    )
+                    chosen.pop()
+                    for x in faces:
+                        counts[x] += 1
+                    # A better lay-down found below may leave nothing here worth trying: no
+                    # choice adds more than it takes off the bound.
+                    if self.stopped or value + bound <= self.best_value:
+                        break
+            if self.stopped:
+                break
+            # None of them: every copy of the face stays in hand, with the faces only
+            # candidates from here could hold.
+            for g in passing[i]:
+                n = counts[g]
+                if n:
+                    counts[g] = 0
+                    left += n
+                    bound -= n * weight[g]
+                    dropped += (g, n)
+            i += 1
+            start = 0
+        for k in range(0, len(dropped), 2):
+            counts[dropped[k]] = dropped[k + 1]
 
-    def _lone_joker_slots(self) -> list[int]:
-        """Table melds not attached to in this plan that could take jokers alone (R6.2).
+    def _lone_joker_slots(self, used_slots: int) -> list[int]:
+        """Table melds not in ``used_slots`` that could take jokers alone (R6.2).
 
         A slot is listed once for each joker it can take: more than one when
         a joker cuts its sequence (R4.6) and a run cut off takes another.
         """
         out: list[int] = []
         for slot in range(len(self.table)):
-            if not self.used_slots >> slot & 1:
+            if not used_slots >> slot & 1:
                 out += [slot] * len(self.lone_plans[slot])
         return out
 
-    def _leaf(self) -> None:
+    def _leaf(self, value: int, left: int, jokers_used: int, used_slots: int) -> None:
         chosen = self.chosen
-        new = [c for c in chosen if c.is_new]
+        new = [c for c in chosen if c.slot < 0]
         laid_any = bool(chosen) or bool(self.swaps)
         taken_face = self.taken_face
         # A taken joker: jokers are alike, so any of the hand's own jokers laid is the taken one;
@@ -654,10 +814,10 @@ class _Search:
         if taken_face is None:
             taken_stays = in_new = False
         elif taken_joker:
-            taken_stays = self.jokers_used <= swapped
+            taken_stays = jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
-            taken_stays = self.taken_left > 0 and not any(taken_face in c.faces for c in chosen)
+            taken_stays = self.taken_held and not any(taken_face in c.faces for c in chosen)
             in_new = any(taken_face in c.faces for c in new)
         if taken_face is not None:
             if self.taken_must_open and not in_new:
@@ -672,23 +832,25 @@ class _Search:
             opening = 0
         else:
             opening = sum(c.points for c in new)
-        jokers_left = self.jokers - self.jokers_used
+        jokers_left = self.jokers - jokers_used
         # Every swapped joker must be laid again (R7.2); spare jokers may go to the table alone.
-        lone_slots = self._lone_joker_slots() if jokers_left and (self.opened or laid_any) else []
-        must_lay = max(0, swapped - self.jokers_used)
+        lone_slots = (
+            self._lone_joker_slots(used_slots) if jokers_left and (self.opened or laid_any) else []
+        )
+        must_lay = max(0, swapped - jokers_used)
         if must_lay > len(lone_slots):
             return
         best_extra: int | None = None
         for extra in range(min(jokers_left, len(lone_slots)), must_lay - 1, -1):
-            stays = taken_stays and not (taken_joker and self.jokers_used + extra > swapped)
+            stays = taken_stays and not (taken_joker and jokers_used + extra > swapped)
             if stays and self.taken_must_use:
                 continue
-            if self._keeps_discard(self.left + jokers_left - extra, jokers_left - extra, stays):
+            if self._keeps_discard(left + jokers_left - extra, jokers_left - extra, stays):
                 best_extra = extra
                 break
         if best_extra is None:
             return
-        value = self.value + (0 if self.by_points else JOKER_PENALTY * best_extra)
+        value += 0 if self.by_points else JOKER_PENALTY * best_extra
         if value > self.best_value:
             self.best_value = value
             self.best = (list(chosen), best_extra, opening)
@@ -719,7 +881,6 @@ class _Search:
         return -1 if plan is None else plan.total
 
 
-@lru_cache(maxsize=1 << 12)
 def _lone_plans(meld: Meld, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
     """The steps that lay 1, 2, ... jokers alone on ``meld``, as far as it takes them."""
     if meld.is_sequence:
@@ -862,38 +1023,31 @@ def opening_first(
     return best
 
 
-def _hand_counts(hand: Sequence[int]) -> tuple[list[int], list[int], dict[int, list[int]]]:
+def _hand_counts(hand: Sequence[int]) -> tuple[list[int], int, tuple[int, int, int, int]]:
+    """The hand's copies of each face, its jokers, and the faces it holds by suit (bits)."""
     counts = [0] * FACES
-    jokers: list[int] = []
-    by_face: dict[int, list[int]] = {}
+    jokers = 0
+    masks = [0, 0, 0, 0]
+    n_cards = len(_CARD_FACE_INDEX)
     for card in hand:
-        fi = _CARD_FACE_INDEX[card] if 0 <= card < len(_CARD_FACE_INDEX) else face_index(card)
+        fi = _CARD_FACE_INDEX[card] if 0 <= card < n_cards else face_index(card)
         if fi < 0:
-            jokers.append(card)
+            jokers += 1
         else:
             counts[fi] += 1
-            by_face.setdefault(fi, []).append(card)
-    return counts, jokers, by_face
+            masks[fi // 13] |= 1 << fi % 13
+    return counts, jokers, (masks[0], masks[1], masks[2], masks[3])
 
 
 def _possible_swaps(
-    table: Sequence[Meld], counts: Sequence[int], swappable: frozenset[int] | None
+    preps: Sequence[_SlotPrep], counts: Sequence[int], swappable: frozenset[int] | None
 ) -> list[_Swap]:
     out: list[_Swap] = []
-    for slot, meld in enumerate(table):
+    for slot, prep in enumerate(preps):
         if swappable is not None and slot not in swappable:
             continue  # R7.4 owner: another player's meld keeps its joker.
-        joker_as, joker = meld.joker_as, meld.joker
-        if joker_as is None or joker is None or joker_as.suit is None:
-            continue
-        fi = int(joker_as.suit) * 13 + joker_as.rank - 1
-        if not counts[fi]:
-            continue
-        try:
-            swap_joker(meld, _some_card(fi))
-        except RuleViolation:
-            continue  # S4: the joker for a second ace stays.
-        out.append(_Swap(slot, fi, joker))
+        if prep.swap_face >= 0 and counts[prep.swap_face]:
+            out.append(_Swap(slot, prep.swap_face, prep.joker))
     return out
 
 
@@ -930,7 +1084,7 @@ def _search(
     ``first_turn`` says the seat may not go out (R9.2); ``swappable`` the table
     melds whose joker it may take (None: every meld, R7.4).
     """
-    counts, own_jokers, _ = _hand_counts(hand)
+    counts, own_jokers, masks = _hand_counts(hand)
     # R3.2: classic binds every taker to use the card; open_with_it only the unopened.
     classic = ruleset.discard_pickup is DiscardPickup.CLASSIC or (
         ruleset.discard_pickup is DiscardPickup.OPEN_WITH_IT and not opened
@@ -938,23 +1092,30 @@ def _search(
     taken_face = None if taken is None else face_index(taken)
     # Whatever an unopened seat lays, it lays an opening first (R5.1, R6.1, R7.1): without one
     # in its hand, the empty lay-down is the only one left to judge, so the rest is not searched.
-    lays = opened or by_points or _may_open(counts, len(own_jokers), ruleset)
-    swaps = _possible_swaps(table, counts, swappable) if table and not by_points and lays else []
+    lays = opened or by_points or _may_open(counts, own_jokers, ruleset, masks)
+    preps = [_slot_prep(meld) for meld in table]
+    swaps = _possible_swaps(preps, counts, swappable) if table and not by_points and lays else []
     # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
     reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
     best_value = floor
-    for subset in _swap_subsets(swaps, counts, reserved):
-        work = list(counts)
-        after = list(table)
-        for s in subset:
-            work[s.face] -= 1
-            after[s.slot], _ = swap_joker(after[s.slot], _some_card(s.face))
+    for subset in _swap_subsets(swaps, counts, reserved) if swaps else ((),):
+        work = counts
+        after: Sequence[Meld] = table
+        work_preps = preps
+        if subset:
+            work = list(counts)
+            after = list(table)
+            work_preps = list(preps)
+            for s in subset:
+                work[s.face] -= 1
+                after[s.slot] = preps[s.slot].swapped
+                work_preps[s.slot] = _slot_prep(after[s.slot])
         # A swap takes its card out of the hand; the joker it frees was never in it.
         offset = 0 if by_points else sum(_PENALTY[s.face] - JOKER_PENALTY for s in subset)
         search = _Search(
             work,
-            len(own_jokers),
+            own_jokers,
             subset,
             after,
             ruleset,
@@ -968,6 +1129,8 @@ def _search(
             best_value=best_value - offset,
             stop_at=None if stop_at is None else stop_at - offset,
             lays=lays,
+            preps=work_preps,
+            masks=None if subset else masks,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
@@ -982,7 +1145,9 @@ def _search(
     return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
 
 
-def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
+def _may_open(
+    counts: list[int], own_jokers: int, ruleset: Ruleset, masks: tuple[int, int, int, int]
+) -> bool:
     """Do the hand's cards and own jokers make new melds worth ``opening_points`` at all?
 
     The opening search with nothing else asked of it (no discard kept, no taken
@@ -992,7 +1157,7 @@ def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
     if ruleset.opening_points <= 0:
         return True
     search = _Search(
-        list(counts),
+        counts,
         own_jokers,
         (),
         (),
@@ -1006,6 +1171,7 @@ def _may_open(counts: list[int], own_jokers: int, ruleset: Ruleset) -> bool:
         keep_discard=False,
         best_value=ruleset.opening_points - 1,
         stop_at=ruleset.opening_points,
+        masks=masks,
     )
     search.run()
     return search.best is not None
@@ -1028,23 +1194,30 @@ def _build(
 ) -> LayDown:
     """Turn the search's choice into engine operations on real card ids, in an accepted order."""
     pool: dict[int, list[int]] = {}
+    jokers_held: list[int] = []
     for card in hand:
-        fi = face_index(card)
+        fi = _CARD_FACE_INDEX[card]
         if fi >= 0:
-            pool.setdefault(fi, []).append(card)
-    if taken is not None and face_index(taken) >= 0:
+            copies = pool.get(fi)
+            if copies is None:
+                pool[fi] = [card]
+            else:
+                copies.append(card)
+        else:
+            jokers_held.append(card)
+    if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
         # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
-        copies = pool[face_index(taken)]
+        copies = pool[_CARD_FACE_INDEX[taken]]
         copies.remove(taken)
         copies.insert(0, taken)
-    own_jokers = sorted((c for c in hand if is_joker(c)), key=lambda c: c != taken)
+    own_jokers = sorted(jokers_held, key=lambda c: c != taken)
     swapped_jokers = [s.joker for s in search.swaps]
     swap_ops: list[Operation] = []
     for s in search.swaps:
         swap_ops.append(SwapJoker(s.slot, pool[s.face].pop()))
 
-    new = [c for c in chosen if c.is_new]
-    attaches = [c for c in chosen if not c.is_new]
+    new = [c for c in chosen if c.slot < 0]
+    attaches = [c for c in chosen if c.slot >= 0]
     plan = _Opening([], [], new, 0)
     if not opened and search.swaps:
         # Opening melds come first and may only use jokers already in hand (S6, R7.3). The
@@ -1103,7 +1276,7 @@ def _build(
     for cand in attaches:
         attach_steps(cand.slot, cand.steps, rest_jokers)
     used_slots = {c.slot for c in attaches}
-    free_slots = [s for s in search._lone_joker_slots() if s not in used_slots][:extra]
+    free_slots = [s for s in search._lone_joker_slots(0) if s not in used_slots][:extra]
     for slot in dict.fromkeys(free_slots):
         attach_steps(slot, search.lone_plans[slot][free_slots.count(slot) - 1], rest_jokers)
     kept = {c for cards in pool.values() for c in cards} | set(rest_jokers)
@@ -1184,10 +1357,10 @@ def can_open(
     ends it: the question asked many times over when a bot weighs its draws.
     """
     rules = ruleset or _DEFAULT_RULES
-    counts, own_jokers, _ = _hand_counts(hand)
+    counts, own_jokers, masks = _hand_counts(hand)
     search = _Search(
         counts,
-        len(own_jokers),
+        own_jokers,
         (),
         (),
         rules,
@@ -1200,6 +1373,7 @@ def can_open(
         keep_discard=True,
         best_value=rules.opening_points - 1,
         stop_at=rules.opening_points,
+        masks=masks,
     )
     search.run()
     return search.best is not None

@@ -1,4 +1,4 @@
-"""The faster search and discard check give the very answers of the reference ones they replace.
+"""The faster search, discard and attach checks give the very answers of the ones they replace.
 
 ``search_reference`` is the search before its candidates were cached and its
 loop tightened; ``accepted_discards`` replaces trying ``apply`` once per card.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 import search_reference as reference
@@ -17,12 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scala40_net import search
-from scala40_net.actions import Play
+from scala40_net.actions import NewMeld, Play
 from scala40_net.bots import base, hard, lookahead, make_bot, medium
 from scala40_net.bots.arena import play_deal
-from scala40_net.deal import DealState, accepted_discards, apply
+from scala40_net.cards import CARDS_PER_DECK
+from scala40_net.deal import DealState, accepted_discards, apply, could_attach
 from scala40_net.errors import RuleViolation
-from scala40_net.rules import preset
+from scala40_net.melds import Meld, attach, can_attach, joker_attach_faces, make_meld, split_run
+from scala40_net.rules import PRESETS, DiscardPickup, Ruleset, preset, with_options
 
 DECK = list(range(108))
 
@@ -113,3 +116,113 @@ def test_bots_play_as_with_the_reference(
         bots = {s: make_bot(level, random.Random(k * 10 + s)) for s in range(players)}
         play_deal(bots, rules, dealer=k % players, label=f"same-answers-{preset_name}-{k}")
     assert asked["plays"] > 50 and asked["discards"] > 20
+
+
+def _table_from(rng: random.Random, deck: list[int], rules: Ruleset) -> tuple[Meld, ...]:
+    """Melds as players lay them: the openings of a few random hands from the top of ``deck``
+    (taken off it), each cut under R4.6 as laid."""
+    free = with_options(rules, opening_points=0)
+    table: list[Meld] = []
+    for _ in range(rng.randrange(4)):
+        hand = [deck.pop() for _ in range(12)]
+        found = reference.best_opening(hand, free, keep_discard=False)
+        for op in () if found is None else found.operations:
+            assert isinstance(op, NewMeld)
+            table += split_run(make_meld(op.cards, op.joker_as), rules.max_run, op.split)
+        deck += found.leftover if found is not None else hand
+        rng.shuffle(deck)
+    return tuple(table)
+
+
+@st.composite
+def _rulesets(draw: st.DrawFn) -> Ruleset:
+    """A preset with the options the search reads changed at random."""
+    decks = draw(st.sampled_from([1, 2]))
+    return with_options(
+        preset(draw(st.sampled_from(PRESETS)), 2),
+        decks=decks,
+        max_players=2 if decks == 1 else 4,
+        max_run=draw(st.sampled_from([None, 3, 4, 5, 7])),
+        opening_points=draw(st.sampled_from([0, 40, 51])),
+        discard_pickup=draw(st.sampled_from(list(DiscardPickup))),
+        close_without_discard=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _rulesets(),
+    st.integers(0, 2**32),
+    st.integers(1, 15),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["none", "any", "some"]),
+)
+def test_best_lay_down_as_the_reference(
+    rules: Ruleset,
+    seed: int,
+    size: int,
+    opened: bool,
+    first_turn: bool,
+    takes: bool,
+    owner: str,
+) -> None:
+    """Random tables as laid under every preset and option the search reads (decks, R4.6
+    cuts, pickup rules, closing without a discard, the opening total, whose jokers may be
+    swapped): the best play is the reference one, asked again with the very same melds
+    (the search keeps what it worked out for each), with equal ones, and in another order."""
+    rng = random.Random(seed)
+    deck = list(range(rules.deck_size))
+    rng.shuffle(deck)
+    table = _table_from(rng, deck, rules)
+    hand = deck[:size]
+    taken = hand[0] if takes else None
+    swappable = None
+    if owner == "some":
+        swappable = frozenset(k for k in range(len(table)) if rng.random() < 0.5)
+    options: dict[str, object] = dict(
+        opened=opened, taken=taken, first_turn=first_turn, swappable=swappable
+    )
+    expected = _answer(reference._search(hand, table, rules, by_points=False, **options))  # type: ignore[arg-type]
+    for _ in range(2):
+        found = search._search(hand, table, rules, by_points=False, **options)  # type: ignore[arg-type]
+        assert _answer(found) == expected
+    alike = tuple(replace(meld) for meld in table)
+    assert _answer(search._search(hand, alike, rules, by_points=False, **options)) == expected  # type: ignore[arg-type]
+    order = list(range(len(table)))
+    rng.shuffle(order)
+    moved = tuple(table[k] for k in order)
+    if swappable is not None:
+        options["swappable"] = frozenset(order.index(k) for k in swappable)
+    assert _answer(search._search(hand, moved, rules, by_points=False, **options)) == _answer(  # type: ignore[arg-type]
+        reference._search(hand, moved, rules, by_points=False, **options)  # type: ignore[arg-type]
+    )
+    opening = dict(taken=taken, first_turn=first_turn)
+    assert _answer(search.best_opening(hand, rules, **opening)) == _answer(  # type: ignore[arg-type]
+        reference.best_opening(hand, rules, **opening)  # type: ignore[arg-type]
+    )
+    assert search.can_open(hand, rules) == reference.can_open(hand, rules)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rulesets(), st.integers(0, 2**32))
+def test_could_attach_as_can_attach(rules: Ruleset, seed: int) -> None:
+    """``could_attach`` (what each meld takes, kept with it) says what ``can_attach`` says, for
+    every card id and for melds as laid and as grown by an attach (long runs, aces at
+    either end, groups of four)."""
+    rng = random.Random(seed)
+    deck = list(range(rules.deck_size))
+    rng.shuffle(deck)
+    melds = list(_table_from(rng, deck, rules))
+    for meld in list(melds):
+        fits = [c for c in deck if can_attach(meld, c)]
+        if fits:
+            card = rng.choice(fits)
+            joker_as = joker_attach_faces(meld)[0] if card % 54 >= 52 else None
+            melds.append(attach(meld, (card,), joker_as))
+    for meld in melds:
+        for card in range(2 * CARDS_PER_DECK):
+            assert could_attach((meld,), card) == can_attach(meld, card), (str(meld), card)
+    for card in range(2 * CARDS_PER_DECK):
+        assert could_attach(melds, card) == any(can_attach(m, card) for m in melds)
