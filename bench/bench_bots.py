@@ -139,6 +139,7 @@ def heads_up(args: tuple[str, str, int, Budget]) -> Outcome:
 @dataclass(frozen=True)
 class TableOutcome:
     penalties: dict[str, int]  # by level; empty for a void deal
+    unopened: tuple[str, ...]  # the levels that ended a decided deal unopened
     timings: dict[str, list[float]]
 
 
@@ -153,8 +154,10 @@ def four_levels(args: tuple[int, Budget]) -> TableOutcome:
     )
     assert final.result is not None
     if final.result.closer is None:
-        return TableOutcome({}, timings.by_level)
-    return TableOutcome(dict(zip(levels, final.result.penalties, strict=True)), timings.by_level)
+        return TableOutcome({}, (), timings.by_level)
+    unopened = tuple(levels[s] for s in final.seats if not final.has_opened(s))
+    penalties = dict(zip(levels, final.result.penalties, strict=True))
+    return TableOutcome(penalties, unopened, timings.by_level)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -196,9 +199,14 @@ def bench_table(deals: int, pool: ProcessPoolExecutor, budget: Budget) -> dict[s
     }
     ordered = " < ".join(f"{level} {means[level]:.1f}" for level in sorted(LEVELS, key=means.get))
     strict = all(means[a] < means[b] for a, b in zip(LEVELS[::-1], LEVELS[-2::-1], strict=False))
+    unopened = {level: sum(o.unopened.count(level) for o in decided) for level in LEVELS}
     print(
         f"4-player tables, one bot per level, {len(decided)} decided deals of {deals}: "
-        f"average penalty per deal {ordered} ({'ordered' if strict else 'NOT ordered'} by level)",
+        f"average penalty per deal {ordered} ({'ordered' if strict else 'NOT ordered'} by level); "
+        + ", ".join(
+            f"{level} ends {unopened[level] / max(len(decided), 1):.1%} unopened"
+            for level in LEVELS
+        ),
         flush=True,
     )
     return merged_timings(o.timings for o in outcomes)
