@@ -241,6 +241,17 @@ def test_hard_opens_at_once_when_r9_3_does_not_double() -> None:
     assert play_of(HardBot(random.Random(0)), state).operations != ()
 
 
+@pytest.mark.parametrize(("others", "holds"), [(1, True), (3, False)])
+def test_hard_holds_its_melds_once_opened_only_heads_up(others: int, holds: bool) -> None:
+    rest = ["3C 4C 8S", "3D 4S 8H", "2H 6S 10C"]
+    hands = {0: "5H 6H 7H 9S 9D 9C 2C 4D"} | {s: rest[s - 1] for s in range(1, others + 1)}
+    state = after_draw(
+        position(hands=hands, table=["AS AD AC"], owners=[0], opened=[0], stock_top="KD", turn=0)
+    )
+    play = play_of(HardBot(random.Random(0)), state)
+    assert (play.operations == ()) is holds
+
+
 def test_hard_avoids_what_the_next_player_took_from_the_pile() -> None:
     # Unopened, hard throws its lowest loose card (8H) - unless seat 1 collects 8s.
     state = position(hands={0: "8H KD QC 3S 3D", 1: "5C 6C"}, stock_top="KS", turn=0)

@@ -1,6 +1,6 @@
 """The hard bot: medium's play, plus card memory, one draw of look-ahead, melds held back.
 
-Once opened it keeps the melds it could lay in hand until they let it go
+Heads-up, once opened it keeps the melds it could lay in hand until they let it go
 out: a meld on the table is a place for the others to attach to (R6.1) and
 a joker there is theirs to swap (R7.1), while a meld in hand costs no tempo,
 since it can be laid in the turn that goes out. Measured heads-up against
@@ -58,13 +58,17 @@ class HardBot(TurnBot):
         return held if held is not None else super().play(state)
 
     def _held_back(self, state: DealState) -> Play | None:
-        """Once opened, a play that lays nothing and throws a card the best lay-down
+        """Heads-up and opened, a play that lays nothing and throws a card the best lay-down
         leaves over, while that lay-down does not go out (None: play it as medium would).
 
         A taken discard must be used this turn (R3.2), so that play is made in full.
         """
         seat = state.turn
         if not state.has_opened(seat) or state.taken_discard is not None:
+            return None
+        if len(state.seats) > 2:
+            # With more opponents someone goes out sooner, and held melds are caught in
+            # hand: at 4-player tables holding cost hard more penalty than it saved.
             return None
         lay = best_play(state)
         if lay is None or lay.is_empty or len(lay.leftover) <= 1:
