@@ -89,9 +89,7 @@ class HostProcess:
 
     async def _first_answer(self) -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{self.port}") as channel:
-            await lobby_pb2_grpc.LobbyServiceStub(channel).ListTables(
-                lobby_pb2.ListTablesRequest()
-            )
+            await lobby_pb2_grpc.LobbyServiceStub(channel).ListTables(lobby_pb2.ListTablesRequest())
 
     def rss_kb(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="ascii")
@@ -173,8 +171,9 @@ def main() -> int:
     cores = os.cpu_count()
     with tempfile.TemporaryDirectory(prefix="scala40-bench-", dir=os.environ.get("BENCH_DIR")) as d:
         work = Path(d)
-        print(f"host capacity benchmark (hosts in their own processes, data in {work}, "
-              f"{cores} cores)")
+        print(
+            f"host capacity benchmark (hosts in their own processes, data in {work}, {cores} cores)"
+        )
         # Idle tables, and one finished match to copy.
         first = work / "first"
         host = HostProcess(first)
