@@ -1156,6 +1156,20 @@ def _may_open(
     """
     if ruleset.opening_points <= 0:
         return True
+    return _opening_found(counts, own_jokers, ruleset, masks, first_turn=False, keep_discard=False)
+
+
+def _opening_found(
+    counts: list[int],
+    own_jokers: int,
+    ruleset: Ruleset,
+    masks: tuple[int, int, int, int],
+    *,
+    first_turn: bool,
+    keep_discard: bool,
+) -> bool:
+    """The opening search of a hand alone (no table, no taken card): every branch that
+    cannot reach ``opening_points`` cut from the start, ended by the first opening found."""
     search = _Search(
         counts,
         own_jokers,
@@ -1167,8 +1181,8 @@ def _may_open(
         taken_face=None,
         taken_must_open=False,
         taken_must_use=False,
-        first_turn=False,
-        keep_discard=False,
+        first_turn=first_turn,
+        keep_discard=keep_discard,
         best_value=ruleset.opening_points - 1,
         stop_at=ruleset.opening_points,
         masks=masks,
@@ -1358,25 +1372,9 @@ def can_open(
     """
     rules = ruleset or _DEFAULT_RULES
     counts, own_jokers, masks = _hand_counts(hand)
-    search = _Search(
-        counts,
-        own_jokers,
-        (),
-        (),
-        rules,
-        opened=False,
-        by_points=True,
-        taken_face=None,
-        taken_must_open=False,
-        taken_must_use=False,
-        first_turn=first_turn,
-        keep_discard=True,
-        best_value=rules.opening_points - 1,
-        stop_at=rules.opening_points,
-        masks=masks,
+    return _opening_found(
+        counts, own_jokers, rules, masks, first_turn=first_turn, keep_discard=True
     )
-    search.run()
-    return search.best is not None
 
 
 def best_lay_down(
