@@ -23,6 +23,7 @@ import pytest
 
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 from tests.hostproc import HostProcess, free_port
+from tests.test_conformance import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "js-client"
@@ -30,16 +31,6 @@ NODE, NPM = shutil.which("node"), shutil.which("npm")
 VERIFY = Path(sys.executable).with_name("scala40-verify")
 NETBOT = Path(sys.executable).with_name("scala40-bot")
 CONFORMANCE = Path(sys.executable).with_name("scala40-conformance")
-CHECKS = (
-    "left-out seat",
-    "derived cut",
-    "stale view refusal",
-    "rule refusal",
-    "not saved refusal",
-    "stock rebuild",
-    "dropped stream",
-    "host restart",
-)
 
 pytestmark = pytest.mark.skipif(
     NODE is None or NPM is None,
