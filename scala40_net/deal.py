@@ -9,7 +9,7 @@ outside (FAIR_DEAL.md), so a deal replays exactly from its actions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
@@ -304,6 +304,20 @@ def _with_hand(state: DealState, i: int, hand: tuple[int, ...]) -> tuple[tuple[i
     return _set(state.hands, i, hand)
 
 
+def _changed(state: DealState, **changes: object) -> DealState:
+    """``state`` with ``changes``: ``dataclasses.replace`` without its per-call field walk.
+
+    Every draw and play makes one (the bots' look-ahead makes tens of thousands a
+    second), and ``DealState`` runs no code at construction, so copying its fields
+    is the whole of what ``replace`` would do.
+    """
+    new = object.__new__(DealState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
+
+
 def apply(state: DealState, seat: int | None, action: Action) -> tuple[DealState, list[Event]]:
     """Apply ``action`` by ``seat`` (None = the table, for ``RebuildStock``).
 
@@ -331,7 +345,7 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
     hand = state.hands[i]
     if action.source is DrawSource.STOCK:
         card, stock = state.stock[0], state.stock[1:]
-        new = replace(
+        new = _changed(
             state,
             hands=_with_hand(state, i, (*hand, card)),
             stock=stock,
@@ -345,7 +359,7 @@ def _draw(state: DealState, seat: int, action: Draw) -> tuple[DealState, list[Ev
     if not state.discard_pile:
         raise refuse("R3", "DISCARD_PILE_EMPTY", "the discard pile is empty: draw from the stock")
     card = state.discard_pile[-1]
-    new = replace(
+    new = _changed(
         state,
         hands=_with_hand(state, i, (*hand, card)),
         discard_pile=state.discard_pile[:-1],
@@ -366,7 +380,7 @@ def _return_discard(state: DealState, seat: int) -> tuple[DealState, list[Event]
     card = state.taken_discard
     hand = list(state.hands[i])
     hand.remove(card)
-    new = replace(
+    new = _changed(
         state,
         hands=_with_hand(state, i, tuple(hand)),
         discard_pile=(*state.discard_pile, card),
@@ -393,7 +407,7 @@ def _rebuild(
             "less its top card, each once",
         )
     r = state.rebuilds + 1
-    new = replace(
+    new = _changed(
         state,
         stock=tuple(action.order),
         discard_pile=state.discard_pile[-1:],
@@ -634,7 +648,7 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
     played = Played(seat, tuple(applied), play.discard, opened_now, went_out)
 
     pile = state.discard_pile + ((play.discard,) if play.discard is not None else ())
-    new = replace(
+    new = _changed(
         state,
         hands=_with_hand(state, i, tuple(scratch.hand)),
         opened=_set(state.opened, i, scratch.opened),
@@ -660,8 +674,8 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
             in_mano,
         )
         events.append(ended)
-        return replace(new, phase=Phase.OVER, result=ended), events
-    new = replace(new, turn=new.next_seat(seat), phase=Phase.DRAW)
+        return _changed(new, phase=Phase.OVER, result=ended), events
+    new = _changed(new, turn=new.next_seat(seat), phase=Phase.DRAW)
     if not new.stock:
         return _stock_ran_out(new, events)
     return new, events
@@ -822,5 +836,5 @@ def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, li
             DealOutcome.VOID, None, state.seats, state.hands, (0,) * len(state.seats), False, reason
         )
         events.append(ended)
-        return replace(state, phase=Phase.OVER, idle_rebuilds=idle, result=ended), events
-    return replace(state, phase=Phase.REBUILD, idle_rebuilds=idle), events
+        return _changed(state, phase=Phase.OVER, idle_rebuilds=idle, result=ended), events
+    return _changed(state, phase=Phase.REBUILD, idle_rebuilds=idle), events
