@@ -246,9 +246,11 @@ def main() -> None:
         help="heads-up pairings as STRONG:WEAK",
     )
     parser.add_argument("--table-deals", type=int, default=40, help="4-player deals, 0: none")
-    parser.add_argument("--budget", type=int, default=BUDGET, help="expert: rollout plays")
+    parser.add_argument("--budget", type=int, default=BUDGET, help="expert: race plays a decision")
     parser.add_argument("--candidates", type=int, default=CANDIDATES, help="expert: moves")
-    parser.add_argument("--horizon", type=int, default=HORIZON, help="expert: rollout length")
+    parser.add_argument(
+        "--horizon", type=int, default=HORIZON, help="expert: plays a race looks ahead"
+    )
     parser.add_argument("--seeds", default="strength", help="label the deals are derived from")
     parser.add_argument("--strength-only", action="store_true", help="skip the timing benches")
     options = parser.parse_args()

@@ -1,4 +1,4 @@
-"""The expert bot: legal over every preset, blind to hidden cards, its samples, its rollouts."""
+"""The expert bot: legal over every preset, blind to hidden cards, its samples, its races."""
 
 from __future__ import annotations
 
@@ -8,19 +8,20 @@ from collections import Counter
 
 import pytest
 
-from scala40_net.actions import Action, Draw, DrawSource
+from scala40_net.actions import Action, Draw, DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.arena import Dealing, decide, play_deal
 from scala40_net.bots.base import playable_state
 from scala40_net.bots.expert import ExpertBot
 from scala40_net.bots.memory import CardMemory
-from scala40_net.bots.rollout import OUT_FIRST, RolloutPolicy, rollout, standing, worth
+from scala40_net.bots.race import REFUSED, RacePolicy, race, standing
 from scala40_net.bots.sampling import Inconsistent, sample_deal
 from scala40_net.cards import face
 from scala40_net.deal import DealState, Phase, apply, start_deal
 from scala40_net.events import Event
 from scala40_net.rules import PRESETS, preset
 from scala40_net.scenario import position
+from scala40_net.search import best_play
 from scala40_net.views import view_event, view_state
 from tests.test_bots import Recorder, after_draw, check_uses, play_of
 
@@ -29,7 +30,7 @@ SMALL = 24
 
 
 def small_expert(seed: int) -> ExpertBot:
-    return ExpertBot(random.Random(seed), budget=SMALL, candidates=3, horizon=20)
+    return ExpertBot(random.Random(seed), budget=SMALL, candidates=3, horizon=5)
 
 
 def test_expert_is_a_level() -> None:
@@ -161,25 +162,69 @@ def test_a_memory_that_does_not_fit_the_hand_counts_is_refused() -> None:
         sample_deal(seen, 0, memory, random.Random(0))
 
 
-def test_a_rollout_plays_a_sampled_deal_to_its_end() -> None:
-    real, memory = mid_deal("rollout", 2, 2)
-    sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(1))
-    end, plays = rollout(sample, RolloutPolicy(random.Random(0)), random.Random(2), 10_000)
-    assert end.is_over and plays > 0
-    assert end.result is not None
-    if end.result.closer is not None:
-        penalties = dict(zip(end.seats, end.result.penalties, strict=True))
-        bonus = OUT_FIRST if end.result.closer == 0 else 0.0
-        assert worth(end, 0) == penalties[1] - penalties[0] + bonus
+def opened_after_draw(hand: str, stock_top: str) -> DealState:
+    """Seat 0 opened, to play after drawing the first card of ``stock_top``."""
+    state = position(
+        hands={0: hand, 1: "3C 9D 9H"},
+        table=["7D 8D 9D 10D"],
+        owners=[0],
+        opened=[0, 1],
+        stock_top=stock_top,
+        turn=0,
+        turns_played=3,
+    )
+    return after_draw(state)
 
 
-def test_a_rollout_stops_at_its_horizon_and_is_valued_as_it_stands() -> None:
-    real, memory = mid_deal("horizon", 3, 1)
-    sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(1))
-    end, plays = rollout(sample, RolloutPolicy(random.Random(0)), random.Random(2), 2)
-    assert plays == 2 and not end.is_over
-    others = [standing(end, s) for s in (1, 2)]
-    assert worth(end, 0) == sum(others) / 2 - standing(end, 0)
+def card(state: DealState, text: str) -> int:
+    return next(c for c in state.hand(0) if str(face(c)) == text)
+
+
+def test_a_race_that_goes_out_with_the_move_is_worth_one_play() -> None:
+    state = opened_after_draw("4S 5S 6S", "KD")
+    run = tuple(card(state, t) for t in ("4S", "5S", "6S"))
+    lay = best_play(state)
+    assert lay is not None and sorted(lay.leftover) == [card(state, "KD")]
+    move = Play(lay.operations, card(state, "KD"))
+    assert set(run) <= {c for op in lay.operations for c in getattr(op, "cards", ())}
+    assert race(state, 0, move, RacePolicy(random.Random(0)), 5) == (-1.0, 1)
+
+
+def test_a_race_counts_the_seats_own_plays_to_going_out_the_others_sit_out() -> None:
+    """4S 5S kept, 6S the stock's next card for this seat: out on the second play."""
+    state = opened_after_draw("4S 5S 9C", "KD 6S")
+    policy = RacePolicy(random.Random(0))
+    assert race(state, 0, Play((), card(state, "9C")), policy, 5) == (-2.0, 2)
+    # Throwing the 4S instead leaves nothing the 6S completes within two plays.
+    worth, plays = race(state, 0, Play((), card(state, "4S")), policy, 2)
+    assert plays == 2
+    assert worth < -2.0
+
+
+def test_a_race_stopped_at_its_horizon_is_worth_less_than_any_that_went_out() -> None:
+    state = opened_after_draw("4S 5S 9C", "KD 6S")
+    policy = RacePolicy(random.Random(0))
+    worth, plays = race(state, 0, Play((), card(state, "9C")), policy, 1)
+    assert plays == 1
+    after, _ = apply(state, 0, Play((), card(state, "9C")))
+    assert worth == -2.0 - standing(after, 0) / 100
+
+
+def test_a_move_the_sample_refuses_is_worth_less_than_any_race() -> None:
+    state = opened_after_draw("4S 5S 9C", "KD 6S")
+    assert race(state, 0, Draw(DrawSource.STOCK), RacePolicy(random.Random(0)), 5) == (
+        REFUSED,
+        0,
+    )
+
+
+def test_the_expert_keeps_the_cards_that_go_out_soonest() -> None:
+    """Opened with 4S 5S, 9C and KD: throwing a spade leaves a hand far from going out;
+    the races over sampled draws tell, where the first move offered is the worse one."""
+    state = opened_after_draw("4S 5S 9C", "KD")
+    moves = [Play((), card(state, "4S")), Play((), card(state, "9C"))]
+    bot = ExpertBot(random.Random(1), budget=400, candidates=2, horizon=5)
+    assert bot._weigh(state, moves) == moves[1]
 
 
 def test_standing_counts_an_unopened_hand_as_the_preset_does() -> None:
@@ -250,15 +295,14 @@ def test_expert_wins_most_of_a_few_deals_against_easy() -> None:
     assert wins >= 7
 
 
-def test_the_rollout_policy_holds_its_melds_once_opened_until_they_go_out() -> None:
+def test_the_race_policy_holds_its_melds_once_opened_until_they_go_out() -> None:
     """As the hard bot: an opened seat whose lay-down does not go out lays nothing."""
-    from scala40_net.search import best_play
 
     held = 0
     for k in range(40):
         real, memory = mid_deal(f"hold-{k}", 2, 6)
         sample = sample_deal(playable_state(view_state(real, 0)), 0, memory, random.Random(k))
-        policy = RolloutPolicy(random.Random(0))
+        policy = RacePolicy(random.Random(0))
         state = sample
         for _ in range(30):
             if state.is_over:

@@ -1,15 +1,14 @@
-"""The expert bot: each candidate draw and discard played forward over sampled deals.
+"""The expert bot: each candidate draw and discard raced forward over sampled deals.
 
 Candidates come from the hard bot's rules of thumb (its own move, its next
 ranked discards, the opening laid or held back for a chiusura in mano; once
 opened and holding its melds, the other discards of the cards left over). Each
-is applied to the same deals sampled from the seat's view (``sampling``),
-played on by a fast medium policy (``rollout``), and valued by the penalties
-the deal ends with: the 100 points of staying unopened (R9.5), the doubling
-of a chiusura in mano (R9.3) and the chance to go out first all count there,
-as the engine scores them. The same samples for every candidate make the
-comparison paired, and the hard bot's move is left only for one the samples
-find clearly better.
+is applied to the same deals sampled from the seat's view (``sampling``), and
+the seat plays on alone with a fast medium policy until it goes out
+(``race``): a move is worth how few plays that takes. Where the hard bot looks
+one draw ahead exactly, the races look several draws ahead over samples of
+them. The same samples for every candidate make the comparison paired, and
+the hard bot's move is left only for one the samples find clearly better.
 """
 
 from __future__ import annotations
@@ -28,24 +27,22 @@ from scala40_net.bots.base import (
     turn_key,
 )
 from scala40_net.bots.hard import HardBot
-from scala40_net.bots.rollout import RolloutPolicy, rollout, worth
+from scala40_net.bots.race import RacePolicy, race
 from scala40_net.bots.sampling import Inconsistent, sample_deal
 from scala40_net.deal import DealState, apply
-from scala40_net.errors import RuleViolation
 from scala40_net.search import LayDown, best_play
 from scala40_net.views import DealView
 
-# The default budget: plays made in rollouts per decision (the work, counted so that a
-# decision replays exactly, unlike a clock), the longest rollout, and the candidate moves
-# weighed. Chosen so a decision's p99 stays under a second (bench/bench_bots.py prints it).
-BUDGET = 200
-HORIZON = 30
-CANDIDATES = 3
-# How sure the samples must be before the expert leaves the hard bot's move: at a budget
-# of a few rounds, a plain best mean would follow the noise.
+# The default budget: plays made in races per decision (the work, counted so that a
+# decision replays exactly, unlike a clock), the plays a race looks ahead, and the
+# candidate moves weighed. Chosen by self-play against the hard bot (bench/README.md)
+# with a decision's p99 under a second (bench/bench_bots.py prints it).
+BUDGET = 400
+HORIZON = 5
+CANDIDATES = 4
+# How sure the samples must be before the expert leaves the hard bot's move: following
+# the best mean (no margin) won fewer deals against hard than one standard error.
 CONFIDENCE = 1.0
-# What a move the engine refuses on a sample is worth: more than any deal can cost.
-LOST = 10_000.0
 
 Move = Draw | Play
 
@@ -66,7 +63,7 @@ class ExpertBot(HardBot):
         self.budget = budget
         self.candidates = candidates
         self.horizon = horizon
-        self._policy = RolloutPolicy(random.Random(0))  # deterministic: its rng is never drawn on
+        self._policy = RacePolicy(random.Random(0))  # deterministic: its rng is never drawn on
 
     # --- the draw -----------------------------------------------------------------
 
@@ -131,8 +128,9 @@ class ExpertBot(HardBot):
         for option in lays:
             legal = legal_discards(state, option.operations, option.leftover)
             if legal:
-                _, weighed = self.ranked_discards(state, option, legal)
-                by_lay.append([Play(option.operations, card) for card in weighed])
+                ranked, weighed = self.ranked_discards(state, option, legal)
+                # Only jokers may go: hard weighs none of them and throws its first (R8).
+                by_lay.append([Play(option.operations, card) for card in weighed or ranked[:1]])
         ordered = [] if own is None else [own]
         ordered += [plays[0] for plays in by_lay]
         ordered += [play for plays in by_lay for play in plays[1:]]
@@ -157,8 +155,8 @@ class ExpertBot(HardBot):
         """The hard bot's move (``moves[0]``) unless the samples say clearly that another is
         better: its mean gain over the same samples must beat ``CONFIDENCE`` standard errors.
 
-        Whole rounds of samples are played, one sample for every move, until the
-        plays made reach the budget.
+        Whole rounds of samples are raced (``race``), one race for every move on
+        each sample, until the plays made reach the budget.
         """
         seat = state.turn
         worths: list[list[float]] = [[] for _ in moves]
@@ -168,18 +166,10 @@ class ExpertBot(HardBot):
                 sample = sample_deal(state, seat, self.memory, self.rng)
             except Inconsistent:
                 sample = sample_deal(state, seat, None, self.rng)
-            seed = self.rng.getrandbits(64)
             for i, move in enumerate(moves):
-                spent += 1  # the move itself: the budget runs out even if every move is refused
-                try:
-                    after, _ = apply(sample, seat, move)
-                except RuleViolation:
-                    # A move the sample refuses (the view accepted it) is not taken.
-                    worths[i].append(-LOST)
-                    continue
-                end, plays = rollout(after, self._policy, random.Random(seed), self.horizon)
-                spent += plays
-                worths[i].append(worth(end, seat))
+                worth, plays = race(sample, seat, move, self._policy, self.horizon)
+                spent += plays + 1  # +1: the budget runs out even if every move is refused
+                worths[i].append(worth)
         best, best_gain = 0, 0.0
         for i in range(1, len(moves)):
             gains = [a - b for a, b in zip(worths[i], worths[0], strict=True)]
