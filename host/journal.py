@@ -222,9 +222,10 @@ class TableJournal:
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
 
-    async def write_job(self, entries: Sequence[Entry]) -> None:
-        """``append_job`` in a writer thread, so the event loop never waits on the disk."""
-        await asyncio.get_running_loop().run_in_executor(self._writers, self.append_job, entries)
+    def write_job(self, entries: Sequence[Entry]) -> asyncio.Future[None]:
+        """``append_job`` started in a writer thread, so the event loop never waits on the
+        disk: await the future for the commit (or its ``JournalWriteFailed``)."""
+        return asyncio.get_running_loop().run_in_executor(self._writers, self.append_job, entries)
 
     def append_job(self, entries: Sequence[Entry]) -> None:
         """Write every entry of one job, and everything that goes with them, in one transaction.

@@ -25,7 +25,7 @@ from host import auth
 from host.absences import Absences
 from host.deadline import Deadline
 from host.errors import Refusal, malformed, permission_denied, precondition
-from host.fanout import Fanout, Subscriber
+from host.fanout import Fanout, Subscriber, prepare
 from host.journal import JournalWriteFailed, TableJournal
 from host.outbox import JobOutbox
 from host.recovery import play_back
@@ -313,8 +313,12 @@ class TableTask:
             return False
         entries, records, steps = self._outbox.take()
         if entries:
+            writing = self.journal.write_job(entries)
+            # While the writer thread commits (the GIL released in the fsync): every stream
+            # message, so that once it has, publishing only hands them over.
+            ready = [prepare(record) for record in records]
             try:
-                await self.journal.write_job(entries)
+                await writing
             except JournalWriteFailed as failure:
                 self._write_failed(failure)
                 self._rebuild()
@@ -329,8 +333,10 @@ class TableTask:
                 )
                 return False
             self._write_succeeded()
-        for record in records:
-            self.fanout.publish(record)
+        else:
+            ready = [prepare(record) for record in records]
+        for record, messages in zip(records, ready, strict=True):
+            self.fanout.publish(record, messages)
         for step in steps:
             step()
         self._note_finished()
