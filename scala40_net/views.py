@@ -1,7 +1,8 @@
 """What one seat may see: the only place hidden information is removed, for events and states.
 
 Streams, snapshots and reconnects all go through ``view_event`` and
-``view_state``; ``seat=None`` is a spectator, who sees no hand.
+``view_state``; ``seat=None`` is a spectator, who sees no hand. A seat that
+follows its stream carries its view from event to event (``after_event``).
 """
 
 from __future__ import annotations

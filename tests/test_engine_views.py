@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scala40_net.actions import Action, Draw, DrawSource, Play, ReturnDiscard
 from scala40_net.bots import make_bot
 from scala40_net.bots.arena import Dealing, decide
-from scala40_net.deal import DealState, Phase, apply, start_deal
+from scala40_net.deal import Phase, apply, start_deal
 from scala40_net.events import (
     CardDrawn,
     CardsAttached,
@@ -120,7 +120,7 @@ def _followed_deal(
     }
     dealer = rng.randrange(players)
     dealing = Dealing.of(f"views-{seed}", 1, rules, seats, dealer)
-    state, started = start_deal(rules, seats, dealer, dealing.deck)
+    state, _ = start_deal(rules, seats, dealer, dealing.deck)
     viewers: tuple[int | None, ...] = (*seats, None)
     kept = {v: view_state(state, v) for v in viewers}
     for _ in range(2000):

@@ -6,8 +6,8 @@ in every fair deal with its own seed through the library's ``SeatExchange``
 (FAIR_DEAL.md), tells its bot every deal event as its seat sees it
 (``wire.DealEventReader``), keeps its view of the deal from those events
 (``views.after_event``: it reads the view, TableService.GetView turned into the
-engine's view by ``wire``, only at a deal's start and when the host says its
-view was stale), and moves until the match ends — exactly as a client in
+engine's view by ``wire``, only at a deal's start, after a reconnect and when
+the host says its view was stale), and moves until the match ends — exactly as a client in
 another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
