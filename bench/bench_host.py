@@ -215,11 +215,21 @@ async def tables_at_once(port: int, count: int, seconds: float, think: float = 0
         return [ms for t in tables for ms in t.samples]
 
 
-async def measure(host_port: int, echo_port: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(host_port: int, echo_port: int, host_pid: int) -> None:
     echo = await echo_round_trips(echo_port)
     one = await tables_at_once(host_port, 1, ONE_TABLE_SECONDS)
     many = await tables_at_once(host_port, MANY_TABLES, MANY_TABLES_SECONDS, THINK)
+    # CPU time a play costs while both cores are saturated: the load of other work on the
+    # machine changes the plays a second much more than it changes these.
+    host_cpu, own_cpu = cpu_seconds(host_pid), cpu_seconds(os.getpid())
     flat_out = await tables_at_once(host_port, MANY_TABLES, FLAT_OUT_SECONDS)
+    host_cpu, own_cpu = cpu_seconds(host_pid) - host_cpu, cpu_seconds(os.getpid()) - own_cpu
     echo_p50, echo_p99 = percentiles(echo)
     one_p50, one_p99 = percentiles(one)
     many_p50, many_p99 = percentiles(many)
@@ -245,6 +255,12 @@ async def measure(host_port: int, echo_port: int) -> None:
         f"{len(flat_out) / FLAT_OUT_SECONDS:.0f} plays/s saturate both cores, bots included; "
         "target >= 2x the figure before this work, see bench/README.md)"
     )
+    plays = max(1, len(flat_out))
+    print(
+        f"CPU time a play costs, 100 tables with no thinking: host process "
+        f"{host_cpu / plays * 1000:.2f} ms, this process (the bots and the spectators) "
+        f"{own_cpu / plays * 1000:.2f} ms"
+    )
 
 
 def main() -> int:
@@ -269,7 +285,7 @@ def main() -> int:
                 f"host benchmark (host in its own process, journal in {data_dir}, "
                 f"{os.cpu_count()} cores)"
             )
-            asyncio.run(measure(host_port, echo_port))
+            asyncio.run(measure(host_port, echo_port, server.pid))
         finally:
             if server.stdin is not None:
                 server.stdin.close()

@@ -64,7 +64,7 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
 
     async def SubscribeEvents(
         self, request: table_pb2.SubscribeEventsRequest, context: Context
-    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
+    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse | bytes]:
         scripted = self._scripted()
         if scripted:
             self._script.stream_opened(request.after_seq)
@@ -73,7 +73,7 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
             async for message in stream:
                 yield message
-                if scripted and self._script.given(message.event):
+                if scripted and self._script.given(_event(message)):
                     drop = True
                     break
         if drop:
@@ -139,3 +139,10 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:
         return await self._inner.GetDealRecord(request, context)
+
+
+def _event(message: table_pb2.SubscribeEventsResponse | bytes) -> table_pb2.TableEvent:
+    """The event of a stream message, sent as the fan-out serialized it or not."""
+    if isinstance(message, bytes):
+        message = table_pb2.SubscribeEventsResponse.FromString(message)
+    return message.event

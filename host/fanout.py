@@ -3,7 +3,10 @@
 ``publish`` never awaits: it puts the event, as each subscriber's seat may
 see it, into that subscriber's queue, and a subscriber whose queue is full is
 dropped on the spot (it has every event up to its last one and resumes from
-there). So one slow client can never stall the table that publishes.
+there). So one slow client can never stall the table that publishes. What a
+queue holds is the stream message already serialized (``prepare``): once per
+distinct message, shared by every stream that sends the same bytes, and made
+while the journal commits, so that only the hand-over is left once it has.
 """
 
 from __future__ import annotations
@@ -35,12 +38,52 @@ class Record:
         return event
 
 
+@dataclass(frozen=True)
+class Ready:
+    """One event as its streams send it: the SubscribeEventsResponse bytes for every seat
+    without a private part (and spectators), and for each seat with one."""
+
+    public: bytes
+    private: Mapping[int, bytes]
+
+    def for_seat(self, seat: int | None) -> bytes:
+        return self.private.get(seat, self.public) if seat is not None else self.public
+
+
+def prepare(record: Record) -> Ready:
+    """Serialize ``record`` once for each distinct message its streams send."""
+    return Ready(
+        _response(record.public),
+        {seat: _response(record.for_seat(seat)) for seat in record.private},
+    )
+
+
+def _response(event: table_pb2.TableEvent) -> bytes:
+    """``SubscribeEventsResponse(event=event)`` serialized, without copying ``event`` into
+    one: its field 1, length-delimited (the bytes protobuf itself writes)."""
+    data = event.SerializeToString()
+    return _EVENT_TAG + _varint(len(data)) + data
+
+
+_EVENT_TAG = bytes([table_pb2.SubscribeEventsResponse.EVENT_FIELD_NUMBER << 3 | 2])
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 @dataclass(eq=False)
 class Subscriber:
-    """One open event stream: its seat (None for a spectator) and its bounded queue."""
+    """One open event stream: its seat (None for a spectator) and its bounded queue of
+    serialized stream messages (None: the stream ends)."""
 
     seat: int | None
-    queue: asyncio.Queue[table_pb2.TableEvent | None]
+    queue: asyncio.Queue[bytes | None]
     dropped: bool = False
     last_queued_seq: int = 0
     # A host bot's own wake-up, not a client's stream: it says nobody is connected, and a
@@ -67,14 +110,17 @@ class Fanout:
     def connected_seats(self) -> set[int]:
         return {s.seat for s in self._subscribers if s.seat is not None and not s.internal}
 
-    def publish(self, record: Record) -> None:
+    def publish(self, record: Record, ready: Ready | None = None) -> None:
+        """Log ``record`` and queue it for every stream (``ready``: its ``prepare``)."""
         if record.seq != self.last_seq + 1:
             raise ValueError(f"event seq {record.seq} does not follow {self.last_seq}")
+        if ready is None:
+            ready = prepare(record)
         self._records.append(record)
         self.last_seq = record.seq
         for subscriber in list(self._subscribers):
             try:
-                subscriber.queue.put_nowait(record.for_seat(subscriber.seat))
+                subscriber.queue.put_nowait(ready.for_seat(subscriber.seat))
                 subscriber.last_queued_seq = record.seq
             except asyncio.QueueFull:
                 subscriber.dropped = True

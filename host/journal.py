@@ -222,9 +222,42 @@ class TableJournal:
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
 
-    async def write_job(self, entries: Sequence[Entry]) -> None:
-        """``append_job`` in a writer thread, so the event loop never waits on the disk."""
-        await asyncio.get_running_loop().run_in_executor(self._writers, self.append_job, entries)
+    def write_job(
+        self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """``append_job`` started in a writer thread, so the event loop never waits on the
+        disk: await the future for the commit (or its ``JournalWriteFailed``).
+
+        ``committed`` runs on the event loop in the first pass after the commit returns,
+        before the future is done (and never if the write failed): what must follow the
+        commit at once (publishing the job) waits for no further pass of the loop.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def settle(error: BaseException | None) -> None:
+            if done.cancelled():
+                return
+            if error is None and committed is not None:
+                try:
+                    committed()
+                except BaseException as failure:  # a bug after the commit: its awaiter raises
+                    error = failure
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+        def write() -> None:
+            try:
+                self.append_job(entries)
+            except BaseException as error:
+                loop.call_soon_threadsafe(settle, error)
+            else:
+                loop.call_soon_threadsafe(settle, None)
+
+        self._writers.submit(write)
+        return done
 
     def append_job(self, entries: Sequence[Entry]) -> None:
         """Write every entry of one job, and everything that goes with them, in one transaction.

@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from host import tls_files
+from host import table_service, tls_files
 from host.auth import Access, AuthInterceptor, TokenBook
 from host.datadir import DataDirLock
 from host.journal import JournalStore
@@ -118,7 +118,7 @@ class Host:
         service = TableService(self.registry, self.limits)
         wrap = self.wrap_table_service
         tables = service if wrap is None else wrap(service)
-        table_pb2_grpc.add_TableServiceServicer_to_server(tables, self.server)
+        table_service.add_to_server(tables, self.server)
         rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(), self.server)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)

@@ -25,6 +25,41 @@ Request = TypeVar("Request")
 Response = TypeVar("Response")
 
 
+def add_to_server(service: table_pb2_grpc.TableServiceServicer, server: grpc.aio.Server) -> None:
+    """The generated registration of TableService, but for SubscribeEvents' serializer: its
+    stream sends the bytes the fan-out made ready (``host.fanout.prepare``) as they are."""
+    captured = _Handlers()
+    table_pb2_grpc.add_TableServiceServicer_to_server(service, captured)
+    handlers = dict(captured.handlers)
+    handlers["SubscribeEvents"] = grpc.unary_stream_rpc_method_handler(
+        service.SubscribeEvents,
+        request_deserializer=table_pb2.SubscribeEventsRequest.FromString,
+        response_serializer=_serialized,
+    )
+    name = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
+
+
+def _serialized(message: table_pb2.SubscribeEventsResponse | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+class _Handlers:
+    """Stands in for a server to the generated registration: keeps its method handlers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass
+
+    def add_registered_method_handlers(
+        self, name: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
+    ) -> None:
+        self.handlers = handlers
+
+
 class TableService(table_pb2_grpc.TableServiceServicer):
     def __init__(self, registry: Registry, limits: Limits) -> None:
         self._registry = registry
@@ -48,7 +83,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def SubscribeEvents(
         self, request: table_pb2.SubscribeEventsRequest, context: Context
-    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
+    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse | bytes]:
+        """The stream's first events, then the fan-out's messages, serialized already."""
         task, seat = self._caller()
         peer = context.peer()
         self._limits.stream_opened(peer)
@@ -71,10 +107,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                         f"{subscriber.last_queued_seq}",
                         last_seq=str(subscriber.last_queued_seq),
                     )
-                next_event = await subscriber.queue.get()
-                if next_event is None:  # the host is shutting down
+                message = await subscriber.queue.get()
+                if message is None:  # the host is shutting down
                     return
-                yield table_pb2.SubscribeEventsResponse(event=next_event)
+                yield message
         finally:
             self._limits.stream_closed(peer)
             task.fanout.unsubscribe(subscriber)

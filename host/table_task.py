@@ -25,7 +25,7 @@ from host import auth
 from host.absences import Absences
 from host.deadline import Deadline
 from host.errors import Refusal, malformed, permission_denied, precondition
-from host.fanout import Fanout, Subscriber
+from host.fanout import Fanout, Ready, Subscriber, prepare
 from host.journal import JournalWriteFailed, TableJournal
 from host.outbox import JobOutbox
 from host.recovery import play_back
@@ -312,9 +312,27 @@ class TableTask:
             _answer(future, error=error)
             return False
         entries, records, steps = self._outbox.take()
-        if entries:
+        ready: list[Ready] = []
+
+        def committed() -> None:
+            """Everyone hears of the job: run on the loop as soon as the commit returns."""
+            for record, messages in zip(records, ready, strict=True):
+                self.fanout.publish(record, messages)
+            for step in steps:
+                step()
+            self._note_finished()
+            _answer(future, result=result, error=outcome)
+
+        if not entries:
+            ready += [prepare(record) for record in records]
+            committed()
+        else:
+            writing = self.journal.write_job(entries, committed)
+            # While the writer thread commits (the GIL released in the fsync): every stream
+            # message, so that once it has, publishing only hands them over.
+            ready += [prepare(record) for record in records]
             try:
-                await self.journal.write_job(entries)
+                await writing
             except JournalWriteFailed as failure:
                 self._write_failed(failure)
                 self._rebuild()
@@ -329,12 +347,6 @@ class TableTask:
                 )
                 return False
             self._write_succeeded()
-        for record in records:
-            self.fanout.publish(record)
-        for step in steps:
-            step()
-        self._note_finished()
-        _answer(future, result=result, error=outcome)
         self._watch()
         for seat in self._back:  # players back: from this turn boundary the seat is theirs
             await self._run_job(_back(seat), None)

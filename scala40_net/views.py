@@ -1,20 +1,32 @@
 """What one seat may see: the only place hidden information is removed, for events and states.
 
 Streams, snapshots and reconnects all go through ``view_event`` and
-``view_state``; ``seat=None`` is a spectator, who sees no hand.
+``view_state``; ``seat=None`` is a spectator, who sees no hand. A seat that
+follows its stream carries its view from event to event (``after_event``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import overload
+from typing import TypeVar, overload
 
 from scala40_net.actions import DrawSource
-from scala40_net.deal import DealState, Phase
-from scala40_net.events import CardDrawn, DealEnded, DealStarted, Event
+from scala40_net.deal import DealState, Phase, could_attach
+from scala40_net.events import (
+    CardDrawn,
+    DealEnded,
+    DealStarted,
+    DiscardReturned,
+    Event,
+    JokerSwapped,
+    Played,
+    StockRebuilt,
+)
 from scala40_net.match import MatchPhase, MatchState
 from scala40_net.melds import Meld
-from scala40_net.rules import Ruleset
+from scala40_net.rules import DiscardAttachable, Ruleset
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -77,28 +89,141 @@ def view_event(event: Event, seat: int | None) -> Event:
     return event
 
 
-def after_own_draw(view: DealView, drawn: CardDrawn) -> DealView:
-    """The viewer's view right after its own draw ``drawn`` (as it saw it: with the card),
-    from its view just before: what ``deal.apply`` does to a draw, on a view.
+def after_event(view: DealView, event: Event) -> DealView:
+    """The viewer's view right after ``event`` (as the viewer saw it, ``view_event``), from
+    its view just before: what ``deal.apply`` does to the state, on a view.
 
-    A seat that follows the event stream needs no new snapshot to play the card it drew.
+    A seat that follows the event stream needs no new snapshot to move: a deal's
+    events after its start carry everything its view holds. Raises ``ValueError``
+    for an event that no view before it can be carried across (a new deal's start,
+    the match's own events).
     """
-    if view.viewer != drawn.seat or view.hand is None or drawn.card is None:
-        raise ValueError("only the viewer's own draw, with its card, applies to its view")
+    if isinstance(event, CardDrawn):
+        return _after_draw(view, event)
+    if isinstance(event, DiscardReturned):
+        i = view.seats.index(event.seat)
+        return replace(
+            view,
+            phase=Phase.DRAW,
+            hand=_without(view.hand, (event.card,)) if view.viewer == event.seat else view.hand,
+            hand_counts=_plus(view.hand_counts, i, -1),
+            discard_pile=(*view.discard_pile, event.card),
+            drawn=None,
+            taken_discard=None,
+        )
+    if isinstance(event, Played):
+        return _after_play(view, event)
+    if isinstance(event, StockRebuilt):
+        return replace(
+            view,
+            phase=Phase.DRAW,
+            stock_count=event.count,
+            discard_pile=view.discard_pile[-1:],
+            rebuilds=event.r,
+        )
+    if isinstance(event, DealEnded):
+        return replace(view, phase=Phase.OVER, result=event)
+    raise ValueError(f"{type(event).__name__} does not follow from a view before it")
+
+
+def _after_draw(view: DealView, drawn: CardDrawn) -> DealView:
     i = view.seats.index(drawn.seat)
-    counts = list(view.hand_counts)
-    counts[i] += 1
+    hand = view.hand
+    if view.viewer == drawn.seat:
+        if hand is None or drawn.card is None:
+            raise ValueError("the viewer's own draw comes with its card")
+        hand = (*hand, drawn.card)
     from_stock = drawn.source is DrawSource.STOCK
     return replace(
         view,
         phase=Phase.PLAY,
-        hand=(*view.hand, drawn.card),
-        hand_counts=tuple(counts),
+        hand=hand,
+        hand_counts=_plus(view.hand_counts, i, 1),
         discard_pile=view.discard_pile if from_stock else view.discard_pile[:-1],
         stock_count=view.stock_count - 1 if from_stock else view.stock_count,
         drawn=drawn.source,
         taken_discard=None if from_stock else drawn.card,
     )
+
+
+def _after_play(view: DealView, played: Played) -> DealView:
+    """R3 step 2 on a view: the melds where the event placed them, the discard on the pile,
+    the turn to the next seat (or the stock to rebuild, or the deal over)."""
+    i = view.seats.index(played.seat)
+    table = list(view.table)
+    owners = list(view.owners)
+    hand = list(view.hand) if view.hand is not None and view.viewer == played.seat else None
+    count = view.hand_counts[i]
+    for op in played.operations:
+        for index, meld in op.placed:
+            if index < len(table):
+                table[index] = meld
+            else:
+                table.append(meld)
+                owners.append(played.seat)
+        if isinstance(op, JokerSwapped):  # a card for the joker: the hand's count holds
+            if hand is not None:
+                hand.remove(op.card)
+                hand.append(op.joker)  # as the engine does: into the hand, laid later
+            continue
+        count -= len(op.cards)
+        if hand is not None:
+            for card in op.cards:
+                hand.remove(card)
+    if played.discard is not None:
+        count -= 1
+        if hand is not None:
+            hand.remove(played.discard)
+    agreed = None
+    if (
+        view.ruleset.discard_attachable is DiscardAttachable.AGREED
+        and played.discard is not None
+        and could_attach(table, played.discard)  # the engine's own test of R8.2
+    ):
+        agreed = played.discard
+    seats = view.seats
+    if played.went_out:
+        phase, turn = Phase.OVER, view.turn
+    else:
+        turn = seats[(i + 1) % len(seats)]
+        # The stock ran out: rebuilt next (or the deal ends void, its own event says so).
+        phase = Phase.DRAW if view.stock_count else Phase.REBUILD
+    return replace(
+        view,
+        phase=phase,
+        turn=turn,
+        hand=tuple(hand) if hand is not None else view.hand,
+        hand_counts=_set(view.hand_counts, i, count),
+        opened=_set(view.opened, i, view.opened[i] or played.opened),
+        turns_played=_plus(view.turns_played, i, 1),
+        table=tuple(table),
+        owners=tuple(owners),
+        discard_pile=(
+            (*view.discard_pile, played.discard)
+            if played.discard is not None
+            else view.discard_pile
+        ),
+        drawn=None,
+        taken_discard=None,
+        agreed_discard=agreed,
+    )
+
+
+def _without(hand: tuple[int, ...] | None, cards: tuple[int, ...]) -> tuple[int, ...] | None:
+    if hand is None:
+        return None
+    left = list(hand)
+    for card in cards:
+        left.remove(card)
+    return tuple(left)
+
+
+def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def _plus(values: tuple[int, ...], i: int, step: int) -> tuple[int, ...]:
+    return _set(values, i, values[i] + step)
 
 
 @overload

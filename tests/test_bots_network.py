@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -352,3 +353,85 @@ def test_a_record_dir_that_cannot_take_a_deal_says_so_and_the_bot_plays_on(
     keeper.close()
     keeper.trace("event 2 deal")  # after the log is closed: dropped, not raised
     assert (tmp_path / "stream.log").read_text() == "event 1 snapshot\n"
+
+
+class Deciding:
+    """A bot that keeps the view it last decided on."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot, self.level = bot, bot.level
+        self.view: DealView | None = None
+
+    def choose_draw(self, view: DealView) -> DrawSource:
+        self.view = view
+        return self.bot.choose_draw(view)
+
+    def choose_play(self, view: DealView) -> Play | None:
+        self.view = view
+        return self.bot.choose_play(view)
+
+    def observe(self, event: Event) -> None:
+        self.bot.observe(event)
+
+    def buys_back(self, fee: int) -> bool:
+        return False
+
+
+async def test_the_network_bot_moves_on_the_view_the_host_has_without_asking_for_it(
+    served: HostClient,
+) -> None:
+    """Two network seats carry their views from the stream (``views.after_event``): at each
+    move, while the table waits for it, the host's own view of the seat (GetView) is the one
+    the bot decided on; the seats asked for a view only at each deal's start."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
+    request = lobby_pb2.CreateTableRequest(
+        name="views",
+        seats=2,
+        ruleset=ruleset_pb2.Ruleset(options=options),
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    checked: list[str] = []
+    seats = []
+    for k, level in enumerate(("hard", "medium")):
+        joined = await served.lobby.JoinTable(
+            lobby_pb2.JoinTableRequest(table_id=table_id, player_name=level)
+        )
+        bot = Deciding(make_bot(level, random.Random(40 + k)))
+        seat = bot_seat(served.channel, table_id, joined, bot)  # type: ignore[arg-type]
+        for name in ("Draw", "Play", "ReturnDiscard"):
+            setattr(seat.tables, name, _checking(getattr(seat.tables, name), seat, bot, checked))
+        seats.append(seat)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seats[0].metadata
+    )
+    results = await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=240)
+    assert results[0] and results[0] == results[1]
+    started = 0
+    for seat in seats:
+        assert seat.log is not None
+        deals = sum(e.deal.public_event != b"" and _started(e) for e in seat.log.events)
+        assert deals >= 2  # (a void deal is played again)
+        assert len(seat.log.views) <= deals + len(seat.log.refusals), seat.log.refusals
+        started = max(started, deals)
+    # Every deal has at least its first seat's draw and play, each checked.
+    assert len(checked) >= 2 * started and {"DrawRequest", "PlayRequest"} <= set(checked)
+
+
+def _started(event: table_pb2.TableEvent) -> bool:
+    return deal_pb2.DealEvent.FromString(event.deal.public_event).WhichOneof("event") == "started"
+
+
+def _checking(
+    method: Callable[..., Awaitable[object]], seat: NetworkSeat, bot: Deciding, checked: list[str]
+) -> Callable[..., Awaitable[object]]:
+    """``method`` sent only after the host's view of the seat is checked against the bot's."""
+
+    async def call(request: object, **kwargs: object) -> object:
+        answer = await seat.tables.GetView(
+            table_pb2.GetViewRequest(), metadata=seat.metadata, timeout=10
+        )
+        assert wire.deal_view_from_pb(answer.view) == bot.view
+        checked.append(type(request).__name__)
+        return await method(request, **kwargs)
+
+    return call

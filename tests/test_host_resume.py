@@ -6,9 +6,11 @@ import asyncio
 from pathlib import Path
 
 from conftest import HostClient, bearer, bot_seat, start_host
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_host_bad_input import context, deal_two_seats, view
 
-from host.fanout import Fanout, Record
+from host.fanout import Fanout, Record, prepare
 from host.table_core import TableSettings
 from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
@@ -137,3 +139,28 @@ async def test_a_snapshots_private_events_say_which_public_event_each_came_with(
     # The same link as in the deal's record file (FAIR_DEAL.md "Record file": with_event).
     other = (await view(served, dealt.tokens[dealt.other])).view
     assert list(other.my_private_with_event) == [kinds.index("started")]
+
+
+@given(
+    text=st.text(max_size=400),
+    private=st.dictionaries(st.integers(0, 5), st.binary(max_size=300), max_size=4),
+)
+@settings(max_examples=100, deadline=None)
+def test_the_stream_messages_made_ready_once_are_what_protobuf_writes_for_each_seat(
+    text: str, private: dict[int, bytes]
+) -> None:
+    """Each stream gets the bytes of SubscribeEventsResponse(event=its seat's event): the
+    public bytes shared by the seats with no private part and the spectators."""
+    public = table_pb2.TableEvent(seq=7)
+    public.deal.public_event = text.encode()
+    parts = {
+        seat: deal_pb2.PrivateDealEvent(stock_card_drawn=deal_pb2.StockCardDrawn(card=len(data)))
+        for seat, data in private.items()
+    }
+    record = Record(7, public, parts)
+    ready = prepare(record)
+    for seat in (None, *range(7)):
+        expected = table_pb2.SubscribeEventsResponse(event=record.for_seat(seat))
+        assert ready.for_seat(seat) == expected.SerializeToString()
+        assert table_pb2.SubscribeEventsResponse.FromString(ready.for_seat(seat)) == expected
+    assert all(ready.for_seat(s) is ready.public for s in (None, 6))

@@ -4,10 +4,11 @@ It joins a table like a person (LobbyService.JoinTable), or takes up a seat
 already joined with its token, follows the table's event stream, takes part
 in every fair deal with its own seed through the library's ``SeatExchange``
 (FAIR_DEAL.md), tells its bot every deal event as its seat sees it
-(``wire.DealEventReader``), reads its view (TableService.GetView, turned into
-the engine's view by ``wire``) whenever a move may be its own (after its own
-draw it adds the card to the view it drew on instead), and moves until the
-match ends — exactly as a client in another process would.
+(``wire.DealEventReader``), keeps its view of the deal from those events
+(``views.after_event``: it reads the view, TableService.GetView turned into the
+engine's view by ``wire``, only at a deal's start, after a reconnect and when
+the host says its view was stale), and moves until the match ends — exactly as a client in
+another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
@@ -41,7 +42,7 @@ from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
-from scala40_net.events import CardDrawn, Event
+from scala40_net.events import DealStarted, Event
 from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
@@ -132,9 +133,9 @@ class NetworkSeat:
             Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
         ) = None
         self._signed: table_pb2.DealSigned | None = None
-        # The view this seat drew on and the seq it was at, until the draw's own event: the
-        # view after it is then built here, not asked for again (``views.after_own_draw``).
-        self._drawing: tuple[DealView, int] | None = None
+        # This seat's view of the deal and the seq of the event it is at, carried from event
+        # to event of this stream (``views.after_event``); None: ask the host for it.
+        self._known: tuple[DealView, int] | None = None
 
     def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
         seq = self.last_seq if last_seen_seq is None else last_seen_seq
@@ -162,6 +163,7 @@ class NetworkSeat:
         so the stream keeps flowing while this seat waits on its own calls.
         """
         request = table_pb2.SubscribeEventsRequest(after_seq=self.last_seq)
+        self._known = None  # a view is carried only across the events of one stream
         stream = self.tables.SubscribeEvents(request, metadata=self.metadata)
         inbox: asyncio.Queue[tuple[float, table_pb2.SubscribeEventsResponse] | None] = (
             asyncio.Queue()
@@ -206,9 +208,10 @@ class NetworkSeat:
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             private = event.deal.private_event if event.deal.HasField("private_event") else None
             happened = self._observe(public, private)
+            self._follow(happened, event.seq)
             await self._fair_deal(public)
             if public.WhichOneof("event") in TURN_EVENTS and self._may_be_my_move(public):
-                await self._move(self._after_draw(happened, event.seq))
+                await self._move(self._known)
         elif kind == "snapshot":
             # The deal so far, from its start: the bot's memory is rebuilt from it. The
             # fair-deal steps in it are past: only this run's exchange may still act on them.
@@ -221,7 +224,11 @@ class NetworkSeat:
             await self._answer_rientro(event.snapshot.rientro_offers)
             if event.snapshot.HasField("between_deals"):
                 await self._ready(event.snapshot.between_deals)
-            await self._move()
+            # The snapshot is the seat's view: no deal in play (None), no move until an event.
+            seen = wire.deal_view_from_pb(event.snapshot)
+            if seen is not None:
+                self._known = seen, event.seq
+                await self._move(self._known)
         elif kind == "deal_signed":
             if self.log is not None:
                 self.log.signed.append(event.deal_signed)
@@ -261,15 +268,18 @@ class NetworkSeat:
             self.bot.observe(happened)
         return happened
 
-    def _after_draw(self, happened: Event | None, seq: int) -> tuple[DealView, int] | None:
-        """The view to play on after this seat's own draw, when its event came right after
-        the view the seat drew on (anything between, a stock rebuilt say: None, ask)."""
-        drawing, self._drawing = self._drawing, None
-        if drawing is None or drawing[1] != seq - 1:
-            return None
-        if not isinstance(happened, CardDrawn) or happened.seat != self.seat:
-            return None
-        return views.after_own_draw(drawing[0], happened), seq
+    def _follow(self, happened: Event | None, seq: int) -> None:
+        """Carry the seat's view across a deal event (the fair-deal steps change nothing of
+        it); a new deal, or an event the view cannot take, leaves none: the host is asked."""
+        if self._known is None or happened is None or seq <= self._known[1]:
+            return  # (an event at or before the view's seq is in it already: a GetView's)
+        if isinstance(happened, DealStarted):
+            self._known = None
+            return
+        try:
+            self._known = views.after_event(self._known[0], happened), seq
+        except ValueError:  # not this view's deal: ask
+            self._known = None
 
     async def _fair_deal(self, event: deal_pb2.DealEvent, replaying: bool = False) -> None:
         kind = event.WhichOneof("event")
@@ -428,9 +438,12 @@ class NetworkSeat:
             if self.log is not None:
                 self.log.views.append(answer.SerializeToString())
             view, seen = wire.deal_view_from_pb(answer.view), answer.seq
+            self._known = None if view is None else (view, seen)
         else:
             view, seen = known
         if view is None or view.turn != self.seat or view.hand is None:
+            return True
+        if view.phase not in (Phase.DRAW, Phase.PLAY):  # a stock to rebuild, a deal over
             return True
         if view.phase is Phase.DRAW:
             if self.think:
@@ -443,7 +456,6 @@ class NetworkSeat:
             request = table_pb2.DrawRequest(
                 context=self._context(seen), source=wire.draw_source_to_pb(source)
             )
-            self._drawing = (view, seen)
             return await self._send_move(self.tables.Draw, request) != "stale"
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
         # discard goes back (R3.2). A bot never leaves its table waiting.
