@@ -322,3 +322,21 @@ def test_the_race_policy_holds_its_melds_once_opened_until_they_go_out() -> None
                 held += 1
             state, _ = apply(state, state.turn, play)
     assert held > 0
+
+
+def test_expert_with_only_jokers_left_throws_one_as_hard_does() -> None:
+    """Two jokers in hand, the table's groups full (R4.2): a joker is the only discard (R8)."""
+    state = position(
+        hands={0: "JK", 1: "3C 9D 9H"},
+        table=["5H 5S 5D 5C", "10H 10D 10C 10S"],
+        owners=[1, 1],
+        opened=[0, 1],
+        stock_top="JK",
+        turn=0,
+        turns_played=3,
+    )
+    state = after_draw(state)
+    expert = play_of(small_expert(0), state)
+    hard = play_of(make_bot("hard", random.Random(0)), state)
+    assert expert == hard
+    assert expert.discard is not None and face(expert.discard).is_joker
