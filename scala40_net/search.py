@@ -25,7 +25,7 @@ The engine stays the judge: a caller who needs certainty applies the play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, product
@@ -122,7 +122,6 @@ class _Candidate(NamedTuple):
         return self.slot < 0
 
 
-@dataclass(frozen=True)
 class LayDown:
     """A lay-down found by the search, ready to be followed by a discard.
 
@@ -131,16 +130,87 @@ class LayDown:
     card taken from the discard pile, R3.3). ``opening_points`` is the R5.1
     total of the new melds; ``relief`` the R9.4 penalty of the cards that left
     the hand (a swapped-in joker that is laid again counts nothing).
+
+    Immutable, and equal to another with the same four values. The search's
+    operations are built when first asked for: many questions only weigh what a
+    lay-down leaves in hand or is worth.
     """
 
-    operations: tuple[Operation, ...]
+    __slots__ = ("_build", "_empty", "_operations", "leftover", "opening_points", "relief")
     leftover: tuple[int, ...]
     opening_points: int
     relief: int
+    _operations: tuple[Operation, ...] | None
+    _build: Callable[[], tuple[Operation, ...]] | None
+    _empty: bool
+
+    def __init__(
+        self,
+        operations: tuple[Operation, ...],
+        leftover: tuple[int, ...],
+        opening_points: int,
+        relief: int,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "_operations", operations)
+        _set(self, "_build", None)
+        _set(self, "_empty", not operations)
+        _set(self, "leftover", leftover)
+        _set(self, "opening_points", opening_points)
+        _set(self, "relief", relief)
+
+    @classmethod
+    def _later(
+        cls,
+        build: Callable[[], tuple[Operation, ...]],
+        empty: bool,
+        leftover: tuple[int, ...],
+        opening_points: int,
+        relief: int,
+    ) -> LayDown:
+        """A lay-down whose operations ``build`` makes when first asked for."""
+        lay = cls((), leftover, opening_points, relief)
+        object.__setattr__(lay, "_operations", None)
+        object.__setattr__(lay, "_build", build)
+        object.__setattr__(lay, "_empty", empty)
+        return lay
+
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        operations = self._operations
+        if operations is None:
+            assert self._build is not None
+            operations = self._build()
+            object.__setattr__(self, "_operations", operations)
+            object.__setattr__(self, "_build", None)
+        return operations
 
     @property
     def is_empty(self) -> bool:
-        return not self.operations
+        return self._empty
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"LayDown is immutable: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"LayDown is immutable: cannot delete {name}")
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.operations, self.leftover, self.opening_points, self.relief)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LayDown):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"LayDown(operations={self.operations!r}, leftover={self.leftover!r}, "
+            f"opening_points={self.opening_points!r}, relief={self.relief!r})"
+        )
 
 
 def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
@@ -575,63 +645,108 @@ class _Swap:
 _Option = tuple[_Candidate, tuple[int, ...], int, int, int, int]
 
 
-# The faces, candidates by position and drops of a search (``_plan``), by the identity of the
-# candidate sets they come from (each cached where it is made), with those sets themselves
-# so that their ids stay theirs. Emptied when full.
+class _Walk:
+    """What the depth-first loop walks for a set of candidates, the same for every hand
+    they come from (``_plan``).
+
+    ``held``: the faces any candidate holds; ``positions``: the faces some candidate
+    starts with, lowest first; ``options[i]``: the candidates starting at position i;
+    ``passing[i]``: the faces dropped on passing position i; ``dead[i]``, once every
+    joker is laid, the faces that no candidate without a joker from position i on
+    holds, with what each candidate of position i holds of them (its weight in the
+    bound), worked out when first needed.
+    """
+
+    __slots__ = ("dead", "held", "options", "passing", "positions")
+
+    def __init__(self, candidates: Sequence[_Candidate], by_points: bool) -> None:
+        """A card no candidate holds can never leave the hand: it is left from the start
+        and adds nothing to the bound. Each candidate comes with what the loop needs of
+        it, worked out here rather than at every node: the faces, jokers, slot, gain,
+        and what it takes off the bound (its relief with each joker at the bound's joker
+        weight). The search places faces lowest first, so once it has passed position i
+        no candidate starting at i or before can be chosen: every copy still held of a
+        face that only such candidates hold stays in hand from then on. ``passing[i]``
+        lists the faces the search drops when it passes position i: its own face and
+        those. A face no candidate starts with is no position: passing it drops nothing.
+        """
+        # Bit 0: a face some candidate holds; bit 1: one some candidate starts with.
+        at = [0] * FACES
+        for cand in candidates:
+            faces = cand.faces
+            for x in faces:
+                at[x] |= 1
+            at[faces[0]] = 3
+        held = [g for g in range(FACES) if at[g]]
+        positions = [g for g in held if at[g] == 3]
+        for i, g in enumerate(positions):
+            at[g] = i
+        options: list[list[_Option]] = [[] for _ in positions]
+        joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
+        # For each face, the highest position at which a candidate holding it starts.
+        last = [-1] * FACES
+        for cand in candidates:
+            faces = cand.faces
+            low = at[faces[0]]
+            for x in faces:
+                if last[x] < low:
+                    last[x] = low
+            spent = cand.relief - joker_gap * cand.jokers
+            gain = cand.points if by_points else cand.relief
+            options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+        passing: list[tuple[int, ...]] = [() for _ in positions]
+        for g in held:
+            passing[last[g]] += (g,)
+        self.held = held
+        self.positions = positions
+        self.options = options
+        self.passing = passing
+        self.dead: list[tuple[tuple[int, ...], list[int]]] | None = None
+
+    def joker_free_dead(self) -> list[tuple[tuple[int, ...], list[int]]]:
+        """``dead``, made once."""
+        dead = self.dead
+        if dead is None:
+            dead = []
+            alone = list(self.held)
+            unreached = set(alone)
+            for here in reversed(self.options):
+                for option in here:
+                    if not option[2]:
+                        for x in option[1]:
+                            if x in unreached:
+                                unreached.discard(x)
+                                alone.remove(x)
+                own = [
+                    sum(_PENALTY[x] for x in option[1] if x in unreached) if option[2] else 0
+                    for option in here
+                ]
+                dead.append((tuple(alone), own))
+            dead.reverse()
+            self.dead = dead
+        return dead
+
+
+# The walks of searches (``_plan``), by the identity of the candidate sets they come from
+# (each cached where it is made), with those sets themselves so that their ids stay theirs.
+# Emptied when full.
 _PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
 _PLANS_MAX = 1 << 12
-_Walk = tuple[list[int], list[list[_Option]], list[tuple[int, ...]]]
 
 
 def _plan(
     new: tuple[_Candidate, ...], attaches: tuple[tuple[_Candidate, ...], ...], by_points: bool
 ) -> _Walk:
-    """What the depth-first loop walks for these candidates, the same for every hand they
-    come from: the faces any candidate holds, lowest first (the positions), each
-    position's candidates, and the faces dropped on passing each position.
-
-    A card no candidate holds can never leave the hand: it is left from the start and
-    adds nothing to the bound. Each candidate comes with what the loop needs of it,
-    worked out here rather than at every node: the faces, jokers, slot, gain, and what
-    it takes off the bound (its relief with each joker at the bound's joker weight).
-    The search places faces lowest first, so once it has passed position i no
-    candidate starting at i or before can be chosen: every copy still held of a face
-    that only such candidates hold stays in hand from then on. ``passing[i]`` lists
-    the faces the search drops when it passes position i: its own face and those.
-    """
+    """The walk of these candidates (new melds, then the attaches to each table meld)."""
     key = (id(new), by_points, *map(id, attaches))
     found = _PLANS.get(key)
     if found is not None:
         return found[1]
-    candidates = new + sum(attaches, ()) if attaches else new
-    at = [-1] * FACES
-    for cand in candidates:
-        for x in cand.faces:
-            at[x] = 0
-    held = [g for g in range(FACES) if at[g] == 0]
-    for i, g in enumerate(held):
-        at[g] = i
-    options: list[list[_Option]] = [[] for _ in held]
-    joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
-    # For each face, the highest position at which a candidate holding it starts.
-    last = [-1] * FACES
-    for cand in candidates:
-        faces = cand.faces
-        low = at[faces[0]]
-        for x in faces:
-            if last[x] < low:
-                last[x] = low
-        spent = cand.relief - joker_gap * cand.jokers
-        gain = cand.points if by_points else cand.relief
-        options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
-    passing: list[tuple[int, ...]] = [() for _ in held]
-    for i, g in enumerate(held):
-        passing[last[g] if last[g] < i else i] += (g,)
+    walk = _Walk(new + sum(attaches, ()) if attaches else new, by_points)
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()
-    plan = (held, options, passing)
-    _PLANS[key] = ((new, attaches), plan)
-    return plan
+    _PLANS[key] = ((new, attaches), walk)
+    return walk
 
 
 class _Search:
@@ -686,8 +801,8 @@ class _Search:
             )
         self.lone_plans = [prep.lone_plans(self.jokers, max_run) for prep in preps]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        held, self.options, self.passing = _plan(new, attaches, by_points)
-        self.held = held
+        self.walk = walk = _plan(new, attaches, by_points)
+        held = walk.held
         self.left = sum(counts) - sum(counts[g] for g in held)
         self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
         # A real taken card stays in hand unless a candidate chosen holds it.
@@ -712,10 +827,11 @@ class _Search:
         comes, ``slots`` the table melds already attached to (one bit each).
         """
         counts = self.counts
-        held = self.held
-        end = len(held)
-        all_options = self.options
-        passing = self.passing
+        walk = self.walk
+        positions = walk.positions
+        end = len(positions)
+        all_options = walk.options
+        passing = walk.passing
         weight = _PENALTY
         chosen = self.chosen
         # Copies dropped at this node, face and count in turn, put back before returning; the
@@ -726,7 +842,7 @@ class _Search:
             # (and the faces only candidates passed could hold) are dropped in one loop here.
             while i < end:
                 options = all_options[i]
-                if counts[held[i]] and start < len(options):
+                if counts[positions[i]] and start < len(options):
                     break
                 for g in passing[i]:
                     n = counts[g]
@@ -743,13 +859,26 @@ class _Search:
                 self._leaf(value, left, jokers_used, slots)
                 break
             jokers_free = self.jokers - jokers_used
+            # Once the last joker is laid, the cards no candidate without one holds (their
+            # weight here, less what the candidate itself takes of them).
+            dead: tuple[int, ...] = ()
+            own: list[int] = []
+            dead_weight = -1
             for k in range(start, len(options)):
                 _, faces, jokers, slot, gain, spent = options[k]
                 if jokers > jokers_free or (slot >= 0 and slots >> slot & 1):
                     continue
                 # What the choice adds and takes off the bound: nothing below it can beat the
                 # best found when the cards left after it could not.
-                if value + gain + bound - spent <= self.best_value:
+                lost = 0
+                if jokers and jokers == jokers_free:
+                    if dead_weight < 0:
+                        dead, own = (walk.dead or walk.joker_free_dead())[i]
+                        dead_weight = 0
+                        for g in dead:
+                            dead_weight += counts[g] * weight[g]
+                    lost = dead_weight - own[k]
+                if value + gain + bound - spent - lost <= self.best_value:
                     continue
                 for x in faces:
                     if not counts[x]:
@@ -757,17 +886,32 @@ class _Search:
                 else:
                     for x in faces:
                         counts[x] -= 1
-                    chosen.append(options[k][0])
-                    self._dfs(
-                        i,
-                        k,
-                        value + gain,
-                        bound - spent,
-                        left,
-                        jokers_used + jokers,
-                        slots if slot < 0 else slots | 1 << slot,
-                    )
-                    chosen.pop()
+                    if lost:
+                        # The last joker laid: only candidates without one can follow.
+                        chosen.append(options[k][0])
+                        self._joker_free(
+                            dead,
+                            i,
+                            k,
+                            value + gain,
+                            bound - spent - lost,
+                            left,
+                            jokers_used + jokers,
+                            slots if slot < 0 else slots | 1 << slot,
+                        )
+                        chosen.pop()
+                    else:
+                        chosen.append(options[k][0])
+                        self._dfs(
+                            i,
+                            k,
+                            value + gain,
+                            bound - spent,
+                            left,
+                            jokers_used + jokers,
+                            slots if slot < 0 else slots | 1 << slot,
+                        )
+                        chosen.pop()
                     for x in faces:
                         counts[x] += 1
                     # A better lay-down found below may leave nothing here worth trying: no
@@ -789,6 +933,35 @@ class _Search:
             start = 0
         for k in range(0, len(dropped), 2):
             counts[dropped[k]] = dropped[k + 1]
+
+    def _joker_free(
+        self,
+        dead: tuple[int, ...],
+        i: int,
+        k: int,
+        value: int,
+        bound: int,
+        left: int,
+        jokers_used: int,
+        slots: int,
+    ) -> None:
+        """``_dfs`` from candidate ``k`` of position ``i`` once every joker is laid.
+
+        Only candidates without a joker can follow: every copy of the ``dead`` faces
+        (none of them holds one) stays in hand from here on, and ``bound`` no longer
+        counts them. The same lay-downs are judged in the same order.
+        """
+        counts = self.counts
+        dropped: list[int] = []
+        for g in dead:
+            n = counts[g]
+            if n:
+                counts[g] = 0
+                left += n
+                dropped += (g, n)
+        self._dfs(i, k, value, bound, left, jokers_used, slots)
+        for j in range(0, len(dropped), 2):
+            counts[dropped[j]] = dropped[j + 1]
 
     def _lone_joker_slots(self, used_slots: int) -> list[int]:
         """Table melds not in ``used_slots`` that could take jokers alone (R6.2).
@@ -1142,7 +1315,76 @@ def _search(
     if best is None:
         return None
     search, chosen, extra, opening = best
-    return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
+    # The hand as it is now: the operations are built from it only when asked for.
+    hand = tuple(hand)
+    leftover = _leftover(hand, search, chosen, extra, taken, opened)
+    relief = (
+        best_value
+        if not by_points
+        else sum(_CARD_POINTS[c] for c in hand) - sum(_CARD_POINTS[c] for c in leftover)
+    )
+
+    def build() -> tuple[Operation, ...]:
+        return _build(hand, search, chosen, extra, opening, taken, opened, best_value).operations
+
+    empty = not chosen and not search.swaps and not extra
+    return LayDown._later(build, empty, leftover, opening, relief)
+
+
+def _leftover(
+    hand: Sequence[int],
+    search: _Search,
+    chosen: list[_Candidate],
+    extra: int,
+    taken: int | None,
+    opened: bool,
+) -> tuple[int, ...]:
+    """The hand after the lay-down ``_build`` makes of the search's choice, without making it.
+
+    ``_build`` takes each face's cards from the front of the hand's copies (the
+    taken card first), a swap's card from the back; the jokers of the melds laid
+    before any swap from the hand's own (the taken one first), every later joker
+    from the swapped ones first, then the rest of the hand's own.
+    """
+    copies: dict[int, list[int]] = {}
+    own_jokers: list[int] = []
+    for card in hand:
+        fi = _CARD_FACE_INDEX[card]
+        if fi < 0:
+            own_jokers.append(card)
+        elif fi in copies:
+            copies[fi].append(card)
+        else:
+            copies[fi] = [card]
+    if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
+        front = copies[_CARD_FACE_INDEX[taken]]
+        front.remove(taken)
+        front.insert(0, taken)
+    own_jokers.sort(key=lambda c: c != taken)
+    used: dict[int, int] = {}
+    jokers = extra
+    for cand in chosen:
+        jokers += cand.jokers
+        for x in cand.faces:
+            used[x] = used.get(x, 0) + 1
+    swapped: dict[int, int] = {}
+    for s in search.swaps:
+        swapped[s.face] = swapped.get(s.face, 0) + 1
+    # The jokers of the melds laid whole before the swaps, as ``_build`` orders them.
+    first = 0
+    if not opened:
+        new = [c for c in chosen if c.slot < 0]
+        if search.swaps:
+            taken_face = search.taken_face if search.taken_must_open else None
+            plan = opening_first(new, len(own_jokers), taken_face, search.ruleset.max_run)
+            first = 0 if plan is None else sum(c.jokers for c in plan.first)
+        else:
+            first = sum(c.jokers for c in new)
+    own_used = first + max(0, jokers - first - len(search.swaps))
+    kept = set(own_jokers[own_used:])
+    for fi, cards in copies.items():
+        kept.update(cards[used.get(fi, 0) : len(cards) - swapped.get(fi, 0)])
+    return tuple(c for c in hand if c in kept)
 
 
 def _may_open(
