@@ -225,14 +225,18 @@ def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
 # The new melds depend only on which faces the hand holds and whether it has a joker: the
 # same hand comes back at every turn it does not change, and in every what-if of a bot. Kept
 # small: every entry is objects the collector walks at each full collection.
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 9)
 def _new_melds(
     masks: tuple[int, int, int, int], jokers: bool, max_run: int | None
 ) -> tuple[_Candidate, ...]:
     """Every new meld (R4) of the faces in ``masks`` (one per suit), sequences first."""
     out: list[_Candidate] = []
     for suit in range(4):
-        out += _suit_sequences(suit, masks[suit], jokers, max_run)
+        # A run needs two real cards among any three ranks in a row (three without a joker):
+        # most suits of a hand have none, and are not laid out at all.
+        ranks = masks[suit] | (masks[suit] & 1) << 13
+        if ranks & ranks >> 1 & ranks >> 2 if not jokers else ranks & (ranks >> 1 | ranks >> 2):
+            out += _suit_sequences(suit, masks[suit], jokers, max_run)
     m0, m1, m2, m3 = masks
     # A group needs two real cards at least, with a joker or not: the ranks held in two suits.
     pairs = (m0 & (m1 | m2 | m3)) | (m1 & (m2 | m3)) | (m2 & m3)
@@ -729,9 +733,11 @@ class _Walk:
 
 # The walks of searches (``_plan``), by the identity of the candidate sets they come from
 # (each cached where it is made), with those sets themselves so that their ids stay theirs.
-# Emptied when full.
+# The least recently used goes first: a walk is asked again soon or not at all (the same
+# hand and table weighed twice in a turn), and every walk kept is objects that the
+# collector walks through at each collection of the old generations.
 _PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
-_PLANS_MAX = 1 << 12
+_PLANS_MAX = 1 << 7
 
 
 def _plan(
@@ -739,14 +745,13 @@ def _plan(
 ) -> _Walk:
     """The walk of these candidates (new melds, then the attaches to each table meld)."""
     key = (id(new), by_points, *map(id, attaches))
-    found = _PLANS.get(key)
-    if found is not None:
-        return found[1]
-    walk = _Walk(new + sum(attaches, ()) if attaches else new, by_points)
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    _PLANS[key] = ((new, attaches), walk)
-    return walk
+    found = _PLANS.pop(key, None)
+    if found is None:
+        found = ((new, attaches), _Walk(new + sum(attaches, ()) if attaches else new, by_points))
+        if len(_PLANS) >= _PLANS_MAX:
+            del _PLANS[next(iter(_PLANS))]
+    _PLANS[key] = found
+    return found[1]
 
 
 class _Search:
