@@ -284,9 +284,10 @@ def _suit_sequences(
         if not held[lo] and (not jokers or not held[lo + 1]):
             continue
         missing = -1
-        points = 0
+        points = relief = 0
         for hi in range(lo, ACE_HIGH + 1):
             points += _SCALE_POINTS[hi]
+            relief += _PENALTY[index[hi]]
             # The second ace of A..K-A can only be a joker (R4.1).
             if not held[hi] or (hi == ACE_HIGH and lo == ACE_LOW):
                 if missing >= 0 or not jokers:
@@ -296,7 +297,6 @@ def _suit_sequences(
             if n < 3 or not length_ok[n]:
                 continue
             positions = index[lo : hi + 1]
-            relief = sum(_PENALTY[x] for x in positions)
             if missing < 0:
                 # No card missing: the run as it is, then with a joker in each place.
                 reals = positions if hi < ACE_HIGH else (positions[-1], *positions[:-1])
@@ -674,33 +674,34 @@ class _Walk:
         lists the faces the search drops when it passes position i: its own face and
         those. A face no candidate starts with is no position: passing it drops nothing.
         """
-        # Bit 0: a face some candidate holds; bit 1: one some candidate starts with.
-        at = [0] * FACES
-        for cand in candidates:
-            faces = cand.faces
-            for x in faces:
-                at[x] |= 1
-            at[faces[0]] = 3
-        held = [g for g in range(FACES) if at[g]]
-        positions = [g for g in held if at[g] == 3]
-        for i, g in enumerate(positions):
-            at[g] = i
-        options: list[list[_Option]] = [[] for _ in positions]
         joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
-        # For each face, the highest position at which a candidate holding it starts.
+        # The candidates by the face they start with, and for each face the highest face a
+        # candidate holding it starts with (positions and faces go in the same order).
+        by_low: dict[int, list[_Option]] = {}
         last = [-1] * FACES
         for cand in candidates:
             faces = cand.faces
-            low = at[faces[0]]
+            low = faces[0]
             for x in faces:
                 if last[x] < low:
                     last[x] = low
             spent = cand.relief - joker_gap * cand.jokers
             gain = cand.points if by_points else cand.relief
-            options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
+            option = (cand, faces, cand.jokers, cand.slot, gain, spent)
+            here = by_low.get(low)
+            if here is None:
+                by_low[low] = [option]
+            else:
+                here.append(option)
+        positions = sorted(by_low)
+        options = [by_low[g] for g in positions]
+        held = [g for g in range(FACES) if last[g] >= 0]
+        at = [0] * FACES
+        for i, g in enumerate(positions):
+            at[g] = i
         passing: list[tuple[int, ...]] = [() for _ in positions]
         for g in held:
-            passing[last[g]] += (g,)
+            passing[at[last[g]]] += (g,)
         self.held = held
         self.positions = positions
         self.options = options
@@ -1322,7 +1323,7 @@ def _search(
     search, chosen, extra, opening = best
     # The hand as it is now: the operations are built from it only when asked for.
     hand = tuple(hand)
-    leftover = _leftover(hand, search, chosen, extra, taken, opened)
+    leftover = _leftover(hand, counts, own_jokers, search, chosen, extra, taken, opened)
     relief = (
         best_value
         if not by_points
@@ -1338,58 +1339,70 @@ def _search(
 
 def _leftover(
     hand: Sequence[int],
+    counts: Sequence[int],
+    own_jokers: int,
     search: _Search,
     chosen: list[_Candidate],
     extra: int,
     taken: int | None,
     opened: bool,
 ) -> tuple[int, ...]:
-    """The hand after the lay-down ``_build`` makes of the search's choice, without making it.
+    """The hand after the lay-down ``_build`` makes of the search's choice, without making it
+    (``counts`` and ``own_jokers`` are the hand's, before any swap).
 
     ``_build`` takes each face's cards from the front of the hand's copies (the
     taken card first), a swap's card from the back; the jokers of the melds laid
     before any swap from the hand's own (the taken one first), every later joker
     from the swapped ones first, then the rest of the hand's own.
     """
-    copies: dict[int, list[int]] = {}
-    own_jokers: list[int] = []
-    for card in hand:
-        fi = _CARD_FACE_INDEX[card]
-        if fi < 0:
-            own_jokers.append(card)
-        elif fi in copies:
-            copies[fi].append(card)
-        else:
-            copies[fi] = [card]
-    if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
-        front = copies[_CARD_FACE_INDEX[taken]]
-        front.remove(taken)
-        front.insert(0, taken)
-    own_jokers.sort(key=lambda c: c != taken)
-    used: dict[int, int] = {}
+    used = [0] * FACES
     jokers = extra
     for cand in chosen:
         jokers += cand.jokers
         for x in cand.faces:
-            used[x] = used.get(x, 0) + 1
-    swapped: dict[int, int] = {}
+            used[x] += 1
+    # A face's copies from ``end[face]`` on go to the swaps.
+    end = list(counts)
     for s in search.swaps:
-        swapped[s.face] = swapped.get(s.face, 0) + 1
+        end[s.face] -= 1
     # The jokers of the melds laid whole before the swaps, as ``_build`` orders them.
     first = 0
     if not opened:
         new = [c for c in chosen if c.slot < 0]
         if search.swaps:
             taken_face = search.taken_face if search.taken_must_open else None
-            plan = opening_first(new, len(own_jokers), taken_face, search.ruleset.max_run)
+            plan = opening_first(new, own_jokers, taken_face, search.ruleset.max_run)
             first = 0 if plan is None else sum(c.jokers for c in plan.first)
         else:
             first = sum(c.jokers for c in new)
     own_used = first + max(0, jokers - first - len(search.swaps))
-    kept = set(own_jokers[own_used:])
-    for fi, cards in copies.items():
-        kept.update(cards[used.get(fi, 0) : len(cards) - swapped.get(fi, 0)])
-    return tuple(c for c in hand if c in kept)
+    # Each card's place among the copies of its face (the jokers: among the jokers), the
+    # taken card first.
+    taken_face = -2 if taken is None else _CARD_FACE_INDEX[taken]
+    place = [0] * FACES
+    if taken_face >= 0:
+        place[taken_face] = 1
+    jokers_seen = 1 if taken_face < 0 and taken is not None and taken in hand else 0
+    out: list[int] = []
+    for card in hand:
+        fi = _CARD_FACE_INDEX[card]
+        if fi < 0:
+            if card == taken:
+                k = 0
+            else:
+                k = jokers_seen
+                jokers_seen += 1
+            if k >= own_used:
+                out.append(card)
+        else:
+            if card == taken:
+                k = 0
+            else:
+                k = place[fi]
+                place[fi] += 1
+            if used[fi] <= k < end[fi]:
+                out.append(card)
+    return tuple(out)
 
 
 def _may_open(
