@@ -734,11 +734,13 @@ class _Walk:
 
 # The walks of searches (``_plan``), by the identity of the candidate sets they come from
 # (each cached where it is made), with those sets themselves so that their ids stay theirs.
-# The least recently used goes first: a walk is asked again soon or not at all (the same
-# hand and table weighed twice in a turn), and every walk kept is objects that the
-# collector walks through at each collection of the old generations.
+# A walk is asked again soon or not at all (the same hand and table weighed twice in a
+# turn), so only the last ones are kept, and only from the second time they are asked
+# for (``_ASKED`` holds the keys seen once): every walk kept is objects the collector
+# goes through, and a hand seen once would leave them to it for nothing.
 _PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
 _PLANS_MAX = 1 << 7
+_ASKED: dict[tuple[int, ...], None] = {}
 
 
 def _plan(
@@ -748,7 +750,15 @@ def _plan(
     key = (id(new), by_points, *map(id, attaches))
     found = _PLANS.pop(key, None)
     if found is None:
-        found = ((new, attaches), _Walk(new + sum(attaches, ()) if attaches else new, by_points))
+        walk = _Walk(new + sum(attaches, ()) if attaches else new, by_points)
+        if _ASKED.pop(key, 0) is not None:
+            # The first time: remembered as asked (an id seen again may be another set's:
+            # then only a walk is kept that is not needed).
+            if len(_ASKED) >= _PLANS_MAX:
+                del _ASKED[next(iter(_ASKED))]
+            _ASKED[key] = None
+            return walk
+        found = ((new, attaches), walk)
         if len(_PLANS) >= _PLANS_MAX:
             del _PLANS[next(iter(_PLANS))]
     _PLANS[key] = found
