@@ -8,8 +8,9 @@ any place it may stand, both ace values) and every set of cards that may be
 attached to a meld on the table (R6), with the runs cut from it under R4.6
 in the same play (each may take cards and a joker of its own). Joker swaps
 (R7) are tried as an outer loop over the subsets of the swaps the hand
-allows. A branch is cut only when even laying every card left could not beat
-the best found, so the answer is exact for its objective:
+allows. A branch is cut only when even laying every card left that some
+candidate could still take could not beat the best found, so the answer is
+exact for its objective:
 
 - ``best_opening``: the highest R5.1 opening total (new melds only);
 - ``best_play``: the most penalty points (R9.4 values, a joker 25) leaving the
@@ -197,6 +198,10 @@ class LayDown:
 
     def _values(self) -> tuple[object, ...]:
         return (self.operations, self.leftover, self.opening_points, self.relief)
+
+    def __reduce__(self) -> tuple[type[LayDown], tuple[object, ...]]:
+        # Copied and pickled as its four values (its operations built first).
+        return (LayDown, self._values())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LayDown):

@@ -8,6 +8,8 @@ the cards left, so a bot plays exactly the same move with either.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -27,6 +29,7 @@ from scala40_net.errors import RuleViolation
 from scala40_net.melds import Meld, attach, can_attach, joker_attach_faces, make_meld, split_run
 from scala40_net.movegen import operation_cards
 from scala40_net.rules import PRESETS, DiscardPickup, Ruleset, preset, with_options
+from scala40_net.scenario import CardPool
 
 DECK = list(range(108))
 
@@ -259,3 +262,10 @@ def test_a_lay_down_leaves_what_its_operations_leave(
     assert again == found and hash(again) == hash(found)
     with pytest.raises(AttributeError):
         found.relief = 0  # type: ignore[misc]
+
+
+def test_a_lay_down_is_copied_and_pickled_with_its_operations() -> None:
+    found = search.best_opening(CardPool().cards("9H 9D 9C 10S JS QS 4C"))
+    assert found is not None
+    for again in (copy.copy(found), copy.deepcopy(found), pickle.loads(pickle.dumps(found))):
+        assert again == found and again.operations == found.operations
