@@ -8,8 +8,9 @@ any place it may stand, both ace values) and every set of cards that may be
 attached to a meld on the table (R6), with the runs cut from it under R4.6
 in the same play (each may take cards and a joker of its own). Joker swaps
 (R7) are tried as an outer loop over the subsets of the swaps the hand
-allows. A branch is cut only when even laying every card left could not beat
-the best found, so the answer is exact for its objective:
+allows. A branch is cut only when even laying every card left that some
+candidate could still take could not beat the best found, so the answer is
+exact for its objective:
 
 - ``best_opening``: the highest R5.1 opening total (new melds only);
 - ``best_play``: the most penalty points (R9.4 values, a joker 25) leaving the
@@ -25,7 +26,7 @@ The engine stays the judge: a caller who needs certainty applies the play.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, product
@@ -122,7 +123,6 @@ class _Candidate(NamedTuple):
         return self.slot < 0
 
 
-@dataclass(frozen=True)
 class LayDown:
     """A lay-down found by the search, ready to be followed by a discard.
 
@@ -131,16 +131,91 @@ class LayDown:
     card taken from the discard pile, R3.3). ``opening_points`` is the R5.1
     total of the new melds; ``relief`` the R9.4 penalty of the cards that left
     the hand (a swapped-in joker that is laid again counts nothing).
+
+    Immutable, and equal to another with the same four values. The search's
+    operations are built when first asked for: many questions only weigh what a
+    lay-down leaves in hand or is worth.
     """
 
-    operations: tuple[Operation, ...]
+    __slots__ = ("_build", "_empty", "_operations", "leftover", "opening_points", "relief")
     leftover: tuple[int, ...]
     opening_points: int
     relief: int
+    _operations: tuple[Operation, ...] | None
+    _build: Callable[[], tuple[Operation, ...]] | None
+    _empty: bool
+
+    def __init__(
+        self,
+        operations: tuple[Operation, ...],
+        leftover: tuple[int, ...],
+        opening_points: int,
+        relief: int,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "_operations", operations)
+        _set(self, "_build", None)
+        _set(self, "_empty", not operations)
+        _set(self, "leftover", leftover)
+        _set(self, "opening_points", opening_points)
+        _set(self, "relief", relief)
+
+    @classmethod
+    def _later(
+        cls,
+        build: Callable[[], tuple[Operation, ...]],
+        empty: bool,
+        leftover: tuple[int, ...],
+        opening_points: int,
+        relief: int,
+    ) -> LayDown:
+        """A lay-down whose operations ``build`` makes when first asked for."""
+        lay = cls((), leftover, opening_points, relief)
+        object.__setattr__(lay, "_operations", None)
+        object.__setattr__(lay, "_build", build)
+        object.__setattr__(lay, "_empty", empty)
+        return lay
+
+    @property
+    def operations(self) -> tuple[Operation, ...]:
+        operations = self._operations
+        if operations is None:
+            assert self._build is not None
+            operations = self._build()
+            object.__setattr__(self, "_operations", operations)
+            object.__setattr__(self, "_build", None)
+        return operations
 
     @property
     def is_empty(self) -> bool:
-        return not self.operations
+        return self._empty
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"LayDown is immutable: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"LayDown is immutable: cannot delete {name}")
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.operations, self.leftover, self.opening_points, self.relief)
+
+    def __reduce__(self) -> tuple[type[LayDown], tuple[object, ...]]:
+        # Copied and pickled as its four values (its operations built first).
+        return (LayDown, self._values())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LayDown):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"LayDown(operations={self.operations!r}, leftover={self.leftover!r}, "
+            f"opening_points={self.opening_points!r}, relief={self.relief!r})"
+        )
 
 
 def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
@@ -155,14 +230,18 @@ def _presence(counts: Sequence[int]) -> tuple[int, int, int, int]:
 # The new melds depend only on which faces the hand holds and whether it has a joker: the
 # same hand comes back at every turn it does not change, and in every what-if of a bot. Kept
 # small: every entry is objects the collector walks at each full collection.
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 9)
 def _new_melds(
     masks: tuple[int, int, int, int], jokers: bool, max_run: int | None
 ) -> tuple[_Candidate, ...]:
     """Every new meld (R4) of the faces in ``masks`` (one per suit), sequences first."""
     out: list[_Candidate] = []
     for suit in range(4):
-        out += _suit_sequences(suit, masks[suit], jokers, max_run)
+        # A run needs two real cards among any three ranks in a row (three without a joker):
+        # most suits of a hand have none, and are not laid out at all.
+        ranks = masks[suit] | (masks[suit] & 1) << 13
+        if ranks & ranks >> 1 & ranks >> 2 if not jokers else ranks & (ranks >> 1 | ranks >> 2):
+            out += _suit_sequences(suit, masks[suit], jokers, max_run)
     m0, m1, m2, m3 = masks
     # A group needs two real cards at least, with a joker or not: the ranks held in two suits.
     pairs = (m0 & (m1 | m2 | m3)) | (m1 & (m2 | m3)) | (m2 & m3)
@@ -210,9 +289,10 @@ def _suit_sequences(
         if not held[lo] and (not jokers or not held[lo + 1]):
             continue
         missing = -1
-        points = 0
+        points = relief = 0
         for hi in range(lo, ACE_HIGH + 1):
             points += _SCALE_POINTS[hi]
+            relief += _PENALTY[index[hi]]
             # The second ace of A..K-A can only be a joker (R4.1).
             if not held[hi] or (hi == ACE_HIGH and lo == ACE_LOW):
                 if missing >= 0 or not jokers:
@@ -222,7 +302,6 @@ def _suit_sequences(
             if n < 3 or not length_ok[n]:
                 continue
             positions = index[lo : hi + 1]
-            relief = sum(_PENALTY[x] for x in positions)
             if missing < 0:
                 # No card missing: the run as it is, then with a joker in each place.
                 reals = positions if hi < ACE_HIGH else (positions[-1], *positions[:-1])
@@ -575,63 +654,120 @@ class _Swap:
 _Option = tuple[_Candidate, tuple[int, ...], int, int, int, int]
 
 
-# The faces, candidates by position and drops of a search (``_plan``), by the identity of the
-# candidate sets they come from (each cached where it is made), with those sets themselves
-# so that their ids stay theirs. Emptied when full.
+class _Walk:
+    """What the depth-first loop walks for a set of candidates, the same for every hand
+    they come from (``_plan``).
+
+    ``held``: the faces any candidate holds; ``positions``: the faces some candidate
+    starts with, lowest first; ``options[i]``: the candidates starting at position i;
+    ``passing[i]``: the faces dropped on passing position i; ``dead[i]``, once every
+    joker is laid, the faces that no candidate without a joker from position i on
+    holds, with what each candidate of position i holds of them (its weight in the
+    bound), worked out when first needed.
+    """
+
+    __slots__ = ("dead", "held", "options", "passing", "positions")
+
+    def __init__(self, candidates: Sequence[_Candidate], by_points: bool) -> None:
+        """A card no candidate holds can never leave the hand: it is left from the start
+        and adds nothing to the bound. Each candidate comes with what the loop needs of
+        it, worked out here rather than at every node: the faces, jokers, slot, gain,
+        and what it takes off the bound (its relief with each joker at the bound's joker
+        weight). The search places faces lowest first, so once it has passed position i
+        no candidate starting at i or before can be chosen: every copy still held of a
+        face that only such candidates hold stays in hand from then on. ``passing[i]``
+        lists the faces the search drops when it passes position i: its own face and
+        those. A face no candidate starts with is no position: passing it drops nothing.
+        """
+        joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
+        # The candidates by the face they start with, and for each face the highest face a
+        # candidate holding it starts with (positions and faces go in the same order).
+        by_low: dict[int, list[_Option]] = {}
+        last = [-1] * FACES
+        for cand in candidates:
+            faces = cand.faces
+            low = faces[0]
+            for x in faces:
+                if last[x] < low:
+                    last[x] = low
+            spent = cand.relief - joker_gap * cand.jokers
+            gain = cand.points if by_points else cand.relief
+            option = (cand, faces, cand.jokers, cand.slot, gain, spent)
+            here = by_low.get(low)
+            if here is None:
+                by_low[low] = [option]
+            else:
+                here.append(option)
+        positions = sorted(by_low)
+        options = [by_low[g] for g in positions]
+        held = [g for g in range(FACES) if last[g] >= 0]
+        at = [0] * FACES
+        for i, g in enumerate(positions):
+            at[g] = i
+        passing: list[tuple[int, ...]] = [() for _ in positions]
+        for g in held:
+            passing[at[last[g]]] += (g,)
+        self.held = held
+        self.positions = positions
+        self.options = options
+        self.passing = passing
+        self.dead: list[tuple[tuple[int, ...], list[int]]] | None = None
+
+    def joker_free_dead(self) -> list[tuple[tuple[int, ...], list[int]]]:
+        """``dead``, made once."""
+        dead = self.dead
+        if dead is None:
+            dead = []
+            alone = list(self.held)
+            unreached = set(alone)
+            for here in reversed(self.options):
+                for option in here:
+                    if not option[2]:
+                        for x in option[1]:
+                            if x in unreached:
+                                unreached.discard(x)
+                                alone.remove(x)
+                own = [
+                    sum(_PENALTY[x] for x in option[1] if x in unreached) if option[2] else 0
+                    for option in here
+                ]
+                dead.append((tuple(alone), own))
+            dead.reverse()
+            self.dead = dead
+        return dead
+
+
+# The walks of searches (``_plan``), by the identity of the candidate sets they come from
+# (each cached where it is made), with those sets themselves so that their ids stay theirs.
+# A walk is asked again soon or not at all (the same hand and table weighed twice in a
+# turn), so only the last ones are kept, and only from the second time they are asked
+# for (``_ASKED`` holds the keys seen once): every walk kept is objects the collector
+# goes through, and a hand seen once would leave them to it for nothing.
 _PLANS: dict[tuple[int, ...], tuple[object, _Walk]] = {}
-_PLANS_MAX = 1 << 12
-_Walk = tuple[list[int], list[list[_Option]], list[tuple[int, ...]]]
+_PLANS_MAX = 1 << 7
+_ASKED: dict[tuple[int, ...], None] = {}
 
 
 def _plan(
     new: tuple[_Candidate, ...], attaches: tuple[tuple[_Candidate, ...], ...], by_points: bool
 ) -> _Walk:
-    """What the depth-first loop walks for these candidates, the same for every hand they
-    come from: the faces any candidate holds, lowest first (the positions), each
-    position's candidates, and the faces dropped on passing each position.
-
-    A card no candidate holds can never leave the hand: it is left from the start and
-    adds nothing to the bound. Each candidate comes with what the loop needs of it,
-    worked out here rather than at every node: the faces, jokers, slot, gain, and what
-    it takes off the bound (its relief with each joker at the bound's joker weight).
-    The search places faces lowest first, so once it has passed position i no
-    candidate starting at i or before can be chosen: every copy still held of a face
-    that only such candidates hold stays in hand from then on. ``passing[i]`` lists
-    the faces the search drops when it passes position i: its own face and those.
-    """
+    """The walk of these candidates (new melds, then the attaches to each table meld)."""
     key = (id(new), by_points, *map(id, attaches))
-    found = _PLANS.get(key)
-    if found is not None:
-        return found[1]
-    candidates = new + sum(attaches, ()) if attaches else new
-    at = [-1] * FACES
-    for cand in candidates:
-        for x in cand.faces:
-            at[x] = 0
-    held = [g for g in range(FACES) if at[g] == 0]
-    for i, g in enumerate(held):
-        at[g] = i
-    options: list[list[_Option]] = [[] for _ in held]
-    joker_gap = JOKER_PENALTY - (JOKER_OPENING_BOUND if by_points else JOKER_PENALTY)
-    # For each face, the highest position at which a candidate holding it starts.
-    last = [-1] * FACES
-    for cand in candidates:
-        faces = cand.faces
-        low = at[faces[0]]
-        for x in faces:
-            if last[x] < low:
-                last[x] = low
-        spent = cand.relief - joker_gap * cand.jokers
-        gain = cand.points if by_points else cand.relief
-        options[low].append((cand, faces, cand.jokers, cand.slot, gain, spent))
-    passing: list[tuple[int, ...]] = [() for _ in held]
-    for i, g in enumerate(held):
-        passing[last[g] if last[g] < i else i] += (g,)
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    plan = (held, options, passing)
-    _PLANS[key] = ((new, attaches), plan)
-    return plan
+    found = _PLANS.pop(key, None)
+    if found is None:
+        walk = _Walk(new + sum(attaches, ()) if attaches else new, by_points)
+        if _ASKED.pop(key, 0) is not None:
+            # The first time: remembered as asked (an id seen again may be another set's:
+            # then only a walk is kept that is not needed).
+            if len(_ASKED) >= _PLANS_MAX:
+                del _ASKED[next(iter(_ASKED))]
+            _ASKED[key] = None
+            return walk
+        found = ((new, attaches), walk)
+        if len(_PLANS) >= _PLANS_MAX:
+            del _PLANS[next(iter(_PLANS))]
+    _PLANS[key] = found
+    return found[1]
 
 
 class _Search:
@@ -686,8 +822,8 @@ class _Search:
             )
         self.lone_plans = [prep.lone_plans(self.jokers, max_run) for prep in preps]
         self.joker_weight = JOKER_OPENING_BOUND if by_points else JOKER_PENALTY
-        held, self.options, self.passing = _plan(new, attaches, by_points)
-        self.held = held
+        self.walk = walk = _plan(new, attaches, by_points)
+        held = walk.held
         self.left = sum(counts) - sum(counts[g] for g in held)
         self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
         # A real taken card stays in hand unless a candidate chosen holds it.
@@ -712,10 +848,11 @@ class _Search:
         comes, ``slots`` the table melds already attached to (one bit each).
         """
         counts = self.counts
-        held = self.held
-        end = len(held)
-        all_options = self.options
-        passing = self.passing
+        walk = self.walk
+        positions = walk.positions
+        end = len(positions)
+        all_options = walk.options
+        passing = walk.passing
         weight = _PENALTY
         chosen = self.chosen
         # Copies dropped at this node, face and count in turn, put back before returning; the
@@ -726,7 +863,7 @@ class _Search:
             # (and the faces only candidates passed could hold) are dropped in one loop here.
             while i < end:
                 options = all_options[i]
-                if counts[held[i]] and start < len(options):
+                if counts[positions[i]] and start < len(options):
                     break
                 for g in passing[i]:
                     n = counts[g]
@@ -743,13 +880,26 @@ class _Search:
                 self._leaf(value, left, jokers_used, slots)
                 break
             jokers_free = self.jokers - jokers_used
+            # Once the last joker is laid, the cards no candidate without one holds (their
+            # weight here, less what the candidate itself takes of them).
+            dead: tuple[int, ...] = ()
+            own: list[int] = []
+            dead_weight = -1
             for k in range(start, len(options)):
                 _, faces, jokers, slot, gain, spent = options[k]
                 if jokers > jokers_free or (slot >= 0 and slots >> slot & 1):
                     continue
                 # What the choice adds and takes off the bound: nothing below it can beat the
                 # best found when the cards left after it could not.
-                if value + gain + bound - spent <= self.best_value:
+                lost = 0
+                if jokers and jokers == jokers_free:
+                    if dead_weight < 0:
+                        dead, own = (walk.dead or walk.joker_free_dead())[i]
+                        dead_weight = 0
+                        for g in dead:
+                            dead_weight += counts[g] * weight[g]
+                    lost = dead_weight - own[k]
+                if value + gain + bound - spent - lost <= self.best_value:
                     continue
                 for x in faces:
                     if not counts[x]:
@@ -757,17 +907,32 @@ class _Search:
                 else:
                     for x in faces:
                         counts[x] -= 1
-                    chosen.append(options[k][0])
-                    self._dfs(
-                        i,
-                        k,
-                        value + gain,
-                        bound - spent,
-                        left,
-                        jokers_used + jokers,
-                        slots if slot < 0 else slots | 1 << slot,
-                    )
-                    chosen.pop()
+                    if lost:
+                        # The last joker laid: only candidates without one can follow.
+                        chosen.append(options[k][0])
+                        self._joker_free(
+                            dead,
+                            i,
+                            k,
+                            value + gain,
+                            bound - spent - lost,
+                            left,
+                            jokers_used + jokers,
+                            slots if slot < 0 else slots | 1 << slot,
+                        )
+                        chosen.pop()
+                    else:
+                        chosen.append(options[k][0])
+                        self._dfs(
+                            i,
+                            k,
+                            value + gain,
+                            bound - spent,
+                            left,
+                            jokers_used + jokers,
+                            slots if slot < 0 else slots | 1 << slot,
+                        )
+                        chosen.pop()
                     for x in faces:
                         counts[x] += 1
                     # A better lay-down found below may leave nothing here worth trying: no
@@ -789,6 +954,35 @@ class _Search:
             start = 0
         for k in range(0, len(dropped), 2):
             counts[dropped[k]] = dropped[k + 1]
+
+    def _joker_free(
+        self,
+        dead: tuple[int, ...],
+        i: int,
+        k: int,
+        value: int,
+        bound: int,
+        left: int,
+        jokers_used: int,
+        slots: int,
+    ) -> None:
+        """``_dfs`` from candidate ``k`` of position ``i`` once every joker is laid.
+
+        Only candidates without a joker can follow: every copy of the ``dead`` faces
+        (none of them holds one) stays in hand from here on, and ``bound`` no longer
+        counts them. The same lay-downs are judged in the same order.
+        """
+        counts = self.counts
+        dropped: list[int] = []
+        for g in dead:
+            n = counts[g]
+            if n:
+                counts[g] = 0
+                left += n
+                dropped += (g, n)
+        self._dfs(i, k, value, bound, left, jokers_used, slots)
+        for j in range(0, len(dropped), 2):
+            counts[dropped[j]] = dropped[j + 1]
 
     def _lone_joker_slots(self, used_slots: int) -> list[int]:
         """Table melds not in ``used_slots`` that could take jokers alone (R6.2).
@@ -1142,7 +1336,88 @@ def _search(
     if best is None:
         return None
     search, chosen, extra, opening = best
-    return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
+    # The hand as it is now: the operations are built from it only when asked for.
+    hand = tuple(hand)
+    leftover = _leftover(hand, counts, own_jokers, search, chosen, extra, taken, opened)
+    relief = (
+        best_value
+        if not by_points
+        else sum(_CARD_POINTS[c] for c in hand) - sum(_CARD_POINTS[c] for c in leftover)
+    )
+
+    def build() -> tuple[Operation, ...]:
+        return _build(hand, search, chosen, extra, opening, taken, opened, best_value).operations
+
+    empty = not chosen and not search.swaps and not extra
+    return LayDown._later(build, empty, leftover, opening, relief)
+
+
+def _leftover(
+    hand: Sequence[int],
+    counts: Sequence[int],
+    own_jokers: int,
+    search: _Search,
+    chosen: list[_Candidate],
+    extra: int,
+    taken: int | None,
+    opened: bool,
+) -> tuple[int, ...]:
+    """The hand after the lay-down ``_build`` makes of the search's choice, without making it
+    (``counts`` and ``own_jokers`` are the hand's, before any swap).
+
+    ``_build`` takes each face's cards from the front of the hand's copies (the
+    taken card first), a swap's card from the back; the jokers of the melds laid
+    before any swap from the hand's own (the taken one first), every later joker
+    from the swapped ones first, then the rest of the hand's own.
+    """
+    used = [0] * FACES
+    jokers = extra
+    for cand in chosen:
+        jokers += cand.jokers
+        for x in cand.faces:
+            used[x] += 1
+    # A face's copies from ``end[face]`` on go to the swaps.
+    end = list(counts)
+    for s in search.swaps:
+        end[s.face] -= 1
+    # The jokers of the melds laid whole before the swaps, as ``_build`` orders them.
+    first = 0
+    if not opened:
+        new = [c for c in chosen if c.slot < 0]
+        if search.swaps:
+            taken_face = search.taken_face if search.taken_must_open else None
+            plan = opening_first(new, own_jokers, taken_face, search.ruleset.max_run)
+            first = 0 if plan is None else sum(c.jokers for c in plan.first)
+        else:
+            first = sum(c.jokers for c in new)
+    own_used = first + max(0, jokers - first - len(search.swaps))
+    # Each card's place among the copies of its face (the jokers: among the jokers), the
+    # taken card first.
+    taken_face = -2 if taken is None else _CARD_FACE_INDEX[taken]
+    place = [0] * FACES
+    if taken_face >= 0:
+        place[taken_face] = 1
+    jokers_seen = 1 if taken_face < 0 and taken is not None and taken in hand else 0
+    out: list[int] = []
+    for card in hand:
+        fi = _CARD_FACE_INDEX[card]
+        if fi < 0:
+            if card == taken:
+                k = 0
+            else:
+                k = jokers_seen
+                jokers_seen += 1
+            if k >= own_used:
+                out.append(card)
+        else:
+            if card == taken:
+                k = 0
+            else:
+                k = place[fi]
+                place[fi] += 1
+            if used[fi] <= k < end[fi]:
+                out.append(card)
+    return tuple(out)
 
 
 def _may_open(

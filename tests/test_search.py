@@ -24,7 +24,7 @@ from scala40_net.melds import (
     split_run,
     swap_joker,
 )
-from scala40_net.movegen import run_lengths
+from scala40_net.movegen import operation_cards, run_lengths
 from scala40_net.rules import Ruleset
 from scala40_net.scenario import CardPool, position
 from scala40_net.search import LayDown, best_opening, best_play, can_open
@@ -384,6 +384,25 @@ def test_r7_swap_frees_a_joker_for_a_new_meld() -> None:
     assert found is not None
     assert any(isinstance(op, SwapJoker) for op in found.operations)
     assert found.relief == 8 + 4 + 4
+    check_play(state, found)
+
+
+def test_r7_2_the_swapped_joker_is_laid_again_and_the_own_joker_stays() -> None:
+    # Swapping 6H frees the run's joker, which must be laid again (R7.2): the run takes it,
+    # and then no other joker, so the hand's own joker is one of the cards left.
+    state = position(
+        hands={0: "6H JK 2C 8D", 1: "2D"},
+        table=["5H JK=6H 7H"],
+        opened=[0],
+        phase=Phase.PLAY,
+        turn=0,
+    )
+    found = best_play(state)
+    assert found is not None
+    own_joker = next(c for c in state.hand(0) if is_joker(c))
+    assert own_joker in found.leftover and len(found.leftover) == 3
+    laid = {c for op in found.operations for c in operation_cards(op)}
+    assert found.leftover == tuple(c for c in state.hand(0) if c not in laid)
     check_play(state, found)
 
 

@@ -8,6 +8,8 @@ the cards left, so a bot plays exactly the same move with either.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -25,7 +27,9 @@ from scala40_net.cards import CARDS_PER_DECK
 from scala40_net.deal import DealState, accepted_discards, apply, could_attach
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import Meld, attach, can_attach, joker_attach_faces, make_meld, split_run
+from scala40_net.movegen import operation_cards
 from scala40_net.rules import PRESETS, DiscardPickup, Ruleset, preset, with_options
+from scala40_net.scenario import CardPool
 
 DECK = list(range(108))
 
@@ -226,3 +230,42 @@ def test_could_attach_as_can_attach(rules: Ruleset, seed: int) -> None:
             assert could_attach((meld,), card) == can_attach(meld, card), (str(meld), card)
     for card in range(2 * CARDS_PER_DECK):
         assert could_attach(melds, card) == any(can_attach(m, card) for m in melds)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_rulesets(), st.integers(0, 2**32), st.integers(1, 15), st.booleans(), st.booleans())
+def test_a_lay_down_leaves_what_its_operations_leave(
+    rules: Ruleset, seed: int, size: int, opened: bool, takes: bool
+) -> None:
+    """The cards left, worked out before the operations are built (they are built when first
+    asked for), are the hand less every card the operations put down; a lay-down is empty
+    exactly when it has no operation, cannot be changed, and equals one made of its values."""
+    rng = random.Random(seed)
+    deck = list(range(rules.deck_size))
+    rng.shuffle(deck)
+    table = _table_from(rng, deck, rules)
+    hand = deck[:size]
+    # Both copies of a face, often: which of them stays in hand is what is checked.
+    rest = set(deck[size:])
+    hand += [twin for c in hand if (twin := (c + 54) % 108) in rest and rng.random() < 0.6]
+    taken = hand[0] if takes else None
+    found = search._search(
+        hand, table, rules, opened=opened, by_points=False, taken=taken, first_turn=False
+    )
+    if found is None:
+        return
+    leftover, empty = found.leftover, found.is_empty
+    laid = {c for op in found.operations for c in operation_cards(op)}
+    assert leftover == tuple(c for c in hand if c not in laid)
+    assert empty == (not found.operations)
+    again = search.LayDown(found.operations, leftover, found.opening_points, found.relief)
+    assert again == found and hash(again) == hash(found)
+    with pytest.raises(AttributeError):
+        found.relief = 0  # type: ignore[misc]
+
+
+def test_a_lay_down_is_copied_and_pickled_with_its_operations() -> None:
+    found = search.best_opening(CardPool().cards("9H 9D 9C 10S JS QS 4C"))
+    assert found is not None
+    for again in (copy.copy(found), copy.deepcopy(found), pickle.loads(pickle.dumps(found))):
+        assert again == found and again.operations == found.operations
