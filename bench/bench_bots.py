@@ -9,7 +9,8 @@ at least 50 medium-bot 4-player deals a second on one core, engine only; a hard
 decision p99 at most 25 ms, an expert one under 1 s. Strength is measured over heads-up
 deals with alternating dealer and seats: the win rate (going out first) of the stronger
 level with its 95% Wilson interval, and how often each level ends a decided deal
-unopened; then 4-player tables of one bot per level, by average penalty per deal.
+unopened; then 4-player tables of one bot per level, by average penalty per deal, each
+deck dealt four times by one dealer with the levels moved a seat each time.
 """
 
 from __future__ import annotations
