@@ -9,7 +9,8 @@ at least 50 medium-bot 4-player deals a second on one core, engine only; a hard
 decision p99 at most 25 ms, an expert one under 1 s. Strength is measured over heads-up
 deals with alternating dealer and seats: the win rate (going out first) of the stronger
 level with its 95% Wilson interval, and how often each level ends a decided deal
-unopened; then 4-player tables of one bot per level, by average penalty per deal.
+unopened; then 4-player tables of one bot per level, by average penalty per deal, each
+deck dealt four times by one dealer with the levels moved a seat each time.
 """
 
 from __future__ import annotations
@@ -144,13 +145,24 @@ class TableOutcome:
 
 
 def four_levels(args: tuple[int, Budget]) -> TableOutcome:
-    """Deal ``k`` at a 4-player table, one bot per level, seats rotating with the dealer."""
+    """Deal ``k`` at a 4-player table, one bot per level: each deck is dealt four times by
+    the same dealer, the levels moved one seat on each time.
+
+    So every level sits once in each place from the dealer on every deck: who plays
+    first has a turn more, and rotating the levels with the dealer (as this did before)
+    always gave that turn to the same two levels.
+    """
     k, budget = args
-    levels = [LEVELS[(s + k) % 4] for s in range(4)]
+    deck, shift = divmod(k, 4)
+    levels = [LEVELS[(s + shift) % 4] for s in range(4)]
     bots = {s: bot_of(level, k * 4 + s, budget) for s, level in enumerate(levels)}
     timings = Timings()
     final = play_deal(
-        bots, preset("classic", 4), dealer=k % 4, label=f"{budget.seeds}-4p-{k}", timings=timings
+        bots,
+        preset("classic", 4),
+        dealer=deck % 4,
+        label=f"{budget.seeds}-4p-{deck}",
+        timings=timings,
     )
     assert final.result is not None
     if final.result.closer is None:
@@ -245,7 +257,12 @@ def main() -> None:
         default=[("expert", "hard"), ("hard", "medium"), ("medium", "easy")],
         help="heads-up pairings as STRONG:WEAK",
     )
-    parser.add_argument("--table-deals", type=int, default=40, help="4-player deals, 0: none")
+    parser.add_argument(
+        "--table-deals",
+        type=int,
+        default=40,
+        help="4-player deals, 0: none (four to a deck, so best a multiple of 4)",
+    )
     parser.add_argument("--budget", type=int, default=BUDGET, help="expert: race plays a decision")
     parser.add_argument("--candidates", type=int, default=CANDIDATES, help="expert: moves")
     parser.add_argument(

@@ -252,6 +252,25 @@ def test_hard_holds_its_melds_once_opened_only_heads_up(others: int, holds: bool
     assert (play.operations == ()) is holds
 
 
+@pytest.mark.parametrize(("others", "holds"), [(1, True), (3, False)])
+def test_hard_lays_only_what_a_taken_discard_needs_once_opened_heads_up(
+    others: int, holds: bool
+) -> None:
+    # The 8H on the pile extends 5-6-7H; the three 9s are a meld it holds back heads-up.
+    rest = ["3C 4C 8S", "3D 4S 8H", "2H 6S 10C"]
+    hands = {0: "5H 6H 7H 9S 9D 9C 2C 4D"} | {s: rest[s - 1] for s in range(1, others + 1)}
+    state = position(
+        hands=hands, table=["AS AD AC"], owners=[0], opened=[0], discard_pile="8H", turn=0
+    )
+    bot = HardBot(random.Random(0))
+    assert bot.choose_draw(view_state(state, 0)) is DrawSource.DISCARD
+    taken = after_draw(state, DrawSource.DISCARD)
+    play = play_of(bot, taken)
+    laid = {str(face(c)) for op in play.operations if isinstance(op, NewMeld) for c in op.cards}
+    assert {"5H", "6H", "7H", "8H"} <= laid
+    assert ("9S" not in laid) is holds
+
+
 def test_hard_avoids_what_the_next_player_took_from_the_pile() -> None:
     # Unopened, hard throws its lowest loose card (8H) - unless seat 1 collects 8s.
     state = position(hands={0: "8H KD QC 3S 3D", 1: "5C 6C"}, stock_top="KS", turn=0)
