@@ -48,7 +48,7 @@ Move = Draw | Play
 
 
 class ExpertBot(HardBot):
-    """Weighs the hard bot's best few moves by playing them out over sampled deals."""
+    """Weighs the hard bot's best few moves by racing them over sampled deals."""
 
     level = "expert"
 
