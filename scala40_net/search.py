@@ -942,16 +942,8 @@ class _Search:
             if self.stopped:
                 break
             # None of them: every copy of the face stays in hand, with the faces only
-            # candidates from here could hold.
-            for g in passing[i]:
-                n = counts[g]
-                if n:
-                    counts[g] = 0
-                    left += n
-                    bound -= n * weight[g]
-                    dropped += (g, n)
-            i += 1
-            start = 0
+            # candidates from here could hold; the loop at the top drops them.
+            start = len(options)
         for k in range(0, len(dropped), 2):
             counts[dropped[k]] = dropped[k + 1]
 
