@@ -323,14 +323,13 @@ class TableTask:
             self._note_finished()
             _answer(future, result=result, error=outcome)
 
-        if not entries:
-            ready += [prepare(record) for record in records]
+        writing = self.journal.write_job(entries, committed) if entries else None
+        # While the writer thread commits (the GIL released in the fsync): every stream
+        # message, so that once it has, publishing only hands them over.
+        ready += [prepare(record) for record in records]
+        if writing is None:
             committed()
         else:
-            writing = self.journal.write_job(entries, committed)
-            # While the writer thread commits (the GIL released in the fsync): every stream
-            # message, so that once it has, publishing only hands them over.
-            ready += [prepare(record) for record in records]
             try:
                 await writing
             except JournalWriteFailed as failure:
