@@ -660,7 +660,7 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
         taken_discard=None,
         discard_barred=False,
         laid_since_rebuild=state.laid_since_rebuild or scratch.laid_any,
-        agreed_discard=_agreed_mark(rules, scratch, play.discard),
+        agreed_discard=agreed_mark(rules, scratch.table, play.discard),
     )
     events: list[Event] = [played]
     if went_out:
@@ -689,11 +689,12 @@ def _agreed_refusal(card: int) -> RuleViolation:
     )
 
 
-def _agreed_mark(rules: Ruleset, scratch: _Scratch, discard: int | None) -> int | None:
-    """R8.2 agreed: the discard the next player may take only if not attaching it."""
+def agreed_mark(rules: Ruleset, table: Sequence[Meld], discard: int | None) -> int | None:
+    """R8.2 agreed: the discard the next player may take only if not attaching it, once
+    the play has left ``table``; None for any other discard."""
     if rules.discard_attachable is not DiscardAttachable.AGREED or discard is None:
         return None
-    return discard if could_attach(scratch.table, discard) else None
+    return discard if could_attach(table, discard) else None
 
 
 def _check_swap_owner(state: DealState, seat: int, owner: int) -> None:

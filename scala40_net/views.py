@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar, overload
 
 from scala40_net.actions import DrawSource
-from scala40_net.deal import DealState, Phase, could_attach
+from scala40_net.deal import DealState, Phase, agreed_mark
 from scala40_net.events import (
     CardDrawn,
     DealEnded,
@@ -24,7 +24,7 @@ from scala40_net.events import (
 )
 from scala40_net.match import MatchPhase, MatchState
 from scala40_net.melds import Meld
-from scala40_net.rules import DiscardAttachable, Ruleset
+from scala40_net.rules import Ruleset
 
 T = TypeVar("T")
 
@@ -174,13 +174,6 @@ def _after_play(view: DealView, played: Played) -> DealView:
         count -= 1
         if hand is not None:
             hand.remove(played.discard)
-    agreed = None
-    if (
-        view.ruleset.discard_attachable is DiscardAttachable.AGREED
-        and played.discard is not None
-        and could_attach(table, played.discard)  # the engine's own test of R8.2
-    ):
-        agreed = played.discard
     seats = view.seats
     if played.went_out:
         phase, turn = Phase.OVER, view.turn
@@ -205,7 +198,7 @@ def _after_play(view: DealView, played: Played) -> DealView:
         ),
         drawn=None,
         taken_discard=None,
-        agreed_discard=agreed,
+        agreed_discard=agreed_mark(view.ruleset, table, played.discard),
     )
 
 
