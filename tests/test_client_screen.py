@@ -36,6 +36,21 @@ class _Capture(io.StringIO):
         raise io.UnsupportedOperation()
 
 
+async def drawn(captured: _Capture, before: int, quiet: float = 0.25, limit: float = 10.0) -> None:
+    """Wait until the screen has written past ``before`` characters and then nothing for
+    ``quiet`` seconds (at most ``limit``): a loaded machine is slower, never skipped."""
+    loop = asyncio.get_running_loop()
+    start = changed = loop.time()
+    size = len(captured.getvalue())
+    while loop.time() - start < limit:
+        await asyncio.sleep(0.05)
+        now = len(captured.getvalue())
+        if now != size:
+            size, changed = now, loop.time()
+        elif size > before and loop.time() - changed >= quiet:
+            return
+
+
 def screen_text(
     model: TableModel,
     size: list[int],
@@ -62,15 +77,15 @@ def screen_text(
             )
 
             async def drive() -> None:
-                await asyncio.sleep(0.15)
+                await drawn(captured, 0)
                 if act is not None:
                     act(screen)
                 if keys:
                     pipe.send_text(keys)
                 if then:  # keys typed after the screen has redrawn (the history reloads then)
-                    await asyncio.sleep(0.2)
+                    await drawn(captured, len(captured.getvalue()))
                     pipe.send_text(then)
-                await asyncio.sleep(0.25)
+                await drawn(captured, len(captured.getvalue()) if keys or then else 0)
                 frames.append(captured.getvalue())
                 screen.app.exit()
 
