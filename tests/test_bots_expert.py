@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -12,6 +13,7 @@ from scala40_net.actions import Action, Draw, DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.arena import Dealing, decide, play_deal
 from scala40_net.bots.base import playable_state
+from scala40_net.bots.deadline import SURVIVAL, bucket, survival
 from scala40_net.bots.expert import ExpertBot
 from scala40_net.bots.memory import CardMemory
 from scala40_net.bots.race import REFUSED, RacePolicy, race, standing
@@ -340,3 +342,81 @@ def test_expert_with_only_jokers_left_throws_one_as_hard_does() -> None:
     hard = play_of(make_bot("hard", random.Random(0)), state)
     assert expert == hard
     assert expert.discard is not None and face(expert.discard).is_joker
+
+
+def test_at_a_larger_table_the_clock_is_the_chance_no_other_seat_went_out() -> None:
+    """Opponents are independent: three unopened ones early in the deal multiply their rows;
+    one opened with a single card left makes the deal's end near (``deadline``)."""
+    hands = {0: "4S 5S 6S", 1: "3C 9D 9H", 2: "2C 2D", 3: "JC QC"}
+    early = position(hands=hands, turns_played=1)
+    row = SURVIVAL[(False, 0)]
+    assert survival(early, 0, 6) == pytest.approx(tuple(p**3 for p in row))
+    near = position(hands={**hands, 2: "KH"}, opened=[2], turns_played=4)
+    assert bucket(near, 2) == (True, 1)
+    clock = survival(near, 0, 8)
+    assert clock[0] <= SURVIVAL[(True, 1)][0]
+    assert all(a >= b for a, b in pairwise(clock))
+    assert clock[-1] < clock[5]  # beyond the table's six rounds the last rate goes on
+
+
+def test_with_a_clock_a_race_is_worth_minus_the_penalty_it_can_expect() -> None:
+    """R9.4: the penalty after each play weighed by the chance the deal ends then."""
+    state = opened_after_draw("4S 5S 9C", "KD 6S")
+    policy = RacePolicy(random.Random(0))
+    nine = Play((), card(state, "9C"))
+    after, _ = apply(state, 0, nine)
+    # Nobody else ever goes out: out on the second play, nothing to pay.
+    assert race(state, 0, nine, policy, 5, (1.0,) * 5) == (0.0, 2)
+    # The deal ends right after this play: the hand left then is paid.
+    assert race(state, 0, nine, policy, 5, (0.0,) * 5) == (-float(standing(after, 0)), 2)
+    # Half the time: half of it.
+    assert race(state, 0, nine, policy, 5, (0.5,) * 5) == (-standing(after, 0) / 2, 2)
+
+
+def test_at_a_larger_table_the_expert_sheds_points_when_a_player_is_about_to_go_out() -> None:
+    """Opened with KD KH 3C 9S: keeping the kings goes out with one king or joker drawn,
+    throwing a king pays 7 points less if the deal ends now. Heads-up the expert keeps
+    them (going out first is the deal); at four seats, with seat 1 one card from going
+    out, it throws a king (what it pays is the deal, R9.4)."""
+    hands = {0: "KD KH 3C 9S", 1: "QH", 2: "2C 2D", 3: "JC QC"}
+
+    def choice(seats: int) -> int | None:
+        state = position(
+            hands={s: hands[s] for s in range(seats)},
+            table=["7D 8D 9D 10D"],
+            owners=[1],
+            opened=[0, 1],
+            turn=0,
+            turns_played=6,
+            phase=Phase.PLAY,
+        )
+        moves = [Play((), card(state, "3C")), Play((), card(state, "KD"))]
+        bot = ExpertBot(random.Random(2), budget=400, candidates=2, horizon=5)
+        move = bot._weigh(state, moves)
+        assert isinstance(move, Play) and move.discard is not None
+        return move.discard
+
+    assert str(face(choice(2))) == "3C"
+    assert str(face(choice(4))) == "KD"
+
+
+def test_holding_the_opening_back_is_weighed_heads_up_not_where_someone_may_go_out() -> None:
+    """Three kings and three queens open (R5.1) and hard lays them. Heads-up the expert also
+    weighs keeping them in hand; at four seats it does not: somebody may go out meanwhile
+    and an unopened hand pays 100 (R9.5)."""
+    hands = {0: "KD KH KC QS QH QD 2C 5H 8S 9D", 1: "3C 9H 9S", 2: "2D 2H", 3: "JC JD"}
+
+    def candidates(seats: int) -> list[Play]:
+        state = position(
+            hands={s: hands[s] for s in range(seats)},
+            turn=0,
+            turns_played=3,
+            phase=Phase.PLAY,
+        )
+        bot = ExpertBot(random.Random(0), budget=SMALL, candidates=4, horizon=5)
+        own = bot.play(state)
+        assert own is not None and own.operations  # hard opens
+        return bot._candidate_plays(state)
+
+    assert any(not play.operations for play in candidates(2))
+    assert all(play.operations for play in candidates(4))

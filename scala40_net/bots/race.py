@@ -19,6 +19,7 @@ draws are the same random cards whoever else plays.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from scala40_net.actions import Draw, DrawSource, Play
@@ -36,40 +37,78 @@ REFUSED = -10_000.0
 
 
 def race(
-    state: DealState, seat: int, move: Draw | Play, policy: RacePolicy, turns: int
+    state: DealState,
+    seat: int,
+    move: Draw | Play,
+    policy: RacePolicy,
+    turns: int,
+    survival: Sequence[float] | None = None,
 ) -> tuple[float, int]:
     """What ``move`` by ``seat`` on the sampled ``state`` is worth, and the plays it took.
 
-    The worth is minus the plays ``seat`` needs to go out, ``move`` counting
-    as the first when it is a play; beyond ``turns`` plays it is
-    ``-(turns + 1)`` less a hundredth of the penalty the hand would pay then.
+    Without ``survival`` (heads-up, where going out first is the deal) the
+    worth is minus the plays ``seat`` needs to go out, ``move`` counting as
+    the first when it is a play; beyond ``turns`` plays it is ``-(turns + 1)``
+    less a hundredth of the penalty the hand would pay then.
+
+    With ``survival`` (at tables of three or more, where somebody else often
+    goes out first and what the seat pays then is the deal) the worth is minus
+    the penalty it can expect: ``survival[p - 1]`` is the chance that nobody
+    else has gone out in the rounds after its first ``p`` plays (``deadline``),
+    and the penalty it would pay after each play is weighed by the chance that
+    the deal ends there (R9.4, R9.5); going out pays nothing.
     """
     try:
         state, _ = apply(state, seat, move)
     except RuleViolation:
         return REFUSED, 0
     played = 1 if isinstance(move, Play) else 0
+    standings: list[int] = []  # after each play that did not go out
     while not state.is_over:
+        if played > len(standings) and survival is not None:
+            standings.append(standing(state, seat))
         if played >= turns or state.phase is Phase.REBUILD:
-            return _unfinished(state, seat, turns), played
+            return _unfinished(state, seat, turns, standings, survival), played
         if state.phase is Phase.DRAW:
             state = replace(state, turn=seat)  # the others sit this race out
             if not state.stock:
-                return _unfinished(state, seat, turns), played
+                return _unfinished(state, seat, turns, standings, survival), played
             state, _ = apply(state, seat, Draw(DrawSource.STOCK))
         play = policy.play(state)
         if play is None:  # only a taken discard is ever put back, and a race takes none
-            return _unfinished(state, seat, turns), played
+            return _unfinished(state, seat, turns, standings, survival), played
         state, _ = apply(state, seat, play)
         played += 1
     assert state.result is not None
-    if state.result.closer != seat:
-        return _unfinished(state, seat, turns) - 1.0, played  # a void deal (R10.2)
+    if state.result.closer != seat:  # a void deal (R10.2)
+        return _unfinished(state, seat, turns, standings, survival) - 1.0, played
+    if survival is not None:
+        return -_expected(standings, survival, still=0), played
     return -float(played), played
 
 
-def _unfinished(state: DealState, seat: int, turns: int) -> float:
-    return -(turns + 1.0) - standing(state, seat) / 100.0
+def _unfinished(
+    state: DealState,
+    seat: int,
+    turns: int,
+    standings: Sequence[int],
+    survival: Sequence[float] | None,
+) -> float:
+    now = standing(state, seat)
+    if survival is not None:
+        return -_expected(standings, survival, still=now)
+    return -(turns + 1.0) - now / 100.0
+
+
+def _expected(standings: Sequence[int], survival: Sequence[float], still: int) -> float:
+    """The penalty expected when the deal ends in the round after the play that left
+    ``standings[p]``, with ``still`` paid if it lasts beyond them (0: the seat went out)."""
+    expected, alive = 0.0, 1.0
+    for p, points in enumerate(standings):
+        after = survival[min(p, len(survival) - 1)]
+        expected += (alive - after) * points
+        alive = after
+    return expected + alive * still
 
 
 def standing(state: DealState, seat: int) -> int:
@@ -92,9 +131,10 @@ class RacePolicy(MediumBot):
     """
 
     def play(self, state: DealState) -> Play | None:
-        # Once opened, melds stay in hand until they go out, as the hard bot plays them.
+        # Heads-up and opened, melds stay in hand until they go out, as the hard bot plays
+        # them; at larger tables it lays them, as the hard bot does.
         seat = state.turn
-        if state.has_opened(seat) and state.taken_discard is None:
+        if len(state.seats) == 2 and state.has_opened(seat) and state.taken_discard is None:
             lay = self.lay_down(state)
             if lay is not None and not lay.is_empty and len(lay.leftover) > 1:
                 whole = LayDown((), state.hand(seat), 0, 0)
