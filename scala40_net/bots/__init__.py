@@ -7,7 +7,9 @@ was taken and thrown, and keeps the hand that opens, then goes out, with the
 most of the draws it cannot see (``lookahead``); it weighs going out in one
 turn, and once opened holds its melds in hand until they go out. ``expert``
 weighs hard's best few moves by racing each: over deals sampled from what its
-seat has seen, how few plays of its own it then needs to go out (``race``).
+seat has seen, how few plays of its own it then needs to go out (``race``),
+or at a larger table the penalty it can expect when another seat goes out
+first (``deadline``).
 Randomness comes only from the ``random.Random`` given to the bot.
 """
 

@@ -5,10 +5,12 @@ ranked discards, the opening laid or held back for a chiusura in mano; once
 opened and holding its melds, the other discards of the cards left over). Each
 is applied to the same deals sampled from the seat's view (``sampling``), and
 the seat plays on alone with a fast medium policy until it goes out
-(``race``): a move is worth how few plays that takes. Where the hard bot looks
-one draw ahead exactly, the races look several draws ahead over samples of
-them. The same samples for every candidate make the comparison paired, and
-the hard bot's move is left only for one the samples find clearly better.
+(``race``): heads-up, a move is worth how few plays that takes; at a table of
+three or more, minus the penalty the seat can expect when somebody else goes
+out first (``deadline``). Where the hard bot looks one draw ahead exactly, the
+races look several draws ahead over samples of them. The same samples for
+every candidate make the comparison paired, and the hard bot's move is left
+only for one the samples find clearly better.
 """
 
 from __future__ import annotations
