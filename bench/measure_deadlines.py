@@ -17,51 +17,43 @@ import argparse
 import random
 from collections import defaultdict
 
-from scala40_net.bots import make_bot
-from scala40_net.bots.arena import Dealing, decide
+from scala40_net.bots import Bot, make_bot
+from scala40_net.bots.arena import play_deal
 from scala40_net.bots.deadline import bucket
-from scala40_net.deal import Phase, apply, start_deal
-from scala40_net.events import Event
+from scala40_net.deal import DealState, Phase
 from scala40_net.rules import preset
-from scala40_net.views import view_event
 
 ROUNDS = 6
 Note = tuple[tuple[bool, int], int, bool]  # the bucket, rounds followed, whether it went out
 
 
 def one_deal(seats: int, k: int, label: str) -> list[Note]:
-    """The notes of deal ``k``: after each play, one per other seat."""
+    """The notes of deal ``k``: after each play that did not end it, one per other seat."""
     order = list(range(seats))
-    bots = {s: make_bot("hard", random.Random(k * 10 + s)) for s in order}
-    rules = preset("classic", seats)
-    dealing = Dealing.of(f"{label}-{seats}-{k}", 1, rules, order, k % seats)
-    state, events = start_deal(rules, order, k % seats, dealing.deck, 1)
-
-    def tell(events: list[Event]) -> None:
-        for event in events:
-            for s, bot in bots.items():
-                bot.observe(view_event(event, s))
-
-    tell(events)
+    bots: dict[int, Bot] = {s: make_bot("hard", random.Random(k * 10 + s)) for s in order}
     plays: dict[int, int] = defaultdict(int)
     noted: list[tuple[int, int, tuple[bool, int], int]] = []  # seat, its play, bucket, other
-    while not state.is_over:
-        if state.phase is Phase.REBUILD:
-            rebuilt = dealing.rebuilt(state.rebuilds + 1, state.discard_pile)
-            state, events = apply(state, None, rebuilt)
-        else:
-            seat, phase = state.turn, state.phase
-            state, events = apply(state, seat, decide(state, bots[seat]))
-            if phase is Phase.PLAY:
-                plays[seat] += 1
-                if not state.is_over:
-                    for other in order:
-                        if other != seat:
-                            noted.append((seat, plays[seat], bucket(state, other), other))
-        tell(events)
-    assert state.result is not None
-    closer = state.result.closer
-    return [(b, plays[s] - i + 1, other == closer) for s, i, b, other in noted]
+    last_play: list[tuple[int, int, tuple[bool, int], int]] = []
+
+    def note(state: DealState) -> None:
+        # A play changes no other seat's hand, so the state before it tells their buckets.
+        nonlocal last_play
+        if state.phase is not Phase.PLAY:
+            last_play = []
+            return
+        seat = state.turn
+        plays[seat] += 1
+        last_play = [(seat, plays[seat], bucket(state, o), o) for o in order if o != seat]
+        noted.extend(last_play)
+
+    final = play_deal(
+        bots, preset("classic", seats), k % seats, f"{label}-{seats}-{k}", on_turn=note
+    )
+    assert final.result is not None
+    # Notes of the play that ended the deal are not kept: nothing came after it.
+    kept = noted[: len(noted) - len(last_play)]
+    closer = final.result.closer
+    return [(b, plays[s] - i + 1, other == closer) for s, i, b, other in kept]
 
 
 def kaplan_meier(notes: list[Note]) -> dict[tuple[bool, int], tuple[int, list[float]]]:

@@ -31,18 +31,17 @@ from dataclasses import replace
 from bench_bots import wilson
 
 from scala40_net.actions import Play
-from scala40_net.bots.arena import Dealing, decide
+from scala40_net.bots.arena import play_deal
 from scala40_net.bots.base import Bot, after_taking_discard
 from scala40_net.bots.expert import ExpertBot, Move
 from scala40_net.bots.hard import HardBot
 from scala40_net.bots.race import race
 from scala40_net.bots.sampling import Inconsistent, sample_deal
 from scala40_net.cards import face, is_joker
-from scala40_net.deal import DealState, Phase, apply, start_deal
+from scala40_net.deal import DealState, Phase, apply
 from scala40_net.errors import RuleViolation
 from scala40_net.rules import preset
 from scala40_net.search import LayDown, has_play
-from scala40_net.views import view_event
 
 
 def feeds_opponent(deal: DealState, seat: int, lay: LayDown, card: int) -> bool:
@@ -133,23 +132,13 @@ def one_deal(args: tuple[str, int, int, str]) -> bool | None:
         swap: ORACLES[oracle](random.Random(k * 4 + 2 * swap)),
         1 - swap: HardBot(random.Random(k * 4 + 1 + 2 * swap)),
     }
-    rules = preset("classic", 2)
-    dealing = Dealing.of(f"{seeds}-{k}", 1, rules, [0, 1], k % 2)
-    state, events = start_deal(rules, [0, 1], k % 2, dealing.deck, 1)
-    while True:
-        for event in events:
-            for seat, bot in bots.items():
-                bot.observe(view_event(event, seat))
-        if state.is_over:
-            break
-        if state.phase is Phase.REBUILD:
-            rebuilt = dealing.rebuilt(state.rebuilds + 1, state.discard_pile)
-            state, events = apply(state, None, rebuilt)
-            continue
+
+    def tell_truth(state: DealState) -> None:
         bot = bots[state.turn]
         if isinstance(bot, Peeking):
             bot.truth = state
-        state, events = apply(state, state.turn, decide(state, bot))
+
+    state = play_deal(bots, preset("classic", 2), k % 2, f"{seeds}-{k}", on_turn=tell_truth)
     assert state.result is not None
     closer = state.result.closer
     return None if closer is None else closer == swap

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scala40_net.actions import Action, Draw, RebuildStock, ReturnDiscard
@@ -108,8 +108,13 @@ def play_deal(
     label: str,
     deal_no: int = 1,
     timings: Timings | None = None,
+    on_turn: Callable[[DealState], None] | None = None,
 ) -> DealState:
-    """Play one deal to its end between ``bots`` (seat -> bot); returns the final state."""
+    """Play one deal to its end between ``bots`` (seat -> bot); returns the final state.
+
+    ``on_turn``, if given, is called with the whole state before each seat's move
+    (the benchmarks' measurements; a bot never sees it).
+    """
     seats = sorted(bots)
     dealing = Dealing.of(label, deal_no, ruleset, seats, dealer)
     state, events = start_deal(ruleset, seats, dealer, dealing.deck, deal_no)
@@ -123,6 +128,8 @@ def play_deal(
             )
         else:
             seat = state.turn
+            if on_turn is not None:
+                on_turn(state)
             action = decide(state, bots[seat], timings)
             try:
                 state, events = apply(state, seat, action)

@@ -39,8 +39,9 @@ from scala40_net.views import DealView
 # The default budget: plays made in races per decision (the work, counted so that a
 # decision replays exactly, unlike a clock), the plays a race looks ahead, and the
 # candidate moves weighed. Chosen by self-play against the hard bot (bench/README.md)
-# with a decision's p99 under a second (bench/bench_bots.py prints it).
-BUDGET = 400
+# with a decision's p99 under a second (bench/bench_bots.py prints it); at 4-player
+# tables 400 plays left the expert behind hard on one of two seed sets, 600 ahead on both.
+BUDGET = 600
 HORIZON = 5
 CANDIDATES = 4
 # How sure the samples must be before the expert leaves the hard bot's move, in standard
