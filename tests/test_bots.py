@@ -10,7 +10,7 @@ import pytest
 
 from scala40_net.actions import Draw, DrawSource, NewMeld, Play
 from scala40_net.bots import LEVELS, make_bot
-from scala40_net.bots.arena import play_deal, play_match
+from scala40_net.bots.arena import Timings, play_deal, play_match
 from scala40_net.bots.base import Bot
 from scala40_net.bots.hard import HardBot
 from scala40_net.bots.medium import MediumBot
@@ -292,3 +292,22 @@ def test_bots_read_only_their_view() -> None:
         play = make_bot(level, random.Random(1)).choose_play(view)
         assert play is not None and play.discard in state.hands[0]
     assert state.phase is Phase.PLAY
+
+
+def test_play_deal_shows_on_turn_the_whole_state_before_each_move() -> None:
+    """The benchmarks' hook: once per decision, the seat to move with every card where it
+    really is (a bot sees only its view), and the same deal as without the hook."""
+    rules = preset("classic", 3)
+
+    def bots() -> dict[int, Bot]:
+        return {s: make_bot("medium", random.Random(s)) for s in range(3)}
+
+    seen: list[DealState] = []
+    timings = Timings()
+    final = play_deal(bots(), rules, 0, "on-turn", timings=timings, on_turn=seen.append)
+    assert final == play_deal(bots(), rules, 0, "on-turn")
+    assert len(seen) == len(timings.by_level["medium"]) > 20
+    for state in seen:
+        placed = [c for hand in state.hands for c in hand]
+        placed += [*state.stock, *state.discard_pile, *(c for m in state.table for c in m.cards)]
+        assert sorted(placed) == list(range(rules.deck_size))
