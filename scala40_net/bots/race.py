@@ -5,16 +5,20 @@ discards decide how soon it can. So a candidate move is applied to a deal
 sampled from the seat's view (``sampling``: the stock's order is what it
 cannot know) and the seat then plays on by itself: it draws the stock's next
 card each turn and plays the fast medium policy (``RacePolicy``: the exact
-best lay-down, melds held in hand once opened as the hard bot holds them),
-while the others are not asked to move. The number of its plays until it goes
-out is what the move is worth (fewer is better); a race stopped at its
-horizon counts as slower than any race that went out, the hand it still
-holds deciding between two such (R9.4, R9.5).
+best lay-down, melds held in hand once opened heads-up, as the hard bot
+holds them), while the others are not asked to move. The number of its plays
+until it goes out is what the move is worth (fewer is better); a race
+stopped at its horizon counts as slower than any race that went out, the
+hand it still holds deciding between two such (R9.4, R9.5).
 
 The others' moves are left out on purpose: played by a policy that cannot
 see what they hold, they add more noise than they tell (measured: full
 rollouts of every seat lost to the hard bot's own moves), and a seat's own
-draws are the same random cards whoever else plays.
+draws are the same random cards whoever else plays. At a table of three or
+more, where somebody else often goes out first and the penalty the seat pays
+then is the deal, the others enter only as a clock (``deadline``): the chance
+that none of them has gone out yet after each of the seat's plays, which
+weighs what its hand would pay then.
 """
 
 from __future__ import annotations
