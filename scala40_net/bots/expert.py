@@ -47,7 +47,8 @@ CANDIDATES = 4
 # How sure the samples must be before the expert leaves the hard bot's move, in standard
 # errors: heads-up, following the best mean (no margin) won fewer deals against hard than
 # one standard error; at larger tables, where the races' clock is a table of averages
-# (``deadline``), one standard error paid more penalty than hard and two paid less.
+# (``deadline``), one standard error paid more penalty than hard, two (with no opening
+# held back that hard lays) less (bench/README.md, "The expert at larger tables").
 CONFIDENCE = 1.0
 CONFIDENCE_AT_TABLE = 2.0
 
