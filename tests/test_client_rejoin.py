@@ -93,6 +93,16 @@ async def _first_run(channel: grpc.aio.Channel, name: str, address: str, data: P
     return run
 
 
+def _announced(events: list[table_pb2.TableEvent], deal_no: int) -> bool:
+    """Has the stream carried the announcement of deal ``deal_no``?"""
+    for event in events:
+        if event.WhichOneof("event") == "deal":
+            deal_event = parse_deal_event(event.deal.public_event)
+            if deal_event.WhichOneof("event") == "announced" and deal_event.deal_no == deal_no:
+                return True
+    return False
+
+
 def _revealed(record: DealRecord, seat: int | None) -> list[tuple[bytes, int]]:
     """The seed and cut a seat revealed in a deal, as its signed record holds them."""
     return [
@@ -282,7 +292,15 @@ async def test_a_deal_that_ended_while_the_client_was_away_is_verified_with_its_
         joined = lobby_pb2.JoinTableResponse(seat=seat.seat, seat_token=seat.token)
         elsewhere = bot_seat(channel, table_id, joined, fair=False)
         playing = asyncio.create_task(elsewhere.play_match())
-        await until(lambda: any(s.deal_no == 1 for s in elsewhere.log.signed), 60)
+        # Until deal 2 is announced too: a client back between deal 1's signature and that
+        # announcement is sent a snapshot of deal 1 and takes up its exchange again.
+        await until(
+            lambda: (
+                any(s.deal_no == 1 for s in elsewhere.log.signed)
+                and _announced(elsewhere.log.events, 2)
+            ),
+            60,
+        )
         playing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await playing
