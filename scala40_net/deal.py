@@ -296,12 +296,13 @@ def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tup
     return tuple(out)
 
 
-def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+def set_at(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    """``values`` with item ``i`` replaced by ``value``: a seat's entry in a per-seat tuple."""
     return (*values[:i], value, *values[i + 1 :])
 
 
 def _with_hand(state: DealState, i: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    return _set(state.hands, i, hand)
+    return set_at(state.hands, i, hand)
 
 
 def _changed(state: DealState, **changes: object) -> DealState:
@@ -651,8 +652,8 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
     new = _changed(
         state,
         hands=_with_hand(state, i, tuple(scratch.hand)),
-        opened=_set(state.opened, i, scratch.opened),
-        turns_played=_set(state.turns_played, i, state.turns_played[i] + 1),
+        opened=set_at(state.opened, i, scratch.opened),
+        turns_played=set_at(state.turns_played, i, state.turns_played[i] + 1),
         table=tuple(scratch.table),
         owners=tuple(scratch.owners),
         discard_pile=pile,

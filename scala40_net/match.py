@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from scala40_net.actions import Action
-from scala40_net.deal import DealState, apply, start_deal
+from scala40_net.deal import DealState, apply, set_at, start_deal
 from scala40_net.errors import RuleViolation
 from scala40_net.events import (
     Busted,
@@ -118,10 +118,6 @@ def start_match(ruleset: Ruleset, seats: Sequence[int], first_dealer: int) -> Ma
     return MatchState(ruleset, seat_list, first_dealer, zeros, zeros, (False,) * n, zeros, zeros)
 
 
-def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
-    return (*values[:i], value, *values[i + 1 :])
-
-
 def apply_match(
     match: MatchState, seat: int | None, action: MatchAction
 ) -> tuple[MatchState, list[Event]]:
@@ -170,15 +166,17 @@ def _deal_over(
     totals, won, chips = match.totals, match.deals_won, match.chips
     for seat, penalty in zip(ended.seats, ended.penalties, strict=True):
         i = match.index(seat)
-        totals = _set(totals, i, totals[i] + penalty)
+        totals = set_at(totals, i, totals[i] + penalty)
     assert ended.closer is not None
     closer = ended.closer
-    won = _set(won, match.index(closer), won[match.index(closer)] + 1)
+    won = set_at(won, match.index(closer), won[match.index(closer)] + 1)
     if rules.rientro and rules.rientro_pays_closer:
         for seat in ended.seats:
             if seat != closer:
-                chips = _set(chips, match.index(seat), chips[match.index(seat)] - rules.rientro_fee)
-                chips = _set(
+                chips = set_at(
+                    chips, match.index(seat), chips[match.index(seat)] - rules.rientro_fee
+                )
+                chips = set_at(
                     chips, match.index(closer), chips[match.index(closer)] + rules.rientro_fee
                 )
                 events.append(ChipsPaid(seat, closer, rules.rientro_fee, "deal won (R11.3)"))
@@ -267,12 +265,12 @@ def _answer_rientro(
         count = match.rientri[i] + 1
         match = replace(
             match,
-            totals=_set(match.totals, i, total),
+            totals=set_at(match.totals, i, total),
             out=tuple(
                 False if s == seat else o for s, o in zip(match.seats, match.out, strict=True)
             ),
-            rientri=_set(match.rientri, i, count),
-            chips=_set(match.chips, i, match.chips[i] - fee),
+            rientri=set_at(match.rientri, i, count),
+            chips=set_at(match.chips, i, match.chips[i] - fee),
             pot=match.pot + fee,
         )
         events += [
@@ -296,14 +294,14 @@ def _finish(
         receiver = winners[0]
         r = match.index(receiver)
         if match.pot:
-            chips = _set(chips, r, chips[r] + match.pot)
+            chips = set_at(chips, r, chips[r] + match.pot)
             events.append(ChipsPaid(None, receiver, match.pot, "rientro fees (R11.3)"))
         prize = PRIZE_FEES * rules.rientro_fee
         for seat in match.seats:
             if seat not in winners and prize:
                 k = match.index(seat)
-                chips = _set(chips, k, chips[k] - prize)
-                chips = _set(chips, r, chips[r] + prize)
+                chips = set_at(chips, k, chips[k] - prize)
+                chips = set_at(chips, r, chips[r] + prize)
                 events.append(ChipsPaid(seat, receiver, prize, "match prize (R11.3)"))
     match = replace(match, chips=chips, pot=0, winners=winners, phase=MatchPhase.OVER)
     events.append(MatchEnded(winners, match.seats, match.totals, match.deals_won, chips))

@@ -8,10 +8,10 @@ follows its stream carries its view from event to event (``after_event``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TypeVar, overload
+from typing import overload
 
 from scala40_net.actions import DrawSource
-from scala40_net.deal import DealState, Phase, agreed_mark
+from scala40_net.deal import DealState, Phase, agreed_mark, set_at
 from scala40_net.events import (
     CardDrawn,
     DealEnded,
@@ -25,8 +25,6 @@ from scala40_net.events import (
 from scala40_net.match import MatchPhase, MatchState
 from scala40_net.melds import Meld
 from scala40_net.rules import Ruleset
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -186,8 +184,8 @@ def _after_play(view: DealView, played: Played) -> DealView:
         phase=phase,
         turn=turn,
         hand=tuple(hand) if hand is not None else view.hand,
-        hand_counts=_set(view.hand_counts, i, count),
-        opened=_set(view.opened, i, view.opened[i] or played.opened),
+        hand_counts=set_at(view.hand_counts, i, count),
+        opened=set_at(view.opened, i, view.opened[i] or played.opened),
         turns_played=_plus(view.turns_played, i, 1),
         table=tuple(table),
         owners=tuple(owners),
@@ -211,12 +209,8 @@ def _without(hand: tuple[int, ...] | None, cards: tuple[int, ...]) -> tuple[int,
     return tuple(left)
 
 
-def _set(values: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
-    return (*values[:i], value, *values[i + 1 :])
-
-
 def _plus(values: tuple[int, ...], i: int, step: int) -> tuple[int, ...]:
-    return _set(values, i, values[i] + step)
+    return set_at(values, i, values[i] + step)
 
 
 @overload
