@@ -120,7 +120,7 @@ class LobbyScreen:
         self.player_name = player_name
         self.store = store
         self.held: dict[str, HeldSeat] = store.held() if store is not None else {}
-        self._listed = False
+        self.listed = False  # True once the host's first list has arrived
         self.tables: list[lobby_pb2.TableSummary] = []
         self.cursor = 0
         self.error = ""
@@ -351,8 +351,8 @@ class LobbyScreen:
             self.error = refusal.message
         else:
             self._drop_stale_seats()
-            if not self._listed:
-                self._listed = True
+            if not self.listed:
+                self.listed = True
                 # Offer the rejoin first: the cursor starts on a table where a seat is held.
                 held_at = [i for i, t in enumerate(self.tables) if t.table_id in self.held]
                 self.cursor = held_at[0] if held_at else self.cursor

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,18 @@ from scala40_net.pb import (
 # are long enough that a loaded machine does not leave an honest seat out. Tests of
 # the deadlines themselves use much shorter ones.
 TEST_SETTINGS = TableSettings(commit_timeout=10.0, reveal_timeout=10.0, between_deals=0.0)
+
+
+async def until(
+    condition: Callable[[], object], seconds: float = 30.0, explain: Callable[[], str] = str
+) -> None:
+    """Wait for ``condition``; fail the test, saying ``explain()``, when it does not come true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {seconds} s waiting for a condition {explain()}")
+        await asyncio.sleep(0.02)
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:

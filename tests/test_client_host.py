@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
+from conftest import until as wait_until
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -30,13 +31,8 @@ pytestmark = pytest.mark.timeout(180)
 
 
 async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    """Wait for ``condition``; fail the test when it does not come true in time."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for the screen: {_debug_state()}")
-        await asyncio.sleep(0.02)
+    """Wait for ``condition``; a timeout says what the screen showed."""
+    await wait_until(condition, seconds, explain=_debug_state)
 
 
 _DEBUG: list[TableScreen] = []

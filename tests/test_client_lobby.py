@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from conftest import until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -26,6 +27,9 @@ async def run_lobby(lobby: LobbyClient, keys: list[str]) -> object:
             Text("en"), lobby, SessionState(host="test"), "Ada", input=pipe, output=DummyOutput()
         )
         running = asyncio.create_task(screen.run_async())
+        # As a person would: keys once the host's first list is on the screen ("s" before
+        # it has nothing to spectate and does nothing).
+        await until(lambda: screen.listed)
         for key in keys:
             await asyncio.sleep(0.15)
             pipe.send_text(key)

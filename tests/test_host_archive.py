@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, bot_seat, start_host
+from conftest import HostClient, bot_seat, start_host, until
 
 import host.lobby
 from host.journal import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
@@ -41,12 +41,6 @@ async def a_finished_match(served: HostClient) -> str:
 async def listed(served: HostClient) -> list[str]:
     answer = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
     return [t.table_id for t in answer.tables]
-
-
-async def until(condition: object, seconds: float = 10) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.02)
 
 
 def host_cli(*args: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, bearer, bot_seat, start_host
+from conftest import HostClient, bearer, bot_seat, start_host, until
 
 from host.errors import error_info
 from host.table_core import TableSettings
@@ -47,12 +47,6 @@ def away_of(seat: NetworkSeat, who: int) -> list[tuple[int, int]]:
         for e in seat_events(seat)
         if e.HasField("seat_changed") and e.seat_changed.seat == who
     ]
-
-
-async def until(condition: object, seconds: float = 30) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.02)
 
 
 async def a_table(served: HostClient, **clock: int) -> tuple[str, NetworkSeat, NetworkSeat]:
