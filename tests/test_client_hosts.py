@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from conftest import until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -73,8 +74,7 @@ async def test_q_leaves_the_list_with_nothing_and_a_host_gone_moves_the_cursor_b
         running = asyncio.create_task(screen.run_async())
         await asyncio.sleep(0.1)
         pipe.send_text("\x1b[B")
-        await asyncio.sleep(0.15)
-        assert screen.cursor == 1
+        await until(lambda: screen.cursor == 1, 10)
         lan.pop()
         screen.changed()
         assert screen.cursor == 0
