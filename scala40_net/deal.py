@@ -25,7 +25,7 @@ from scala40_net.actions import (
     ReturnDiscard,
     SwapJoker,
 )
-from scala40_net.cards import CARDS_PER_DECK, card_text, face, is_joker
+from scala40_net.cards import CARDS_PER_DECK, face, is_joker
 from scala40_net.errors import RuleViolation, refuse
 from scala40_net.events import (
     AppliedOperation,
@@ -441,16 +441,28 @@ def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[
         if c not in scratch.hand and c in original:
             raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
         if c not in scratch.hand:
-            raise RuleViolation(None, f"{_text(c)} is not in your hand")
+            raise _not_in_hand(c)
     for c in cards:
         scratch.hand.remove(c)
 
 
-def _text(card: int) -> str:
-    try:
-        return card_text(card)
-    except ValueError:
-        return f"card id {card}"
+def _not_in_hand(card: int, discard: bool = False) -> RuleViolation:
+    """A card of a play (R8.1: its discard) that the hand does not hold. An id that is no
+    card at all, which the host refuses before, is named by its number."""
+    # Each sentence written out whole: the catalogues are extracted from these literals.
+    if not 0 <= card < 2 * CARDS_PER_DECK:
+        if discard:
+            return refuse(
+                "R8.1", "DISCARD_NOT_IN_HAND", "the discard card id {id} is not in your hand",
+                id=card,
+            )  # fmt: skip
+        return refuse(None, "NOT_IN_HAND", "card id {id} is not in your hand", id=card)
+    if discard:
+        return refuse(
+            "R8.1", "DISCARD_NOT_IN_HAND", "the discard {card} is not in your hand",
+            card=face(card),
+        )  # fmt: skip
+    return refuse(None, "NOT_IN_HAND", "{card} is not in your hand", card=face(card))
 
 
 def _meld_index(scratch: _Scratch, index: int) -> Meld:
@@ -683,10 +695,12 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
 
 
 def _agreed_refusal(card: int) -> RuleViolation:
-    return RuleViolation(
+    return refuse(
         "R8.2",
-        f"{card_text(card)} was discarded though it could be attached (di comune accordo): "
+        "AGREED_DISCARD_ATTACHED",
+        "{card} was discarded though it could be attached (di comune accordo): "
         "who takes it may not attach it to a meld on the table in this turn",
+        card=face(card),
     )
 
 
@@ -704,9 +718,11 @@ def _check_swap_owner(state: DealState, seat: int, owner: int) -> None:
         return
     if owner in (seat, state.partner(seat)):
         return
-    raise RuleViolation(
+    raise refuse(
         "R7.4",
-        f"only the player who laid a meld may take its joker: seat {owner} laid this one",
+        "SWAP_NOT_OWNER",
+        "only the player who laid a meld may take its joker: seat {owner} laid this one",
+        owner=owner,
     )
 
 
@@ -770,7 +786,7 @@ def _check_discard(
                 "R8.1", "DISCARD_USED", "the discard {card} is used in this play",
                 card=face(discard),
             )  # fmt: skip
-        raise RuleViolation("R8.1", f"the discard {_text(discard)} is not in your hand")
+        raise _not_in_hand(discard, discard=True)
     if discard == taken:
         raise refuse(
             "R3.3", "DISCARD_TAKEN",

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from scala40_net import refusals
 from scala40_net.actions import (
     Attach,
     Draw,
@@ -416,3 +417,26 @@ def test_r12_a_play_of_something_that_is_not_an_operation_is_refused() -> None:
     with pytest.raises(RuleViolation) as info:
         apply(state, 0, Play((ReturnDiscard(),), one(state, 0, "2C")))  # type: ignore[arg-type]
     assert str(info.value) == "operation 1: ReturnDiscard is not an operation of a play"
+
+
+# The table's own actions and what the host refuses before the engine sees it
+# (NOT_IN_DEAL, NO_DEAL): no player's request reaches these.
+NOT_A_PLAYERS_MOVE = {
+    "not playing",
+    "over",
+    "a seat plays for the table",
+    "rebuild too early",
+    "a seat rebuilds",
+    "wrong new stock",
+}
+
+
+@pytest.mark.parametrize("case", sorted(set(CASES) - NOT_A_PLAYERS_MOVE))
+def test_r12_every_refusal_of_a_move_has_a_reason_code_and_an_italian_sentence(case: str) -> None:
+    build, _ = CASES[case]
+    state, seat, action = build()
+    with pytest.raises(RuleViolation) as info:
+        apply(state, seat, action)  # type: ignore[arg-type]
+    refusal = info.value
+    assert refusal.code is not None and refusal.code.isupper(), refusal.code
+    assert refusals.localized(refusal, "it") != refusals.localized(refusal, "en")
