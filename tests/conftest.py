@@ -92,8 +92,11 @@ async def host_channel(host: Host) -> grpc.aio.Channel:
     return channel
 
 
-async def start_host(data_dir: Path, settings: TableSettings = TEST_SETTINGS) -> HostClient:
-    host = Host("127.0.0.1:0", data_dir, settings)
+async def start_host(
+    data_dir: Path, settings: TableSettings = TEST_SETTINGS, port: int = 0
+) -> HostClient:
+    """A host on 127.0.0.1 (``port``, or a free one) and a channel to it."""
+    host = Host(f"127.0.0.1:{port}", data_dir, settings)
     await host.start()
     channel = await host_channel(host)
     return HostClient(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from scala40_net.events import (
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
-from tests.conftest import HostClient, bearer, bot_seat
+from tests.conftest import HostClient, bearer, bot_seat, start_host
 
 
 def test_parse_address_adds_the_default_port() -> None:
@@ -435,3 +436,50 @@ def _checking(
         return await method(request, **kwargs)
 
     return call
+
+
+async def _seat_connected(served: HostClient, table_id: str, seat: int) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            listed = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
+            if next(t for t in listed if t.table_id == table_id).seats[seat].connected:
+                return
+            await asyncio.sleep(0.05)
+
+
+async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_for_good(
+    tmp_path: Path,
+) -> None:
+    """Its patience counts from the last time the host answered: a restart shorter than it
+    is ridden out, and a host gone for longer ends the bot with a sentence and exit 1."""
+    data = tmp_path / "host"
+    served = await start_host(data)
+    port = served.host.port
+    table_id, joined = await _one_deal_beside_a_host_bot(served, "gone")
+    seat_file = tmp_path / "seat"
+    seat_file.write_text(f"{joined.seat} {joined.seat_token}\n")
+    argv = [served.address, "--table", table_id, "--seat-token-file", str(seat_file)]
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "scala40_net.bots.netbot", *argv, "--give-up-after", "8",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    playing = asyncio.ensure_future(bot.communicate())
+    try:
+        await _seat_connected(served, table_id, joined.seat)
+        await served.channel.close()
+        await served.host.stop(grace=0.2)
+        await asyncio.sleep(1.0)  # away for less than its patience
+        assert not playing.done()
+        served = await start_host(data, port=port)
+        await _seat_connected(served, table_id, joined.seat)  # it came back by itself
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.2)
+    gone_at = asyncio.get_running_loop().time()
+    _, said = await asyncio.wait_for(playing, 60)
+    assert bot.returncode == 1
+    # Eight seconds from the second stop, not the first: the outage before did not count.
+    assert asyncio.get_running_loop().time() - gone_at >= 8
+    err = said.decode()
+    assert "lost the host (UNAVAILABLE); reconnecting, giving up after 8 s" in err, err
+    assert "scala40-bot: the host has not answered for 8 s (UNAVAILABLE): given up" in err, err

@@ -12,7 +12,8 @@ another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
-same request ids, so the host counts them once and never leaves it out. Given a
+same request ids, so the host counts them once and never leaves it out; a host
+silent for longer than its patience is given up (``HostLost``). Given a
 ``SeatLog`` it keeps every byte the host sent it, so a test can check what a
 seat saw; the host's tests and benchmark play their matches with it.
 """
@@ -65,6 +66,9 @@ RECONNECT_CODES = {
     grpc.StatusCode.UNKNOWN,
 }
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds, the last one repeated
+# How long scala40-bot waits for a host that stopped answering (a restart takes seconds;
+# meanwhile the host's turn clock plays the seat), counted from the last time it answered.
+PATIENCE = 600.0
 
 # How often a seat decides again when its view was stale, and the pauses before sending
 # again a move the host could not save.
@@ -79,6 +83,13 @@ def parse_address(text: str) -> str:
     """``host``, ``host:port`` or ``[v6]:port`` as a gRPC target (default port 4040)."""
     place = invite.parse(text)
     return f"[{place.host}]:{place.port}" if ":" in place.host else f"{place.host}:{place.port}"
+
+
+class HostLost(Exception):
+    """The host has not answered for longer than the seat's patience: the seat gives up."""
+
+    def __init__(self, patience: float, code: str) -> None:
+        super().__init__(f"the host has not answered for {patience:g} s ({code}): given up")
 
 
 @dataclass
@@ -121,6 +132,7 @@ class NetworkSeat:
         self.seat = -1
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
+        self.heard_at = 0.0  # time.monotonic() when the host last sent a stream message
         self.exchanges: dict[int, SeatExchange] = {}
         self.reader = wire.DealEventReader()
         self.seats_in_play: list[int] = []
@@ -172,6 +184,7 @@ class NetworkSeat:
         async def read() -> None:
             try:
                 async for message in stream:
+                    self.heard_at = time.monotonic()
                     inbox.put_nowait((time.perf_counter(), message))
             finally:
                 inbox.put_nowait(None)
@@ -401,20 +414,38 @@ class NetworkSeat:
             self.log.refusals.append(line)
         log.info("seat %d: refused: %s", self.seat, line)
 
-    async def play_to_end(self, stopping: asyncio.Event | None = None) -> tuple[int, ...]:
+    async def play_to_end(
+        self, stopping: asyncio.Event | None = None, patience: float | None = None
+    ) -> tuple[int, ...]:
         """``play_match`` again and again, across dropped connections and host restarts,
-        until the match is over (or ``stopping`` is set); returns the winning seats."""
+        until the match is over (or ``stopping`` is set); returns the winning seats.
+
+        ``patience``: the seconds the host may go without answering, from the last stream
+        message it sent, before the seat gives up (``HostLost``); None waits for ever.
+        """
         failures = 0
+        lost_at: float | None = None  # when the host stopped answering, in this outage
         while self.winners is None and not (stopping is not None and stopping.is_set()):
+            tried_at = time.monotonic()
             try:
                 await self.play_match()
-                failures = 0 if self.winners is None else failures
+                lost_at, failures = None, 0
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RECONNECT_CODES:
                     raise
-                log.info("seat %d: %s; reconnecting", self.seat, error.code().name)
+                code = error.code().name
+                if self.heard_at >= tried_at:  # it answered this time: a new outage
+                    lost_at, failures = None, 0
+                now = time.monotonic()
+                if lost_at is None:
+                    lost_at = now
+                    giving_up = f", giving up after {patience:g} s" if patience else ""
+                    log.warning("seat %d: lost the host (%s); reconnecting%s", self.seat, code,
+                                giving_up)  # fmt: skip
+                elif patience is not None and now - lost_at >= patience:
+                    raise HostLost(patience, code) from error
                 if self.trace is not None:
-                    self.trace(f"reconnect {error.code().name}")
+                    self.trace(f"reconnect {code}")
             if self.winners is None:
                 await asyncio.sleep(RECONNECT_BACKOFF[min(failures, len(RECONNECT_BACKOFF) - 1)])
                 failures += 1
@@ -547,12 +578,14 @@ async def run(
     insecure: bool = False,
     seat_token_file: Path | None = None,
     record_dir: Path | None = None,
+    patience: float | None = PATIENCE,
 ) -> tuple[int, ...]:
     """Join ``table_id`` at ``address`` as a bot of ``level`` (or play the seat whose
     ``SEAT TOKEN`` line is in ``seat_token_file``) and play the match to its end, across host
     restarts; ``say`` gets one line per deal (the scores, the record checked). With
     ``record_dir``: every deal's record and this seat's secrets for it, and a log of the
-    stream, are kept there (``Keeper``)."""
+    stream, are kept there (``Keeper``). A host that does not answer for ``patience``
+    seconds is given up (``HostLost``)."""
     taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
     keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
@@ -581,7 +614,7 @@ async def run(
             say(f"deal {signed.deal_no} over: {totals}; {checked}")
 
         seat.on_deal_over = deal_over
-        return await seat.play_to_end()
+        return await seat.play_to_end(patience=patience)
     finally:
         await channel.close()
         if keeper is not None:
@@ -680,6 +713,16 @@ async def _checked(
     return "record verified as a third party (this seat sent no seed)"
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="scala40-bot", description="Play Scala 40 at a host's table as a bot."
@@ -711,6 +754,15 @@ def main(argv: list[str] | None = None) -> int:
         help="keep each deal's record (deal-N.json, for scala40-verify), this seat's seed for it "
         "(deal-N.seat.json) and a log of the event stream (stream.log) in DIR",
     )
+    parser.add_argument(
+        "--give-up-after",
+        type=_seconds,
+        default=PATIENCE,
+        metavar="SECONDS",
+        help="how long the host may go without answering before the bot gives up "
+        f"(default {PATIENCE:g}); meanwhile it reconnects, and the host's turn clock plays "
+        "its seat",
+    )
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
@@ -726,12 +778,13 @@ def main(argv: list[str] | None = None) -> int:
                 insecure=options.insecure,
                 seat_token_file=options.seat_token_file,
                 record_dir=options.record_dir,
+                patience=options.give_up_after,
             )
         )
     except grpc.aio.AioRpcError as error:
         print(f"scala40-bot: {error.details() or error.code().name}", file=sys.stderr)
         return 1
-    except (tls.PinError, invite.InviteError, OSError) as error:
+    except (tls.PinError, invite.InviteError, OSError, HostLost) as error:
         print(f"scala40-bot: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
