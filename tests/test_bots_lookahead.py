@@ -2,57 +2,49 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 from scala40_net.actions import DrawSource
-from scala40_net.bots.arena import Dealing, decide
+from scala40_net.bots.arena import play_deal
 from scala40_net.bots.base import playable_state
 from scala40_net.bots.hard import HardBot
 from scala40_net.bots.lookahead import Outlook
 from scala40_net.bots.medium import table_after
+from scala40_net.bots.memory import CardMemory
 from scala40_net.bots.unknown import unknown_cards
-from scala40_net.deal import DealState, Phase, apply, start_deal
+from scala40_net.deal import DealState, Phase
 from scala40_net.events import CardDrawn
 from scala40_net.rules import Ruleset, preset
 from scala40_net.scenario import position
 from scala40_net.search import best_lay_down, best_play, can_open
-from scala40_net.views import view_event, view_state
+from scala40_net.views import view_state
 
 
-def hard_decisions(deals: int, players: int = 2) -> list[tuple[DealState, HardBot]]:
-    """Deals of hard bots; the true state and the bot at each of its plays (the view is built
-    from the true state, as the arena does)."""
+def hard_decisions(deals: int, players: int = 2) -> list[tuple[DealState, CardMemory]]:
+    """Deals of hard bots; the true state at each of their plays, and the playing bot's memory
+    as it was then."""
     rules = preset("classic", players)
-    found: list[tuple[DealState, HardBot]] = []
+    found: list[tuple[DealState, CardMemory]] = []
     for k in range(deals):
-        seats = list(range(players))
-        dealing = Dealing.of(f"look-{k}", 1, rules, seats, k % players)
-        state, events = start_deal(rules, seats, k % players, dealing.deck)
-        bots = {s: HardBot(random.Random(k * 7 + s)) for s in seats}
-        for _ in range(2000):
-            for event in events:
-                for seat, bot in bots.items():
-                    bot.observe(view_event(event, seat))
-            if state.is_over:
-                break
-            if state.phase is Phase.REBUILD:
-                rebuilt = dealing.rebuilt(state.rebuilds + 1, state.discard_pile)
-                state, events = apply(state, None, rebuilt)
-                continue
+        bots = {s: HardBot(random.Random(k * 7 + s)) for s in range(players)}
+
+        def note(state: DealState, bots: dict[int, HardBot] = bots) -> None:
             if state.phase is Phase.PLAY:
-                found.append((state, bots[state.turn]))
-            state, events = apply(state, state.turn, decide(state, bots[state.turn]))
+                found.append((state, copy.deepcopy(bots[state.turn].memory)))
+
+        play_deal(bots, rules, k % players, f"look-{k}", on_turn=note)
     return found
 
 
 def test_unknown_cards_are_exactly_the_stock_and_the_other_hands_less_what_was_taken() -> None:
     checked = 0
-    for state, bot in hard_decisions(6, players=3):
+    for state, memory in hard_decisions(6, players=3):
         seat = state.turn
         seen = playable_state(view_state(state, seat))
-        unknown = set(unknown_cards(seen, seat, bot.memory))
+        unknown = set(unknown_cards(seen, seat, memory))
         others = {c for s in state.seats if s != seat for c in state.hand(s)}
-        held = bot.memory.held_by_others(seat)
+        held = memory.held_by_others(seat)
         assert held <= others
         assert unknown == (set(state.stock) | others) - held
         checked += 1
