@@ -439,9 +439,9 @@ class NetworkSeat:
                 now = time.monotonic()
                 if lost_at is None:
                     lost_at = now
-                    giving_up = f", giving up after {patience:g} s" if patience else ""
-                    log.warning("seat %d: lost the host (%s); reconnecting%s", self.seat, code,
-                                giving_up)  # fmt: skip
+                    giving_up = f" (given up after {patience:g} s without an answer)"
+                    log.warning("seat %d: the connection to the host dropped (%s); reconnecting%s",
+                                self.seat, code, giving_up if patience else "")  # fmt: skip
                 elif patience is not None and now - lost_at >= patience:
                     raise HostLost(patience, code) from error
                 if self.trace is not None:
