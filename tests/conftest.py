@@ -37,7 +37,8 @@ async def until(
     deadline = loop.time() + seconds
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {seconds} s waiting for a condition {explain()}")
+            said = explain()
+            raise AssertionError(f"timed out after {seconds} s" + (f": {said}" if said else ""))
         await asyncio.sleep(0.02)
 
 
