@@ -439,9 +439,11 @@ class NetworkSeat:
                 now = time.monotonic()
                 if lost_at is None:
                     lost_at = now
-                    giving_up = f" (given up after {patience:g} s without an answer)"
+                    giving_up = (
+                        f" (given up after {patience:g} s without an answer)" if patience else ""
+                    )
                     log.warning("seat %d: the connection to the host dropped (%s); reconnecting%s",
-                                self.seat, code, giving_up if patience else "")  # fmt: skip
+                                self.seat, code, giving_up)  # fmt: skip
                 elif patience is not None and now - lost_at >= patience:
                     raise HostLost(patience, code) from error
                 if self.trace is not None:
