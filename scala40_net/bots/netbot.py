@@ -67,7 +67,8 @@ RECONNECT_CODES = {
 }
 RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds, the last one repeated
 # How long scala40-bot waits for a host that stopped answering (a restart takes seconds;
-# meanwhile the host's turn clock plays the seat), counted from the last time it answered.
+# meanwhile the host's turn clock plays the seat), counted from the moment the connection
+# dropped; a connection that comes back, however briefly, starts the count again.
 PATIENCE = 600.0
 
 # How often a seat decides again when its view was stale, and the pauses before sending
@@ -420,8 +421,9 @@ class NetworkSeat:
         """``play_match`` again and again, across dropped connections and host restarts,
         until the match is over (or ``stopping`` is set); returns the winning seats.
 
-        ``patience``: the seconds the host may go without answering, from the last stream
-        message it sent, before the seat gives up (``HostLost``); None waits for ever.
+        ``patience``: the seconds the seat tries to reconnect, from the moment the connection
+        dropped, before it gives up (``HostLost``); a stream that sends anything in between
+        ends that outage. None tries for ever.
         """
         failures = 0
         lost_at: float | None = None  # when the host stopped answering, in this outage
@@ -761,9 +763,8 @@ def main(argv: list[str] | None = None) -> int:
         type=_seconds,
         default=PATIENCE,
         metavar="SECONDS",
-        help="how long the host may go without answering before the bot gives up "
-        f"(default {PATIENCE:g}); meanwhile it reconnects, and the host's turn clock plays "
-        "its seat",
+        help="how long the bot tries to reconnect after its connection dropped before it "
+        f"gives up (default {PATIENCE:g}); meanwhile the host's turn clock plays its seat",
     )
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
