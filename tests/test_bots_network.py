@@ -241,6 +241,16 @@ async def _one_deal_beside_a_host_bot(
     return table_id, joined
 
 
+async def _seat_connected(served: HostClient, table_id: str, seat: int) -> None:
+    """Until the host lists ``seat`` of ``table_id`` as connected (its stream open)."""
+    async with asyncio.timeout(30):
+        while True:
+            listed = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
+            if next(t for t in listed if t.table_id == table_id).seats[seat].connected:
+                return
+            await asyncio.sleep(0.05)
+
+
 def _seat_record_verifies(record: Path, fingerprint: str) -> int:
     """scala40-verify on a record the bot kept, with the seed and cut it kept beside it."""
     mine = json.loads(record.with_suffix(".seat.json").read_text())
@@ -270,12 +280,8 @@ async def test_scala40_bot_plays_a_seat_joined_before_and_keeps_what_a_check_nee
         )
     )
 
-    async def listening() -> bool:
-        tables = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
-        return next(t for t in tables if t.table_id == table_id).seats[joined.seat].connected
-
-    while not await listening():  # its stream is open: it will commit to the first deal
-        await asyncio.sleep(0.05)
+    # Its stream is open: it will commit to the first deal.
+    await _seat_connected(served, table_id, joined.seat)
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=bearer(joined.seat_token)
     )
@@ -436,15 +442,6 @@ def _checking(
         return await method(request, **kwargs)
 
     return call
-
-
-async def _seat_connected(served: HostClient, table_id: str, seat: int) -> None:
-    async with asyncio.timeout(30):
-        while True:
-            listed = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
-            if next(t for t in listed if t.table_id == table_id).seats[seat].connected:
-                return
-            await asyncio.sleep(0.05)
 
 
 async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_for_good(
