@@ -2,7 +2,9 @@
 
 Streams, snapshots and reconnects all go through ``view_event`` and
 ``view_state``; ``seat=None`` is a spectator, who sees no hand. A seat that
-follows its stream carries its view from event to event (``after_event``).
+follows its stream carries its view from event to event (``view_at_start``,
+then ``after_event``): the screen, the network bot and the host's bots all
+hold this one view, and try their moves on it with ``playable_state``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import overload
 
 from scala40_net.actions import DrawSource
-from scala40_net.deal import DealState, Phase, agreed_mark, set_at
+from scala40_net.deal import DealState, Phase, agreed_mark, deal_order, set_at
 from scala40_net.events import (
     CardDrawn,
     DealEnded,
@@ -51,6 +53,7 @@ class DealView:
     rebuilds: int
     result: DealEnded | None
     agreed_discard: int | None = None
+    discard_barred: bool = False  # the seat to move put the discard back this turn (R3.2)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,34 @@ def view_event(event: Event, seat: int | None) -> Event:
     return event
 
 
+def view_at_start(ruleset: Ruleset, started: DealStarted, viewer: int | None) -> DealView:
+    """The viewer's view of a deal just dealt (``started`` as the viewer saw it, ``view_event``):
+    what ``deal.start_deal`` makes of the deck, on a view."""
+    n = len(started.seats)
+    hand = started.hands[started.seats.index(viewer)] if viewer in started.seats else None
+    return DealView(
+        viewer=viewer,
+        ruleset=ruleset,
+        deal_no=started.deal_no,
+        seats=started.seats,
+        dealer=started.dealer,
+        phase=Phase.DRAW,
+        turn=deal_order(started.seats, started.dealer)[0],
+        hand=hand,
+        hand_counts=started.hand_counts,
+        opened=(False,) * n,
+        turns_played=(0,) * n,
+        table=(),
+        owners=(),
+        discard_pile=(started.first_discard,),
+        stock_count=started.stock_count,
+        drawn=None,
+        taken_discard=None,
+        rebuilds=0,
+        result=None,
+    )
+
+
 def after_event(view: DealView, event: Event) -> DealView:
     """The viewer's view right after ``event`` (as the viewer saw it, ``view_event``), from
     its view just before: what ``deal.apply`` does to the state, on a view.
@@ -108,6 +139,7 @@ def after_event(view: DealView, event: Event) -> DealView:
             discard_pile=(*view.discard_pile, event.card),
             drawn=None,
             taken_discard=None,
+            discard_barred=True,
         )
     if isinstance(event, Played):
         return _after_play(view, event)
@@ -197,6 +229,7 @@ def _after_play(view: DealView, played: Played) -> DealView:
         drawn=None,
         taken_discard=None,
         agreed_discard=agreed_mark(view.ruleset, table, played.discard),
+        discard_barred=False,
     )
 
 
@@ -259,4 +292,44 @@ def view_state(state: DealState | MatchState, seat: int | None) -> DealView | Ma
         rebuilds=state.rebuilds,
         result=state.result,
         agreed_discard=state.agreed_discard,
+        discard_barred=state.discard_barred,
+    )
+
+
+# Stands for every card the seat cannot see. It must be a real card id, since the engine
+# values the other hands when a play goes out; no move of the seat touches them.
+HIDDEN = 0
+
+
+def playable_state(view: DealView) -> DealState:
+    """A deal state the engine can try this seat's moves on, built from its view alone.
+
+    The engine has no public entry point for a state with hidden cards; this is
+    the smallest one: every card the seat cannot see is ``HIDDEN``.
+    """
+    assert view.viewer is not None and view.hand is not None
+    hands = tuple(
+        view.hand if seat == view.viewer else (HIDDEN,) * count
+        for seat, count in zip(view.seats, view.hand_counts, strict=True)
+    )
+    return DealState(
+        ruleset=view.ruleset,
+        seats=view.seats,
+        dealer=view.dealer,
+        hands=hands,
+        opened=view.opened,
+        turns_played=view.turns_played,
+        table=view.table,
+        owners=view.owners,
+        stock=(HIDDEN,) * view.stock_count,
+        discard_pile=view.discard_pile,
+        turn=view.turn,
+        phase=view.phase,
+        deal_no=view.deal_no,
+        drawn=view.drawn,
+        taken_discard=view.taken_discard,
+        discard_barred=view.discard_barred,
+        rebuilds=view.rebuilds,
+        result=view.result,
+        agreed_discard=view.agreed_discard,
     )

@@ -687,4 +687,17 @@ def deal_view_from_pb(message: table_pb2.TableView) -> views.DealView | None:
         rebuilds=message.rebuilds,
         result=None,
         agreed_discard=message.agreed_discard if message.HasField("agreed_discard") else None,
+        discard_barred=_put_back_this_turn(message.deal_events),
     )
+
+
+def _put_back_this_turn(deal_events: Sequence[bytes]) -> bool:
+    """R3.2: whether the seat to move put the taken discard back this turn (the view has no
+    field for it; the deal's events since the last play say it)."""
+    for raw in reversed(deal_events):
+        kind = deal_pb2.DealEvent.FromString(raw).WhichOneof("event")
+        if kind == "discard_returned":
+            return True
+        if kind in ("played", "started", "stock_rebuilt"):
+            return False
+    return False

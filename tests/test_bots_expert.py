@@ -12,7 +12,6 @@ import pytest
 from scala40_net.actions import Action, Draw, DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.arena import Dealing, decide, play_deal
-from scala40_net.bots.base import playable_state
 from scala40_net.bots.deadline import SURVIVAL, bucket, survival
 from scala40_net.bots.expert import ExpertBot
 from scala40_net.bots.memory import CardMemory
@@ -24,7 +23,7 @@ from scala40_net.events import Event
 from scala40_net.rules import PRESETS, preset
 from scala40_net.scenario import position
 from scala40_net.search import best_play
-from scala40_net.views import view_event, view_state
+from scala40_net.views import playable_state, view_event, view_state
 from tests.test_bots import Recorder, after_draw, check_uses, play_of
 
 # A small budget keeps these tests quick; the play is the same code at any budget.

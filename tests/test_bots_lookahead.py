@@ -7,7 +7,6 @@ import random
 
 from scala40_net.actions import DrawSource
 from scala40_net.bots.arena import play_deal
-from scala40_net.bots.base import playable_state
 from scala40_net.bots.hard import HardBot
 from scala40_net.bots.lookahead import Outlook
 from scala40_net.bots.medium import table_after
@@ -18,7 +17,7 @@ from scala40_net.events import CardDrawn
 from scala40_net.rules import Ruleset, preset
 from scala40_net.scenario import position
 from scala40_net.search import best_lay_down, best_play, can_open
-from scala40_net.views import view_state
+from scala40_net.views import playable_state, view_state
 
 
 def hard_decisions(deals: int, players: int = 2) -> list[tuple[DealState, CardMemory]]:

@@ -2,6 +2,7 @@
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 from scala40_net.actions import Action, Draw, DrawSource, Play, ReturnDiscard
 from scala40_net.bots import make_bot
 from scala40_net.bots.arena import Dealing, decide
-from scala40_net.deal import Phase, apply, start_deal
+from scala40_net.deal import DealState, Phase, apply, start_deal
 from scala40_net.events import (
     CardDrawn,
     CardsAttached,
@@ -24,7 +25,14 @@ from scala40_net.events import (
 )
 from scala40_net.match import StartDeal, apply_match, start_match
 from scala40_net.rules import PRESETS, DiscardAttachable, Ruleset, preset, with_options
-from scala40_net.views import DealView, MatchView, after_event, view_event, view_state
+from scala40_net.views import (
+    DealView,
+    MatchView,
+    after_event,
+    view_at_start,
+    view_event,
+    view_state,
+)
 
 DECK = tuple(range(108))
 
@@ -100,18 +108,12 @@ def test_views_the_own_draw_applied_to_a_view_is_the_view_after_it(
     assert after_event(before, view_event(drawn, seat)) == view_state(after, seat)
 
 
-def _followed_deal(
-    rules: Ruleset,
-    players: int,
-    seed: int,
-    put_back: float,
-    tally: Counter[str],
-    lazy: bool = False,
-) -> None:
+def bot_deal(
+    rules: Ruleset, players: int, seed: int, put_back: float = 0.0, lazy: bool = False
+) -> Iterator[tuple[DealState, DealState, list[Event]]]:
     """A deal played by bots (a taken discard sometimes put back, R3.2; ``lazy``: every seat
-    discards what it drew, so the stock runs out), every seat's and a spectator's view
-    carried from event to event, checked against the engine's after each action: the view
-    a network seat keeps from its stream is the one the host would send."""
+    discards what it drew, so the stock runs out): the state dealt, with its DealStarted,
+    then each action's state before and after it and its events, to the deal's end."""
     rng = random.Random(seed)
     seats = tuple(range(players))
     bots = {
@@ -120,9 +122,8 @@ def _followed_deal(
     }
     dealer = rng.randrange(players)
     dealing = Dealing.of(f"views-{seed}", 1, rules, seats, dealer)
-    state, _ = start_deal(rules, seats, dealer, dealing.deck)
-    viewers: tuple[int | None, ...] = (*seats, None)
-    kept = {v: view_state(state, v) for v in viewers}
+    state, started = start_deal(rules, seats, dealer, dealing.deck)
+    yield state, state, started
     for _ in range(2000):
         if state.is_over:
             return
@@ -139,16 +140,41 @@ def _followed_deal(
                 action = ReturnDiscard() if take_back else decide(state, bots[seat])
             if state.discard_barred and isinstance(action, Draw):  # put back: the stock now
                 action = Draw(DrawSource.STOCK)
+        before = state
         state, events = apply(state, seat, action)
         for event in events:
-            tally[_kind(event)] += 1
             for s, bot in bots.items():
                 bot.observe(view_event(event, s))
+        yield before, state, events
+    raise AssertionError("the deal did not end")
+
+
+def _followed_deal(
+    rules: Ruleset,
+    players: int,
+    seed: int,
+    put_back: float,
+    tally: Counter[str],
+    lazy: bool = False,
+) -> None:
+    """Every seat's and a spectator's view of a bot-played deal carried from event to event,
+    checked against the engine's after each action: the view a network seat keeps from its
+    stream is the one the host would send."""
+    viewers: tuple[int | None, ...] = (*range(players), None)
+    kept: dict[int | None, DealView] = {}
+    for _, state, events in bot_deal(rules, players, seed, put_back, lazy):
+        if not kept:  # the deal just dealt: each view starts from its DealStarted
+            (started,) = events
+            assert isinstance(started, DealStarted)
+            kept = {v: view_at_start(rules, view_event(started, v), v) for v in viewers}
+            assert kept == {v: view_state(state, v) for v in viewers}
+            continue
+        for event in events:
+            tally[_kind(event)] += 1
         for viewer in viewers:
             for event in events:
                 kept[viewer] = after_event(kept[viewer], view_event(event, viewer))
             assert kept[viewer] == view_state(state, viewer), (viewer, events)
-    raise AssertionError("the deal did not end")
 
 
 def _kind(event: Event) -> str:

@@ -6,7 +6,6 @@ import pytest
 
 from scala40_net import wire
 from scala40_net.actions import Attach, Draw, DrawSource, NewMeld, Play, SwapJoker
-from scala40_net.bots.base import playable_state
 from scala40_net.cards import Face, parse_face, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, apply, deal_penalties
 from scala40_net.errors import RuleViolation
@@ -24,7 +23,7 @@ from scala40_net.rules import (
     with_options,
 )
 from scala40_net.scenario import position
-from scala40_net.views import view_state
+from scala40_net.views import playable_state, view_state
 
 STOCK, DISCARD = Draw(DrawSource.STOCK), Draw(DrawSource.DISCARD)
 

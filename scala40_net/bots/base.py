@@ -1,9 +1,9 @@
-"""What every bot shares: the bot interface, a playable state from a seat's view, the turn frame.
+"""What every bot shares: the bot interface, the engine asked about a move, the turn frame.
 
 A bot sees only its seat's view (``views.DealView``) and the per-seat events
 (``views.view_event``). To try a move it rebuilds a deal state from that view
 with every hidden card replaced by a placeholder (the engine has no public
-entry point for this; ``playable_state`` is the smallest one) and asks the
+entry point for this; ``views.playable_state`` is the smallest one) and asks the
 engine itself, so a bot never decides legality on its own: every play it
 returns has been accepted by ``deal.apply`` on that state.
 """
@@ -22,10 +22,7 @@ from scala40_net.events import Event
 from scala40_net.rules import DiscardPickup
 from scala40_net.search import LayDown, best_play
 from scala40_net.views import DealView
-
-# Stands for every card the seat cannot see. It must be a real card id, since the engine
-# values the other hands when a play goes out; no move of the seat touches them.
-HIDDEN = 0
+from scala40_net.views import playable_state as playable_state  # (it lives beside the view now)
 
 
 class Bot(Protocol):
@@ -51,35 +48,6 @@ class Bot(Protocol):
     def buys_back(self, fee: int) -> bool:
         """R11.3: whether to buy back in for ``fee`` chips."""
         ...
-
-
-def playable_state(view: DealView) -> DealState:
-    """A deal state the engine can try this seat's moves on, built from its view alone."""
-    assert view.viewer is not None and view.hand is not None
-    hands = tuple(
-        view.hand if seat == view.viewer else (HIDDEN,) * count
-        for seat, count in zip(view.seats, view.hand_counts, strict=True)
-    )
-    return DealState(
-        ruleset=view.ruleset,
-        seats=view.seats,
-        dealer=view.dealer,
-        hands=hands,
-        opened=view.opened,
-        turns_played=view.turns_played,
-        table=view.table,
-        owners=view.owners,
-        stock=(HIDDEN,) * view.stock_count,
-        discard_pile=view.discard_pile,
-        turn=view.turn,
-        phase=view.phase,
-        deal_no=view.deal_no,
-        drawn=view.drawn,
-        taken_discard=view.taken_discard,
-        rebuilds=view.rebuilds,
-        result=view.result,
-        agreed_discard=view.agreed_discard,
-    )
 
 
 def accepts(state: DealState, play: Play) -> bool:
