@@ -1,23 +1,30 @@
 """The client's view model: the table as this seat sees it, built only from the host's events.
 
 ``TableModel.apply`` takes each ``TableEvent`` of the stream (a snapshot, a
-deal event, a seat change, chat, scores …) and updates plain Python values
-that the screen renders. Nothing here decides whether a move is legal; melds
-that grow on the table are recomputed with the rules engine's own meld
-functions so the client shows them exactly as the host holds them.
+deal event, a seat change, chat, scores …). What this seat knows of the deal
+is the engine's own view (``views.DealView``), read off the wire and carried
+from event to event exactly as the network bot carries it
+(``wire.DealEventReader``, ``views.view_at_start``, ``views.after_event``);
+the model adds only what is the screen's own: names, the log, the chat, the
+clocks, the fair-deal exchange and its bytes. Nothing here decides whether a
+move is legal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from client.scoresheet import ScoreSheet
-from scala40_net.cards import RANK_TEXT, Face, Suit, face, is_joker
-from scala40_net.errors import RuleViolation
-from scala40_net.melds import Meld, MeldKind, attach, declarations, make_meld, split_run, swap_joker
-from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net import deal, views, wire
+from scala40_net.actions import DrawSource
+from scala40_net.cards import RANK_TEXT, Face, face
+from scala40_net.errors import InvalidRuleset, RuleViolation
+from scala40_net.events import CardDrawn, DealStarted, Event, JokerSwapped, MeldLaid, Played
+from scala40_net.melds import Meld, MeldKind
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.rules import Ruleset
 
 LOG_LIMIT = 500
 PILE_TAKES_KEPT = 4
@@ -43,18 +50,17 @@ _PHASE_FROM_PB = {
     table_pb2.TURN_PHASE_PLAY: Phase.PLAY,
 }
 
+# The deal's phase as the table screen says it (the stock is rebuilt before the next draw).
+_PHASE_OF_DEAL = {
+    deal.Phase.DRAW: Phase.DRAW,
+    deal.Phase.PLAY: Phase.PLAY,
+    deal.Phase.REBUILD: Phase.DRAW,
+    deal.Phase.OVER: Phase.DEAL_OVER,
+}
 
-def face_from_pb(pb: cards_pb2.Face) -> Face:
-    """A proto ``Face`` (suit enum = suit index + 1) as the library's ``Face``."""
-    if pb.rank == 0 or pb.suit == cards_pb2.SUIT_UNSPECIFIED:
-        return Face(0, None)
-    return Face(pb.rank, Suit(pb.suit - 1))
-
-
-def face_to_pb(f: Face) -> cards_pb2.Face:
-    if f.suit is None:
-        return cards_pb2.Face(rank=0, suit=cards_pb2.SUIT_UNSPECIFIED)
-    return cards_pb2.Face(rank=f.rank, suit=cards_pb2.Suit.Name(int(f.suit) + 1))
+# What the stream may hold that this seat's view cannot be carried across (a meld number or
+# a card the view does not have): the view is then unknown until the next snapshot.
+_UNFOLLOWABLE = (ValueError, IndexError, KeyError, AssertionError, RuleViolation)
 
 
 @dataclass
@@ -66,8 +72,6 @@ class SeatState:
     taken: bool = False
     bot: bool = False
     connected: bool = False
-    hand_count: int = 0
-    opened: bool = False
     in_deal: bool = False
     total: int = 0
     out: bool = False
@@ -76,21 +80,29 @@ class SeatState:
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableMeldState:
-    """A meld on the table under its number; ``meld`` is the engine's value, when it rebuilds."""
+    """A meld of the deal's view under the number the wire gives it (its place + 1)."""
 
     meld_id: int
-    cards: tuple[int, ...]
+    meld: Meld
     laid_by: int
-    meld: Meld | None
-    kind: MeldKind | None = None
-    joker_as: Face | None = None
-    points: int = 0
 
-    @classmethod
-    def of(cls, meld_id: int, meld: Meld, laid_by: int) -> TableMeldState:
-        return cls(meld_id, meld.cards, laid_by, meld, meld.kind, meld.joker_as, meld.points)
+    @property
+    def cards(self) -> tuple[int, ...]:
+        return self.meld.cards
+
+    @property
+    def kind(self) -> MeldKind:
+        return self.meld.kind
+
+    @property
+    def joker_as(self) -> Face | None:
+        return self.meld.joker_as
+
+    @property
+    def points(self) -> int:
+        return self.meld.points
 
 
 @dataclass
@@ -214,19 +226,15 @@ class TableModel:
         self.table_phase = lobby_pb2.TABLE_PHASE_UNSPECIFIED
         self.my_seat: int | None = None
         self.seats: dict[int, SeatState] = {}
-        self.hand: list[int] = []
-        self.melds: dict[int, TableMeldState] = {}
-        self.discard_pile: list[int] = []  # bottom first; may hold only the top after a snapshot
-        self.discard_count = 0
-        self.stock_count = 0
+        # This seat's view of the deal in play (None before its cards are dealt, or when the
+        # stream held something it cannot be carried across), and the reader of the deal's
+        # events that carries it: both as the network bot keeps them.
+        self.deal: views.DealView | None = None
+        self._reader = wire.DealEventReader()
         self.deal_no = 0
         self.dealer: int | None = None
-        self.turn: int | None = None
         self.phase = Phase.WAITING
-        self.taken_discard: int | None = None
-        self.last_drawn: int | None = None
-        self.discard_barred = False  # this seat put the discard back this turn
-        self.turns_played: dict[int, int] = {}
+        self.last_drawn: int | None = None  # the card this seat drew this turn (highlighted)
         self.deals: dict[int, FairDealState] = {}
         self.result: DealResult | None = None
         self.match_over = False
@@ -258,9 +266,91 @@ class TableModel:
     def my_turn(self) -> bool:
         return self.my_seat is not None and self.turn == self.my_seat
 
+    # What the screen reads of the deal's view.
+
+    @property
+    def hand(self) -> list[int]:
+        """This seat's hand in the order held (empty for a spectator, or with no deal)."""
+        held = self.deal.hand if self.deal is not None else None
+        return list(held) if held is not None else []
+
+    @property
+    def melds(self) -> dict[int, TableMeldState]:
+        """The melds on the table by number (the wire's: place + 1, wire.meld_index_from_pb)."""
+        if self.deal is None:
+            return {}
+        laid = zip(self.deal.table, self.deal.owners, strict=True)
+        return {i + 1: TableMeldState(i + 1, meld, owner) for i, (meld, owner) in enumerate(laid)}
+
+    @property
+    def discard_pile(self) -> list[int]:
+        """Bottom first."""
+        return list(self.deal.discard_pile) if self.deal is not None else []
+
+    @property
+    def discard_count(self) -> int:
+        return len(self.deal.discard_pile) if self.deal is not None else 0
+
     @property
     def discard_top(self) -> int | None:
-        return self.discard_pile[-1] if self.discard_pile else None
+        return (
+            self.deal.discard_pile[-1] if self.deal is not None and self.deal.discard_pile else None
+        )
+
+    @property
+    def stock_count(self) -> int:
+        return self.deal.stock_count if self.deal is not None else 0
+
+    @property
+    def turn(self) -> int | None:
+        """The seat to move, while a turn is being played."""
+        if self.deal is None or self.phase not in (Phase.DRAW, Phase.PLAY):
+            return None
+        return self.deal.turn
+
+    @property
+    def taken_discard(self) -> int | None:
+        """The card this seat took from the discard pile this turn (it must be used, R3.2)."""
+        return self.deal.taken_discard if self.deal is not None and self.my_turn else None
+
+    @property
+    def discard_barred(self) -> bool:
+        """This seat put the discard back this turn: it draws from the stock (R3.2)."""
+        return self.deal is not None and self.my_turn and self.deal.discard_barred
+
+    @property
+    def turns_played(self) -> dict[int, int]:
+        if self.deal is None:
+            return {}
+        return dict(zip(self.deal.seats, self.deal.turns_played, strict=True))
+
+    def hand_count(self, seat: int) -> int:
+        """How many cards ``seat`` holds in this deal."""
+        if self.deal is None or seat not in self.deal.seats:
+            return 0
+        return self.deal.hand_counts[self.deal.seats.index(seat)]
+
+    def has_opened(self, seat: int) -> bool:
+        if self.deal is None or seat not in self.deal.seats:
+            return False
+        return self.deal.opened[self.deal.seats.index(seat)]
+
+    def deal_ruleset(self, players: int | None = None) -> Ruleset | None:
+        """The engine's ruleset of the current deal (as announced), else of the table."""
+        if players is None:
+            players = len(self.seats_in_play) or len(self.seats) or 2
+        fd = self.fair_deal
+        message = (
+            fd.ruleset
+            if fd is not None and fd.ruleset is not None
+            else ruleset_pb2.Ruleset(
+                preset=self.preset or ruleset_pb2.PRESET_CLASSIC, options=self.ruleset
+            )
+        )
+        try:
+            return wire.ruleset_from_pb(message, players)
+        except (InvalidRuleset, wire.WireError):
+            return None
 
     @property
     def fair_deal(self) -> FairDealState | None:
@@ -306,7 +396,7 @@ class TableModel:
         return [self.melds[k] for k in sorted(self.melds)]
 
     def i_have_opened(self) -> bool:
-        return self.my_seat is not None and self.seat(self.my_seat).opened
+        return self.my_seat is not None and self.has_opened(self.my_seat)
 
     @property
     def my_rientro_fee(self) -> int | None:
@@ -369,40 +459,37 @@ class TableModel:
         for sv in view.seats:
             state = self.seat(sv.info.seat)
             self._set_info(state, sv.info)
-            state.hand_count = sv.hand_count
-            state.opened = sv.opened
             state.in_deal = sv.in_deal
             self._set_score(state, sv.score)
-        turns_played = {sv.info.seat: sv.turns_played for sv in view.seats if sv.in_deal}
-        # Replaying the deal's public events rebuilds what a view does not carry
-        # (the fair-deal exchange, the discard pile under its top); the view's
-        # own fields then win wherever both say something.
+        # Replaying the deal's events, each private event beside the public one it came
+        # with, rebuilds what a view does not carry (the fair-deal exchange, the log, a
+        # deal's end during the pause after it) and carries the deal's view as the stream
+        # would have; the host's view of the deal in play then wins.
         self.deals.pop(view.deal_no, None)
+        self._reader = wire.DealEventReader(self.my_seat)
+        self.deal = None
+        private = dict(zip(view.my_private_with_event, view.my_private_events, strict=False))
         # A first snapshot (a rejoin) logs the deal so far; one after a gap in the stream
         # would log again what the log already holds.
         self._quiet = bool(self.log)
         try:
-            for raw in view.deal_events:
-                self._apply_deal(raw, None)
+            for k, raw in enumerate(view.deal_events):
+                self._apply_deal(raw, private.get(k))
         finally:
             self._quiet = False
         fd = self.deals.get(view.deal_no)
         if fd is not None:
             fd.private_events = list(view.my_private_events)
-        self.hand = list(view.my_hand)
-        self.melds = {m.meld_id: self._meld_from_pb(m) for m in view.melds}
-        top = view.discard_top if view.HasField("discard_top") else None
-        if view.discard_pile:
-            self.discard_pile = list(view.discard_pile)
-        elif top is None:
-            self.discard_pile = []
-        elif self.discard_top != top or len(self.discard_pile) != view.discard_count:
-            self.discard_pile = [top]
-        self.discard_count = view.discard_count
-        self.stock_count = view.stock_count
+        try:
+            seen = wire.deal_view_from_pb(view)
+        except (InvalidRuleset, wire.WireError, *_UNFOLLOWABLE):
+            seen = None
+        if seen is not None:
+            self.deal = seen
+            self._reader.seats, self._reader.dealer = seen.seats, seen.dealer
+            self._reader.table = list(seen.table)
         self.deal_no = view.deal_no
         self.dealer = view.dealer_seat if view.deal_no else None
-        self.turn = view.turn_seat if view.HasField("turn_seat") else None
         self.phase = _PHASE_FROM_PB.get(view.phase, self.phase)
         if view.phase == table_pb2.TURN_PHASE_UNSPECIFIED and self.phase not in (
             Phase.DEAL_OVER,
@@ -412,15 +499,12 @@ class TableModel:
         if self.table_phase == lobby_pb2.TABLE_PHASE_FINISHED:
             self.phase = Phase.MATCH_OVER
             self.match_over = True
-        self.taken_discard = view.taken_discard if view.HasField("taken_discard") else None
         self._set_rientro_offers(view.rientro_offers)
         self._set_between_deals(view.between_deals if view.HasField("between_deals") else None)
         if view.HasField("turn_time_left_ms"):
             self._set_turn_time(view.turn_time_left_ms)
         else:
             self.turn_time = None
-        if turns_played:
-            self.turns_played = turns_played
         self.last_seq = seq
         self._log("log_snapshot")
 
@@ -544,6 +628,7 @@ class TableModel:
         fd.event_bytes.append(raw)
         if private is not None:
             fd.private_events.append(private)
+        happened = self._follow(event, private)
         if kind == "commitments":
             fd.commitments = {c.seat: c.commitment for c in event.commitments.commitments}
             self.phase = Phase.REVEAL
@@ -552,15 +637,12 @@ class TableModel:
             self._reveals(fd, event.reveals)
         elif kind == "started":
             fd.started = True
-            self._started(event.started, private)
-        elif kind == "drawn":
-            self._drawn(event.drawn, private)
-        elif kind == "played":
-            self._played(event.played)
+            self._started(event.started)
+        elif kind == "drawn" and isinstance(happened, CardDrawn):
+            self._drawn(happened)
+        elif kind == "played" and isinstance(happened, Played):
+            self._played(happened)
         elif kind == "stock_rebuilt":
-            self.discard_pile = self.discard_pile[-1:]
-            self.discard_count = len(self.discard_pile)
-            self.stock_count = event.stock_rebuilt.stock_count
             self._log("log_stock_rebuilt", n=event.stock_rebuilt.stock_count)
         elif kind == "ended":
             fd.outcome = event.ended.outcome
@@ -570,6 +652,37 @@ class TableModel:
         elif kind == "host_seed_revealed":
             fd.host_seed = event.host_seed_revealed.host_seed
             self._log("log_host_seed")
+        if self.deal is not None and kind in (
+            "drawn",
+            "played",
+            "stock_rebuilt",
+            "discard_returned",
+        ):
+            self.phase = _PHASE_OF_DEAL[self.deal.phase]
+
+    def _follow(
+        self, event: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
+    ) -> Event | None:
+        """Carry this seat's view of the deal across ``event`` (the engine event it reads as);
+        a new deal's cards start a new view."""
+        try:
+            happened = self._reader.read(event, private)
+        except _UNFOLLOWABLE:
+            self.deal = None
+            return None
+        if isinstance(happened, DealStarted):
+            ruleset = self.deal_ruleset(len(happened.seats))
+            self.deal = (
+                views.view_at_start(ruleset, happened, self.my_seat)
+                if ruleset is not None
+                else None
+            )
+        elif happened is not None and self.deal is not None:
+            try:
+                self.deal = views.after_event(self.deal, happened)
+            except _UNFOLLOWABLE:
+                self.deal = None
+        return happened
 
     def _announced(self, event: deal_pb2.DealEvent) -> None:
         a = event.announced
@@ -588,22 +701,12 @@ class TableModel:
         self._set_rientro_offers(())
         self.between_deals = None
         self.phase = Phase.COMMIT
-        self.turn = None
-        self.hand = []
-        self.melds = {}
-        self.discard_pile = []
-        self.discard_count = 0
-        self.stock_count = 0
-        self.taken_discard = None
+        self.deal = None
         self.last_drawn = None
-        self.discard_barred = False
-        self.turns_played = {}
         self.pile_takes = []
         self.result = None
         for state in self.seats.values():
             state.in_deal = state.seat in a.seats_in_play
-            state.hand_count = 0
-            state.opened = False
         self._log(
             "log_deal_announced",
             deal=event.deal_no,
@@ -616,103 +719,49 @@ class TableModel:
         fd.left_out = {lo.seat: lo.reason for lo in reveals.left_out}
         self._log("log_reveals", n=len(fd.reveals))
 
-    def _started(
-        self, started: deal_pb2.DealStarted, private: deal_pb2.PrivateDealEvent | None
-    ) -> None:
-        self.discard_pile = [started.first_discard]
-        self.discard_count = 1
-        self.stock_count = started.stock_count
-        self.turn = started.first_seat
+    def _started(self, started: deal_pb2.DealStarted) -> None:
         self.phase = Phase.DRAW
         for seat in self.seats_in_play:
-            self.seat(seat).hand_count = 13
             self.seat(seat).in_deal = True
-        if private is not None and private.WhichOneof("event") == "hand_dealt":
-            self.hand = list(private.hand_dealt.cards)
         self._log(
             "log_deal_started",
             card=card_text(started.first_discard),
             name=self.name_of(started.first_seat),
         )
 
-    def _drawn(self, drawn: deal_pb2.CardDrawn, private: deal_pb2.PrivateDealEvent | None) -> None:
-        seat = self.seat(drawn.seat)
-        seat.hand_count += 1
-        self.turn = drawn.seat
-        self.phase = Phase.PLAY
+    def _drawn(self, drawn: CardDrawn) -> None:
+        name = self.name_of(drawn.seat)
         mine = drawn.seat == self.my_seat
-        if drawn.source == deal_pb2.DRAW_SOURCE_DISCARD:
-            card = drawn.card if drawn.HasField("card") else self.discard_top
-            if self.discard_pile:
-                self.discard_pile.pop()
-            self.discard_count = max(0, self.discard_count - 1)
-            if card is not None:
-                self.pile_takes = [*self.pile_takes, (drawn.seat, card)][-PILE_TAKES_KEPT:]
-            if mine and card is not None:
-                self.hand.append(card)
-                self.taken_discard = card
-                self.last_drawn = card
-            self._log("log_took_discard", name=seat.name or f"#{seat.seat}", card=_text(card))
-            return
-        self.stock_count = max(0, self.stock_count - 1)
-        if mine and private is not None and private.WhichOneof("event") == "stock_card_drawn":
-            card = private.stock_card_drawn.card
-            self.hand.append(card)
-            self.last_drawn = card
-            self._log("log_you_drew_stock", card=card_text(card))
+        if mine:
+            self.last_drawn = drawn.card
+        if drawn.source is DrawSource.DISCARD:
+            if drawn.card is not None:
+                self.pile_takes = [*self.pile_takes, (drawn.seat, drawn.card)][-PILE_TAKES_KEPT:]
+            self._log("log_took_discard", name=name, card=_text(drawn.card))
+        elif mine and drawn.card is not None:
+            self._log("log_you_drew_stock", card=card_text(drawn.card))
         else:
-            self._log("log_drew_stock", name=self.name_of(drawn.seat))
+            self._log("log_drew_stock", name=name)
 
-    def _played(self, played: deal_pb2.Played) -> None:
-        seat = self.seat(played.seat)
+    def _played(self, played: Played) -> None:
         name = self.name_of(played.seat)
-        mine = played.seat == self.my_seat
-        new_ids = iter(played.new_meld_ids)
         opening_points = 0
         for op in played.operations:
-            which = op.WhichOneof("operation")
-            if which == "new_meld":
-                nm = op.new_meld
-                cards = tuple(nm.cards)
-                self._remove_from_hand(seat, cards, mine)
-                joker_as = face_from_pb(nm.joker_as) if nm.HasField("joker_as") else None
-                laid = self._lay(cards, joker_as, tuple(nm.split), played.seat, new_ids)
-                opening_points += sum(m.points for m in laid)
-                self._log("log_new_meld", name=name, cards=cards_text(cards))
-            elif which == "attach":
-                at = op.attach
-                cards = tuple(at.cards)
-                self._remove_from_hand(seat, cards, mine)
-                joker_as = face_from_pb(at.joker_as) if at.HasField("joker_as") else None
-                self._attach(at.meld_id, cards, joker_as, tuple(at.split), played.seat, new_ids)
-                self._log("log_attach", name=name, cards=cards_text(cards), meld=at.meld_id)
-            elif which == "swap_joker":
-                sw = op.swap_joker
-                joker = self._swap(sw.meld_id, sw.card)
-                self._remove_from_hand(seat, (sw.card,), mine)
-                seat.hand_count += 1
-                if mine and joker is not None:
-                    self.hand.append(joker)
-                self._log("log_swap", name=name, meld=sw.meld_id, card=card_text(sw.card))
+            if isinstance(op, MeldLaid):
+                opening_points += sum(meld.points for _, meld in op.placed)
+                self._log("log_new_meld", name=name, cards=cards_text(op.cards))
+            elif isinstance(op, JokerSwapped):
+                self._log("log_swap", name=name, meld=op.meld + 1, card=card_text(op.card))
+            else:
+                self._log("log_attach", name=name, cards=cards_text(op.cards), meld=op.meld + 1)
         if played.opened:
-            seat.opened = True
             self._log("log_opened", name=name, points=opening_points)
-        if played.HasField("discard"):
-            self._remove_from_hand(seat, (played.discard,), mine)
-            self.discard_pile.append(played.discard)
-            self.discard_count += 1
+        if played.discard is not None:
             self._log("log_discard", name=name, card=card_text(played.discard))
-        if mine:
-            self.taken_discard = None
+        if played.seat == self.my_seat:
             self.last_drawn = None
-            self.discard_barred = False
-        self.turns_played[played.seat] = self.turns_played.get(played.seat, 0) + 1
         if played.went_out:
             self._log("log_went_out", name=name)
-            self.turn = None
-            return
-        self.turn = self._next_seat(played.seat)
-        self.phase = Phase.DRAW
 
     def _ended(self, deal_no: int, ended: deal_pb2.DealEnded) -> None:
         closer = ended.closer_seat if ended.HasField("closer_seat") else None
@@ -720,11 +769,6 @@ class TableModel:
         self.result = DealResult(
             deal_no, ended.outcome, closer, ended.closed_in_one_turn, hands, ended.void_reason
         )
-        for h in hands:
-            state = self.seat(h.seat)
-            state.hand_count = len(h.cards)
-            state.opened = h.opened
-        self.turn = None
         self.phase = Phase.DEAL_OVER
         if ended.outcome == deal_pb2.DEAL_OUTCOME_WENT_OUT:
             key = "log_deal_ended_in_hand" if ended.closed_in_one_turn else "log_deal_ended_out"
@@ -735,121 +779,11 @@ class TableModel:
             self._log("log_deal_abandoned", deal=deal_no)
 
     def _discard_returned(self, returned: deal_pb2.DiscardReturned) -> None:
-        seat = self.seat(returned.seat)
-        self._remove_from_hand(seat, (returned.card,), returned.seat == self.my_seat)
-        self.discard_pile.append(returned.card)
-        self.discard_count += 1
-        self.phase = Phase.DRAW
         if returned.seat == self.my_seat:
-            self.taken_discard = None
             self.last_drawn = None
-            self.discard_barred = True
         self._log(
-            "log_discard_returned", name=seat.name or f"#{seat.seat}", card=card_text(returned.card)
+            "log_discard_returned", name=self.name_of(returned.seat), card=card_text(returned.card)
         )
-
-    # --- helpers ----------------------------------------------------------------------
-
-    def _next_seat(self, seat: int) -> int:
-        seats = sorted(self.seats_in_play) or [seat]
-        if seat not in seats:
-            return seats[0]
-        return seats[(seats.index(seat) + 1) % len(seats)]
-
-    def _remove_from_hand(self, seat: SeatState, cards: tuple[int, ...], mine: bool) -> None:
-        seat.hand_count = max(0, seat.hand_count - len(cards))
-        if mine:
-            for c in cards:
-                if c in self.hand:
-                    self.hand.remove(c)
-
-    def _lay(
-        self,
-        cards: tuple[int, ...],
-        joker_as: Face | None,
-        split: tuple[int, ...],
-        owner: int,
-        new_ids: Iterator[int],
-    ) -> list[TableMeldState]:
-        if joker_as is None and any(is_joker(c) for c in cards):
-            options = declarations(cards)
-            joker_as = options[0] if options else None
-        try:
-            pieces = split_run(make_meld(cards, joker_as), self.max_run, split)
-        except RuleViolation:
-            pieces = ()
-        laid: list[TableMeldState] = []
-        if not pieces:
-            meld_id = next(new_ids, None)
-            if meld_id is not None:
-                self.melds[meld_id] = TableMeldState(meld_id, cards, owner, None)
-                laid.append(self.melds[meld_id])
-            return laid
-        for piece in pieces:
-            meld_id = next(new_ids, None)
-            if meld_id is None:
-                break
-            self.melds[meld_id] = TableMeldState.of(meld_id, piece, owner)
-            laid.append(self.melds[meld_id])
-        return laid
-
-    def _attach(
-        self,
-        meld_id: int,
-        cards: tuple[int, ...],
-        joker_as: Face | None,
-        split: tuple[int, ...],
-        owner: int,
-        new_ids: Iterator[int],
-    ) -> None:
-        target = self.melds.get(meld_id)
-        if target is None:
-            return
-        if target.meld is None:
-            target.cards = target.cards + cards
-            return
-        try:
-            pieces = split_run(attach(target.meld, cards, joker_as), self.max_run, split)
-        except RuleViolation:
-            target.cards = target.cards + cards
-            return
-        # As the engine places them: the first run keeps the number, cut-off runs get new ones.
-        self.melds[meld_id] = TableMeldState.of(meld_id, pieces[0], target.laid_by)
-        for piece in pieces[1:]:
-            new_id = next(new_ids, None)
-            if new_id is not None:
-                self.melds[new_id] = TableMeldState.of(new_id, piece, owner)
-
-    def _swap(self, meld_id: int, card: int) -> int | None:
-        target = self.melds.get(meld_id)
-        if target is None or target.meld is None:
-            return None
-        try:
-            swapped, joker = swap_joker(target.meld, card)
-        except RuleViolation:
-            return None
-        self.melds[meld_id] = TableMeldState.of(meld_id, swapped, target.laid_by)
-        return joker
-
-    def _meld_from_pb(self, m: cards_pb2.TableMeld) -> TableMeldState:
-        joker_as = face_from_pb(m.joker.stands_for) if m.HasField("joker") else None
-        try:
-            meld = make_meld(tuple(m.cards), joker_as)
-        except RuleViolation:
-            kind = {
-                cards_pb2.MELD_KIND_SEQUENCE: MeldKind.SEQUENCE,
-                cards_pb2.MELD_KIND_GROUP: MeldKind.GROUP,
-            }
-            return TableMeldState(
-                m.meld_id,
-                tuple(m.cards),
-                m.laid_by_seat,
-                None,
-                kind.get(m.kind),
-                joker_as,
-                m.points,
-            )
-        return TableMeldState.of(m.meld_id, meld, m.laid_by_seat)
 
     def note(self, key: str, **fields: str | int) -> None:
         """Add a line of the client's own to the log (a hint, a local notice)."""

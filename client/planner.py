@@ -17,68 +17,37 @@ from dataclasses import dataclass
 from client.cardtext import face_label
 from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
-from scala40_net import deal, melds, movegen, search, wire
+from scala40_net import deal, melds, movegen, search, views, wire
 from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
 from scala40_net.cards import Face, Suit, face, is_joker
-from scala40_net.errors import InvalidRuleset, RuleViolation
+from scala40_net.errors import RuleViolation
 from scala40_net.melds import ACE_HIGH, ACE_LOW, Meld
-from scala40_net.pb import ruleset_pb2
 from scala40_net.rules import Ruleset
 
 
-def table_ruleset(model: TableModel) -> Ruleset | None:
-    """The engine's ruleset of the current deal (as announced), else of the table."""
-    players = len(model.seats_in_play) or len(model.seats) or 2
-    fd = model.fair_deal
-    message = (
-        fd.ruleset
-        if fd is not None and fd.ruleset is not None
-        else ruleset_pb2.Ruleset(
-            preset=model.preset or ruleset_pb2.PRESET_CLASSIC, options=model.ruleset
-        )
-    )
-    try:
-        return wire.ruleset_from_pb(message, players)
-    except (InvalidRuleset, wire.WireError):
-        return None
-
-
 def local_state(model: TableModel) -> deal.DealState | None:
-    """The engine's state of the deal as this seat knows it, ready for this seat to play.
+    """The engine's state of the deal as this seat knows it (``views.playable_state`` of the
+    seat's view, as the bots play on it), ready for this seat to play.
 
-    Other hands are unknown here and left empty, the stock holds placeholders:
-    a play is checked only against this seat's hand, the table and the
-    discard pile, which the client knows exactly.
+    A plan made before this seat's turn, or before its draw, is checked as if it had
+    just drawn from the stock: the hand, the table and the discard pile are as known.
     """
+    view = model.deal
     me = model.my_seat
-    seats = tuple(sorted(model.seats_in_play))
-    if me is None or me not in seats or model.deal_no == 0:
+    if view is None or me is None or view.viewer != me or view.hand is None:
         return None
-    ruleset = table_ruleset(model)
-    table_melds = model.sorted_melds()
-    # The engine numbers melds by position; the wire by position + 1 (wire.meld_index_from_pb).
-    if any(m.meld is None or m.meld_id != i + 1 for i, m in enumerate(table_melds)):
+    if view.phase is deal.Phase.OVER:
         return None
-    if ruleset is None or model.dealer is None:
-        return None
-    taken = model.taken_discard
-    return deal.DealState(
-        ruleset=ruleset,
-        seats=seats,
-        dealer=model.dealer,
-        hands=tuple(tuple(model.hand) if s == me else () for s in seats),
-        opened=tuple(model.seat(s).opened for s in seats),
-        turns_played=tuple(model.turns_played.get(s, 0) for s in seats),
-        table=tuple(m.meld for m in table_melds if m.meld is not None),
-        owners=tuple(m.laid_by for m in table_melds),
-        stock=tuple(range(max(model.stock_count, 1))),
-        discard_pile=tuple(model.discard_pile),
+    state = views.playable_state(view)
+    if view.phase is deal.Phase.PLAY and view.turn == me:
+        return state
+    return dataclasses.replace(
+        state,
         turn=me,
         phase=deal.Phase.PLAY,
-        deal_no=model.deal_no,
-        drawn=DrawSource.DISCARD if taken is not None else DrawSource.STOCK,
-        taken_discard=taken,
-        discard_barred=model.discard_barred,
+        drawn=DrawSource.STOCK,
+        taken_discard=None,
+        stock=state.stock or (views.HIDDEN,),
     )
 
 
@@ -439,16 +408,29 @@ def _truest_total(
     return found
 
 
+def _accepted(state: deal.DealState, found: search.LayDown) -> bool:
+    """Whether the engine accepts ``found`` as this turn's play, with one of its discards."""
+    if found.leftover:
+        return bool(deal.accepted_discards(state, found.operations, found.leftover))
+    try:
+        deal.apply(state, state.turn, Play(found.operations, None))
+    except RuleViolation:
+        return False
+    return True
+
+
 def hint(model: TableModel) -> Hint | None:
     """What the engine's search proposes: the best play when this seat plays now, else the
     best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal."""
     state = local_state(model)
     me = model.my_seat
-    ruleset = table_ruleset(model)
+    ruleset = model.deal_ruleset()
     found: search.LayDown | None = None
     playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
         found = _truest_total(model, ruleset, search.best_play(state, me))
+        if found is not None and not _accepted(state, found):
+            found = None  # (the search does not weigh every rule: R8.2 agreed, for one)
         playable = found is not None and not found.is_empty
     elif ruleset is not None and state is not None:
         if model.i_have_opened():

@@ -210,14 +210,12 @@ def player_lines(
                 ("class:dim", f"{t('not_in_deal')[: _CARDS + _OPENED - 1]:<{_CARDS + _OPENED}}")
             )
         else:
-            count = (
-                t("one_card_in_hand")
-                if state.hand_count == 1
-                else t("cards_in_hand", n=state.hand_count)
-            )
+            held = model.hand_count(seat)
+            count = t("one_card_in_hand") if held == 1 else t("cards_in_hand", n=held)
             line.append(("", f"{count:<{_CARDS}}"))
-            opened = t("opened") if state.opened else t("not_opened")
-            line.append(("class:ok" if state.opened else "class:dim", f"{opened:<{_OPENED}}"))
+            has_opened = model.has_opened(seat)
+            opened = t("opened") if has_opened else t("not_opened")
+            line.append(("class:ok" if has_opened else "class:dim", f"{opened:<{_OPENED}}"))
         line.append(("class:score", f"{_score_text(model, seat, t):<{_SCORE}}"))
         if state.out:
             line.append(("class:warning", f"{t('busted')} "))
@@ -241,9 +239,8 @@ def player_lines(
 
 
 def meld_line(model: TableModel, meld: TableMeldState, t: Text) -> StyleAndTextTuples:
-    stands = meld.meld.stands_for if meld.meld is not None else ()
     line: StyleAndTextTuples = [("class:meld.number", f"{meld.meld_id:>2}) ")]
-    line += cards_fragments(meld.cards, stands)
+    line += cards_fragments(meld.cards, meld.meld.stands_for)
     who = model.name_of(meld.laid_by)
     line.append(("class:dim", f"  {who[:10]} {meld.points}"))
     return line

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from client.model import Phase, TableModel, face_to_pb
+import dataclasses
+
+from client.model import Phase, TableModel
 from scala40_net.cards import Face, Suit, face, joker_id, parse_face
-from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, table_pb2
+from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.wire import face_to_pb
 
 TABLE = "t-1"
 NAMES = ("Ada", "Bea", "Cleo", "Dino")
@@ -44,14 +47,20 @@ def private(deal_no: int = 1, **event: object) -> deal_pb2.PrivateDealEvent:
     return deal_pb2.PrivateDealEvent(table_id=TABLE, deal_no=deal_no, **event)  # type: ignore[arg-type]
 
 
-def waiting_view(my_seat: int | None = ME) -> table_pb2.TableView:
+def waiting_view(
+    my_seat: int | None = ME, preset: int = ruleset_pb2.PRESET_UNSPECIFIED, **options: int
+) -> table_pb2.TableView:
+    """Four seats, no deal yet, on ``preset`` with ``options`` (RulesetOptions fields)."""
     view = table_pb2.TableView()
     if my_seat is not None:
         view.my_seat = my_seat
     view.table.table_id = TABLE
     view.table.name = "Prova"
     view.table.phase = lobby_pb2.TABLE_PHASE_PLAYING
+    view.table.preset = preset  # type: ignore[assignment]
     view.table.ruleset.opening_points = 40
+    for name, value in options.items():
+        setattr(view.table.ruleset, name, value)
     for seat, name in enumerate(NAMES):
         sv = view.seats.add()
         sv.info.seat = seat
@@ -65,10 +74,15 @@ def waiting_view(my_seat: int | None = ME) -> table_pb2.TableView:
 HAND = "7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK"
 
 
-def started_model(hand: str = HAND, my_seat: int | None = ME) -> TableModel:
+def started_model(
+    hand: str = HAND,
+    my_seat: int | None = ME,
+    preset: int = ruleset_pb2.PRESET_UNSPECIFIED,
+    **options: int,
+) -> TableModel:
     """A 4-seat table, deal 1 dealt (dealer Dino, cutter Cleo), this seat to draw first."""
     model = TableModel()
-    model.apply(table_pb2.TableEvent(seq=1, snapshot=waiting_view(my_seat)))
+    model.apply(table_pb2.TableEvent(seq=1, snapshot=waiting_view(my_seat, preset, **options)))
     for event in deal_start_events(hand, my_seat):
         model.apply(event)
     return model
@@ -101,6 +115,13 @@ def deal_start_events(hand: str = HAND, my_seat: int | None = ME) -> list[table_
             started=deal_pb2.DealStarted(first_discard=card("3C"), stock_count=55, first_seat=0),
         ),
     ]
+
+
+def with_view(model: TableModel, **changes: object) -> TableModel:
+    """``model`` with its deal's view changed as told: a position the screen is shown in."""
+    assert model.deal is not None
+    model.deal = dataclasses.replace(model.deal, **changes)  # type: ignore[arg-type]
+    return model
 
 
 def played(
@@ -138,7 +159,7 @@ def test_the_deal_gives_this_seat_13_cards_and_the_first_discard() -> None:
     assert model.turn == ME and model.my_turn
     assert model.phase is Phase.DRAW
     assert model.dealer == 3
-    assert all(model.seat(s).hand_count == 13 for s in range(4))
+    assert all(model.hand_count(s) == 13 for s in range(4))
 
 
 def test_the_fair_deal_exchange_is_followed() -> None:
@@ -175,7 +196,7 @@ def test_an_opponent_taking_the_discard_empties_the_pile_for_everyone() -> None:
         )
     )
     assert model.discard_top == card("3C")
-    assert model.seat(1).hand_count == 14
+    assert model.hand_count(1) == 14
     assert card("KS") not in model.hand
 
 
@@ -198,8 +219,8 @@ def test_a_play_lays_melds_with_the_joker_shown_as_its_card_and_passes_the_turn(
     second = model.melds[2]
     assert second.joker_as == Face(1, Suit.SPADES)
     assert second.points == 31
-    assert model.seat(0).opened
-    assert model.seat(0).hand_count == 13 + 1 - 7 - 1
+    assert model.has_opened(0)
+    assert model.hand_count(0) == 13 + 1 - 7 - 1
     assert model.turn == 1 and model.phase is Phase.DRAW
     assert model.discard_top == card("2D")
     assert any(e.key == "log_opened" for e in model.log)
@@ -215,7 +236,7 @@ def test_an_attached_card_takes_its_place_in_the_sequence() -> None:
     )
     meld = model.melds[1]
     assert [str(face(c)) for c in meld.cards] == ["6H", "7H", "8H", "9H", "10H"]
-    assert model.seat(1).hand_count == 13 - 2 - 1
+    assert model.hand_count(1) == 13 - 2 - 1
 
 
 def test_swapping_the_joker_gives_it_to_my_hand() -> None:
@@ -283,6 +304,9 @@ def test_a_snapshot_mid_deal_rebuilds_the_exchange_and_the_discard_pile() -> Non
     events = deal_start_events()
     view = waiting_view()
     for e in events:
+        if e.deal.HasField("private_event"):  # as the host sends it: beside its public event
+            view.my_private_events.append(e.deal.private_event)
+            view.my_private_with_event.append(len(view.deal_events))
         view.deal_events.append(e.deal.public_event)
     later = deal_pb2.DealEvent(table_id=TABLE, deal_no=1, played=played(0, discard="KS"))
     view.deal_events.append(later.SerializeToString())
@@ -301,7 +325,7 @@ def test_a_snapshot_mid_deal_rebuilds_the_exchange_and_the_discard_pile() -> Non
     assert model.fair_deal is not None and set(model.fair_deal.commitments) == {0, 1, 2, 3}
     assert model.turn == 1 and model.phase is Phase.DRAW
     assert len(model.hand) == 12
-    assert model.turns_played == {0: 1}
+    assert model.turns_played == {0: 1, 1: 0, 2: 0, 3: 0}
 
 
 def test_seats_chat_and_the_match_are_logged() -> None:

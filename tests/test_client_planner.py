@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from test_client_model import card, cards, deal_event, new_meld, played, private, started_model
+from test_client_model import ME, card, cards, deal_event, new_meld, played, private, started_model
 
 from client import render
 from client.commands import CardSpec, CommandError
 from client.i18n import Text
 from client.model import TableModel
 from client.planner import TurnPlanner, discard_card, hint, local_state
-from scala40_net.actions import NewMeld
+from scala40_net.actions import Attach, NewMeld
 from scala40_net.cards import Face, Suit, face, parse_face
 from scala40_net.errors import RuleViolation
-from scala40_net.pb import deal_pb2
+from scala40_net.pb import deal_pb2, ruleset_pb2
 
 
 def specs(text: str) -> list[CardSpec]:
@@ -27,8 +27,10 @@ def specs(text: str) -> list[CardSpec]:
     return out
 
 
-def my_play_phase(hand: str, drawn: str = "6S") -> TableModel:
-    model = started_model(hand)
+def my_play_phase(
+    hand: str, drawn: str = "6S", preset: int = ruleset_pb2.PRESET_UNSPECIFIED, **options: int
+) -> TableModel:
+    model = started_model(hand, ME, preset, **options)
     event = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card(drawn, 1)))
     model.apply(
         deal_event(6, event, drawn=deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK))
@@ -221,3 +223,42 @@ def test_hint_under_the_opening_says_so_with_the_exact_best_total() -> None:
     assert render.hint_text(found, Text("it")).endswith(
         "= 27 — sotto l'apertura (40): non si può calare ora"
     )
+
+
+def agreed_discard_taken() -> TableModel:
+    """Under discard_attachable=agreed, seat 3 discards 10H, which fits this seat's 7H 8H 9H
+    though it could be attached (R8.2 agreed), and this seat takes it."""
+    model = started_model(discard_attachable=ruleset_pb2.DISCARD_ATTACHABLE_AGREED)
+    drawn = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card("6S", 1)))
+    stock = deal_pb2.DRAW_SOURCE_STOCK
+    model.apply(deal_event(6, drawn, drawn=deal_pb2.CardDrawn(seat=0, source=stock)))
+    opening = (new_meld(cards("7H 8H 9H")), new_meld(cards("QS KS AS")))
+    model.apply(
+        deal_event(7, played=played(0, *opening, discard="2D", opened=True, new_meld_ids=[1, 2]))
+    )
+    seq = 8
+    for seat, discard in ((1, "5C"), (2, "6C"), (3, "10H")):
+        model.apply(deal_event(seq, drawn=deal_pb2.CardDrawn(seat=seat, source=stock)))
+        model.apply(deal_event(seq + 1, played=played(seat, discard=discard)))
+        seq += 2
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("10H"))
+    model.apply(deal_event(seq, drawn=take))
+    return model
+
+
+def test_r8_2_agreed_the_preview_refuses_attaching_the_agreed_discard() -> None:
+    # Defect: the preview accepted attaching it, which the host refuses (AGREED_DISCARD_ATTACHED).
+    model = agreed_discard_taken()
+    planner = TurnPlanner()
+    planner.add_attach(model, 1, specs("10H"))
+    preview = planner.preview(model)
+    assert preview.checked and not preview.ready
+    assert preview.problem is not None and preview.problem.rule == "R8.2"
+    assert preview.problem.code == "AGREED_DISCARD_ATTACHED"
+
+
+def test_r8_2_agreed_the_hint_never_attaches_the_agreed_discard() -> None:
+    model = agreed_discard_taken()
+    found = hint(model)
+    assert found is not None
+    assert not any(isinstance(op, Attach) and card("10H") in op.cards for op in found.operations)

@@ -22,7 +22,7 @@ from client import render, render_end
 from client.app import TableScreen
 from client.cardtext import face_label
 from client.i18n import Text
-from client.model import HandOrder, Phase, TableModel, Verification
+from client.model import HandOrder, TableModel, Verification
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net.pb import deal_pb2, lobby_pb2
 
@@ -356,9 +356,10 @@ def test_players_columns_hold_for_a_bust_seat_and_the_score_says_what_it_counts(
 HAND_OF_MELDS = "7H 8H 9H 2D 3D 4D 5S 5C 5H JD QD KD 10S"
 
 
-def busy_table() -> TableModel:
-    """Bea has laid five melds; this seat has drawn 6♥ and holds four melds of its own."""
-    from test_client_model import new_meld, played, private
+def busy_table(take: bool = False) -> TableModel:
+    """Bea has laid five melds; this seat has drawn 6♥ and holds four melds of its own
+    (``take``: it took Bea's discard, K♥, instead)."""
+    from test_client_model import new_meld, played, private, with_view
 
     model = started_model(HAND_OF_MELDS)
     laid = [
@@ -369,7 +370,11 @@ def busy_table() -> TableModel:
             6, played=played(1, *laid, discard="KH", opened=True, new_meld_ids=[1, 2, 3, 4, 5])
         )
     )
-    model.turn = 0
+    with_view(model, turn=0)
+    if take:
+        taken = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("KH"))
+        model.apply(deal_event(7, drawn=taken))
+        return model
     drawn = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card("6H")))
     model.apply(
         deal_event(7, drawn, drawn=deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK))
@@ -432,13 +437,12 @@ def test_the_plan_preview_follows_an_adopted_plan_ending_in_the_same_step() -> N
 
 def test_a_planned_swap_says_the_joker_went_to_hand_not_what_it_declares() -> None:
     # Defect: a swap step still said "joker = 6♥" when the meld had no joker left.
-    from test_client_model import new_meld, played
+    from test_client_model import new_meld, played, with_view
 
     model = started_model("4H 5H 6H 2D 5D 10D JD 4C 4C AS QS KS KD")
     laid = new_meld([card("4H", 1), card("JK"), card("6H", 1)], joker_as="5H")
     model.apply(deal_event(6, played=played(1, laid, discard="KH", opened=True, new_meld_ids=[1])))
-    model.seat(0).opened = True
-    model.turn = 0
+    with_view(model, turn=0, opened=(True, True, False, False))
     screen = TableScreen(EN, None, model=model)
     screen.planner.add_swap(model, 1, card_face("5H"))
     lines = [render.plain(line) for line in render.plan_lines(screen.preview(), EN, 100)]
@@ -512,11 +516,12 @@ def test_the_cut_prompt_counts_down_and_takes_digits_typed_in_the_hand() -> None
 
 
 def test_the_piles_show_the_cards_under_the_top_and_who_took_from_the_pile() -> None:
-    model = busy_table()
-    model.discard_pile = cards("3C 7S 9D KH")
+    from test_client_model import with_view
+
+    model = with_view(busy_table(), discard_pile=tuple(cards("3C 7S 9D KH")))
     model.pile_takes = [(1, card("QD")), (2, card("5S"))]
     text = render.plain(render.piles_line(model, EN, 100))
-    assert "K♥ (2) below: 9♦ 7♠ 3♣" in text
+    assert "K♥ (4) below: 9♦ 7♠ 3♣" in text
     assert "taken: Bea Q♦, Cleo 5♠" in text
     assert len(render.plain(render.piles_line(model, EN, 60))) <= 60
 
@@ -531,11 +536,7 @@ def test_the_log_takes_the_rows_the_table_does_not_need_at_100x32() -> None:
 
 def test_a_long_plan_problem_wraps_instead_of_being_cut_at_80x24() -> None:
     # An opening of 54 that leaves out the card taken from the pile: R3.2's long sentence.
-    model = busy_table()
-    model.hand.remove(card("6H"))  # the stock draw of busy_table, undone: take K♥ instead
-    model.phase = Phase.DRAW
-    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("KH"))
-    model.apply(deal_event(8, drawn=take))
+    model = busy_table(take=True)
     lines = screen_text(model, [24, 80], keys="cala 7C 8C 9C\rcala JQ QQ KQ\r", lang="it")
     assert all(len(line.rstrip()) <= 80 for line in lines)
     shown = " ".join(" ".join(line.split()) for line in lines)

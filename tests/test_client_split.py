@@ -22,9 +22,7 @@ LONG_HAND = "3H 4H 5H 6H 7H 8H 9H 2D 5D QS KS AS 4C"
 
 def max_run_model(hand: str = LONG_HAND, drawn: str = "6S") -> TableModel:
     """This seat to play on a table where no sequence may be longer than 5 (R4.6)."""
-    model = my_play_phase(hand, drawn)
-    model.preset = ruleset_pb2.PRESET_TRADIZIONALE
-    model.ruleset.max_run = 5
+    model = my_play_phase(hand, drawn, ruleset_pb2.PRESET_TRADIZIONALE, max_run=5)
     assert model.max_run == 5
     return model
 
