@@ -32,6 +32,7 @@ from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.rules import preset
 from scala40_net.views import DealView, view_event
 from tests.conftest import HostClient, bearer, bot_seat, start_host
+from tests.test_client_views import screen_view
 
 
 def test_parse_address_adds_the_default_port() -> None:
@@ -389,7 +390,8 @@ async def test_the_network_bot_moves_on_the_view_the_host_has_without_asking_for
 ) -> None:
     """Two network seats carry their views from the stream (``views.after_event``): at each
     move, while the table waits for it, the host's own view of the seat (GetView) is the one
-    the bot decided on; the seats asked for a view only at each deal's start."""
+    the bot decided on, and the one the table screen holds; the seats asked for a view only
+    at each deal's start."""
     options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
     request = lobby_pb2.CreateTableRequest(
         name="views",
@@ -431,13 +433,16 @@ def _started(event: table_pb2.TableEvent) -> bool:
 def _checking(
     method: Callable[..., Awaitable[object]], seat: NetworkSeat, bot: Deciding, checked: list[str]
 ) -> Callable[..., Awaitable[object]]:
-    """``method`` sent only after the host's view of the seat is checked against the bot's."""
+    """``method`` sent only after the host's view of the seat is checked against the bot's,
+    and against a screen's sent every message of the seat's stream (one view, one code path)."""
 
     async def call(request: object, **kwargs: object) -> object:
         answer = await seat.tables.GetView(
             table_pb2.GetViewRequest(), metadata=seat.metadata, timeout=10
         )
         assert wire.deal_view_from_pb(answer.view) == bot.view
+        assert seat.log is not None
+        assert screen_view(seat.log.events) == bot.view
         checked.append(type(request).__name__)
         return await method(request, **kwargs)
 

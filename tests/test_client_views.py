@@ -6,15 +6,13 @@ A ``TableModel`` reads each deal event off the wire and carries the engine's
 deals under every preset and many options, and after every action it holds
 exactly the engine's view for its seat (``views.view_state``), and plans on
 exactly the state the bots play on (``views.playable_state``); over a real
-host it holds exactly what the host's GetView answers.
+host it holds exactly what the host's GetView answers (``screen_view``, in
+tests/test_bots_network.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-import random
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Iterable
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -22,11 +20,10 @@ from hypothesis import strategies as st
 from client.model import TableModel
 from client.planner import local_state
 from scala40_net import wire
-from scala40_net.bots import make_bot
 from scala40_net.deal import DealState, Phase
 from scala40_net.errors import InvalidRuleset
 from scala40_net.events import DealStarted, Event
-from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 from scala40_net.rules import (
     PRESETS,
     DiscardAttachable,
@@ -37,9 +34,7 @@ from scala40_net.rules import (
     preset,
     with_options,
 )
-from scala40_net.views import playable_state, view_event, view_state
-from tests.conftest import HostClient, bot_seat
-from tests.test_bots_network import Deciding
+from scala40_net.views import DealView, playable_state, view_event, view_state
 from tests.test_engine_views import bot_deal
 
 TABLE = "t-views"
@@ -156,57 +151,10 @@ def test_the_screens_view_is_the_engines_over_fixed_deals_of_every_preset() -> N
         assert _followed_on_screen(name, rules, players, 500 + k, 0.3, lazy=k % 4 == 0) > 1
 
 
-# --- over a real host ------------------------------------------------------------------------
-
-
-def _compared(
-    method: Callable[..., Awaitable[object]], seat: Any, checked: list[str]
-) -> Callable[..., Awaitable[object]]:
-    """``method`` sent once a screen fed everything this seat heard holds the host's view."""
-
-    async def call(request: object, **kwargs: object) -> object:
-        answer = await seat.tables.GetView(
-            table_pb2.GetViewRequest(), metadata=seat.metadata, timeout=10
-        )
-        assert seat.log is not None
-        model = TableModel()
-        for event in seat.log.events:
-            model.apply(event)
-        assert model.last_seq == answer.seq
-        assert model.deal == wire.deal_view_from_pb(answer.view)
-        assert model.deal is not None and model.deal.viewer == seat.seat
-        checked.append(type(request).__name__)
-        return await method(request, **kwargs)
-
-    return call
-
-
-async def test_the_screens_view_at_every_move_is_the_hosts_getview(served: HostClient) -> None:
-    """Two seats play a match over gRPC; before each of their moves a screen that is sent
-    every message of that seat's stream holds what GetView answers for the seat."""
-    options = ruleset_pb2.RulesetOptions(
-        match_mode=ruleset_pb2.MATCH_MODE_DEALS,
-        deals_in_match=2,
-        discard_attachable=ruleset_pb2.DISCARD_ATTACHABLE_AGREED,
-    )
-    request = lobby_pb2.CreateTableRequest(
-        name="screen views", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
-    )
-    table_id = (await served.lobby.CreateTable(request)).table_id
-    checked: list[str] = []
-    seats = []
-    for k, level in enumerate(("hard", "easy")):
-        joined = await served.lobby.JoinTable(
-            lobby_pb2.JoinTableRequest(table_id=table_id, player_name=level)
-        )
-        bot = Deciding(make_bot(level, random.Random(70 + k)))
-        seat = bot_seat(served.channel, table_id, joined, bot)  # type: ignore[arg-type]
-        for name in ("Draw", "Play", "ReturnDiscard"):
-            setattr(seat.tables, name, _compared(getattr(seat.tables, name), seat, checked))
-        seats.append(seat)
-    await served.lobby.StartMatch(
-        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seats[0].metadata
-    )
-    results = await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=240)
-    assert results[0] and results[0] == results[1]
-    assert {"DrawRequest", "PlayRequest"} <= set(checked)
+def screen_view(stream: Iterable[table_pb2.TableEvent]) -> DealView | None:
+    """The deal's view a table screen holds once sent ``stream`` (a seat's messages, in order):
+    over a real host, tests/test_bots_network.py checks it is the host's GetView at each move."""
+    model = TableModel()
+    for event in stream:
+        model.apply(event)
+    return model.deal
