@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -365,14 +365,61 @@ class TableScreen:
         self.session.clear_notice()  # the answer to this command replaces the last one
         if not isinstance(command, c.QuitCmd):
             self.session.quit_armed = False
-        handler = getattr(self, f"_do_{type(command).__name__}")
         try:
-            handler(command)
+            self._carry_out(command)
         except c.CommandError as error:
             self.say_error(error.key, **error.fields)
         except RuleViolation as refusal:
             self.say_refusal(refusal)
         self.invalidate()
+
+    def _carry_out(self, command: c.Command) -> None:
+        """Which method carries out which command: one line each."""
+        match command:
+            case c.BackCmd():
+                self._take_seat_back(command)
+            case c.DrawStockCmd():
+                self._draw_stock(command)
+            case c.DrawDiscardCmd():
+                self._draw_discard(command)
+            case c.ReturnDiscardCmd():
+                self._return_discard(command)
+            case c.PlanMeldCmd():
+                self._plan_meld(command)
+            case c.PlanAttachCmd():
+                self._plan_attach(command)
+            case c.PlanSwapCmd():
+                self._plan_swap(command)
+            case c.PlayCmd():
+                self._play(command)
+            case c.UndoCmd():
+                self._undo(command)
+            case c.ClearCmd():
+                self._clear_plan(command)
+            case c.SortCmd():
+                self._sort_hand(command)
+            case c.HintCmd():
+                self._hint(command)
+            case c.ChatCmd():
+                self._chat(command)
+            case c.HelpCmd():
+                self._toggle_help(command)
+            case c.ReadyCmd():
+                self._ready(command)
+            case c.NewMatchCmd():
+                self._new_match(command)
+            case c.ScoresCmd():
+                self._toggle_scores(command)
+            case c.QuitCmd():
+                self.request_quit()
+            case c.CutCmd():
+                self._cut(command)
+            case c.StartCmd():
+                self._start(command)
+            case c.RientroCmd():
+                self._answer_rientro(command)
+            case _:
+                assert_never(command)
 
     def _seated(self) -> bool:
         if self.model.is_spectator:
@@ -394,9 +441,9 @@ class TableScreen:
 
         self.spawn(sending())
 
-    # --- one method per command -------------------------------------------------------
+    # --- one method per command (_carry_out says which) ---------------------------
 
-    def _do_BackCmd(self, cmd: c.BackCmd) -> None:
+    def _take_seat_back(self, cmd: c.BackCmd) -> None:
         """Take the seat back from the host bot that plays it: a new event stream says so."""
         if not self._seated():
             return
@@ -407,36 +454,36 @@ class TableScreen:
             self.link.reopen()
         self.session.say(NoticeKind.INFO, "back_asked")
 
-    def _do_DrawCmd(self, cmd: c.DrawCmd) -> None:
+    def _draw_stock(self, cmd: c.DrawStockCmd) -> None:
         if self._seated():
             self._send(lambda link: link.draw(deal_pb2.DRAW_SOURCE_STOCK))
 
-    def _do_TakeCmd(self, cmd: c.TakeCmd) -> None:
+    def _draw_discard(self, cmd: c.DrawDiscardCmd) -> None:
         if self._seated():
             self._send(lambda link: link.draw(deal_pb2.DRAW_SOURCE_DISCARD))
 
-    def _do_ReturnCmd(self, cmd: c.ReturnCmd) -> None:
+    def _return_discard(self, cmd: c.ReturnDiscardCmd) -> None:
         if self._seated():
             self._send(lambda link: link.return_discard())
 
-    def _do_MeldCmd(self, cmd: c.MeldCmd) -> None:
+    def _plan_meld(self, cmd: c.PlanMeldCmd) -> None:
         if self._seated():
             self.planner.follow(self.model)
             self.planner.add_meld(self.model, cmd.cards, cmd.split)
             self.session.selected.clear()
 
-    def _do_AttachCmd(self, cmd: c.AttachCmd) -> None:
+    def _plan_attach(self, cmd: c.PlanAttachCmd) -> None:
         if self._seated():
             self.planner.follow(self.model)
             self.planner.add_attach(self.model, cmd.meld, cmd.cards, cmd.split)
             self.session.selected.clear()
 
-    def _do_SwapCmd(self, cmd: c.SwapCmd) -> None:
+    def _plan_swap(self, cmd: c.PlanSwapCmd) -> None:
         if self._seated():
             self.planner.follow(self.model)
             self.planner.add_swap(self.model, cmd.meld, cmd.card)
 
-    def _do_DiscardCmd(self, cmd: c.DiscardCmd) -> None:
+    def _play(self, cmd: c.PlayCmd) -> None:
         if not self._seated():
             return
         self.planner.follow(self.model)
@@ -453,20 +500,20 @@ class TableScreen:
 
         self._send(play)
 
-    def _do_UndoCmd(self, cmd: c.UndoCmd) -> None:
+    def _undo(self, cmd: c.UndoCmd) -> None:
         if self.planner.undo() is None:
             raise c.CommandError("err_nothing_to_undo")
 
-    def _do_ClearCmd(self, cmd: c.ClearCmd) -> None:
+    def _clear_plan(self, cmd: c.ClearCmd) -> None:
         self.planner.clear()
         self.session.say(NoticeKind.INFO, "cleared")
 
-    def _do_SortCmd(self, cmd: c.SortCmd) -> None:
+    def _sort_hand(self, cmd: c.SortCmd) -> None:
         self.session.hand_order = (
             HandOrder.RANK if self.session.hand_order is HandOrder.SUIT else HandOrder.SUIT
         )
 
-    def _do_HintCmd(self, cmd: c.HintCmd) -> None:
+    def _hint(self, cmd: c.HintCmd) -> None:
         if not self._seated():
             return
         self.planner.follow(self.model)
@@ -481,17 +528,17 @@ class TableScreen:
             # A legal play now: put it in the plan, where it can be changed or undone.
             self.planner.adopt(found.operations)
 
-    def _do_ChatCmd(self, cmd: c.ChatCmd) -> None:
+    def _chat(self, cmd: c.ChatCmd) -> None:
         self._send(lambda link: link.chat(cmd.text))
 
-    def _do_HelpCmd(self, cmd: c.HelpCmd) -> None:
+    def _toggle_help(self, cmd: c.HelpCmd) -> None:
         self.session.show_help = not self.session.show_help
 
     def _waited_for(self) -> bool:
         pause, me = self.model.between_deals, self.model.my_seat
         return pause is not None and me in pause.waiting_for and me not in pause.ready
 
-    def _do_ReadyCmd(self, cmd: c.ReadyCmd) -> None:
+    def _ready(self, cmd: c.ReadyCmd) -> None:
         if not self._seated():
             return
         if self.model.between_deals is None:
@@ -504,7 +551,7 @@ class TableScreen:
 
         self._send(ready)
 
-    def _do_NewMatchCmd(self, cmd: c.NewMatchCmd) -> None:
+    def _new_match(self, cmd: c.NewMatchCmd) -> None:
         if not self.session.new_match_offered:
             raise c.CommandError("err_no_new_match")
         if not self.model.match_over:
@@ -512,11 +559,8 @@ class TableScreen:
         self.new_match_wanted = True
         self.quit()
 
-    def _do_ScoresCmd(self, cmd: c.ScoresCmd) -> None:
+    def _toggle_scores(self, cmd: c.ScoresCmd) -> None:
         self.session.show_scores = not self.session.show_scores
-
-    def _do_QuitCmd(self, cmd: c.QuitCmd) -> None:
-        self.request_quit()
 
     def request_quit(self) -> None:
         """Leave; in the middle of a match only when asked twice in a row (a bot takes the
@@ -535,15 +579,15 @@ class TableScreen:
             return
         self.quit()
 
-    def _do_CutCmd(self, cmd: c.CutCmd) -> None:
+    def _cut(self, cmd: c.CutCmd) -> None:
         self.fair_deal.answer_cut("" if cmd.cut is None else str(cmd.cut))
 
-    def _do_StartCmd(self, cmd: c.StartCmd) -> None:
+    def _start(self, cmd: c.StartCmd) -> None:
         if self._seated() and self.start_match is not None:
             start = self.start_match
             self._send(lambda link: start())
 
-    def _do_RientroCmd(self, cmd: c.RientroCmd) -> None:
+    def _answer_rientro(self, cmd: c.RientroCmd) -> None:
         if not self._seated():
             return
         if self.model.my_rientro_fee is None:

@@ -79,31 +79,34 @@ class CardSpec:
 
 
 @dataclass(frozen=True)
-class DrawCmd:
-    """Draw from the stock (tallone)."""
+class DrawStockCmd:
+    """Sends a Draw from the stock (tallone)."""
 
 
 @dataclass(frozen=True)
-class TakeCmd:
-    """Take the top of the discard pile (pozzo)."""
+class DrawDiscardCmd:
+    """Sends a Draw from the discard pile (pozzo): its top card."""
 
 
 @dataclass(frozen=True)
-class ReturnCmd:
-    """Put back the card just taken from the discard pile, then draw from the stock (R3.2)."""
+class ReturnDiscardCmd:
+    """Sends a ReturnDiscard: the card just taken from the discard pile goes back, then the
+    player draws from the stock (R3.2)."""
 
 
 @dataclass(frozen=True)
-class MeldCmd:
-    """A new meld; ``split`` cuts a long sequence into runs (R4.6), () for the automatic cut."""
+class PlanMeldCmd:
+    """Plans a new meld (sends nothing); ``split`` cuts a long sequence into runs (R4.6), ()
+    for the automatic cut."""
 
     cards: tuple[CardSpec, ...]
     split: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
-class AttachCmd:
-    """Cards added to a meld; ``split`` cuts the grown sequence into runs (R4.6)."""
+class PlanAttachCmd:
+    """Plans cards added to a meld (sends nothing); ``split`` cuts the grown sequence into
+    runs (R4.6)."""
 
     meld: int
     cards: tuple[CardSpec, ...]
@@ -111,13 +114,17 @@ class AttachCmd:
 
 
 @dataclass(frozen=True)
-class SwapCmd:
+class PlanSwapCmd:
+    """Plans taking a meld's joker for the card it stands for (sends nothing, R7)."""
+
     meld: int
     card: Face
 
 
 @dataclass(frozen=True)
-class DiscardCmd:
+class PlayCmd:
+    """Sends the plan as this turn's Play, ``card`` its discard (typed ``discard``/``scarta``)."""
+
     card: Face
 
 
@@ -196,13 +203,13 @@ class RientroCmd:
 
 
 Command = (
-    DrawCmd
-    | TakeCmd
-    | ReturnCmd
-    | MeldCmd
-    | AttachCmd
-    | SwapCmd
-    | DiscardCmd
+    DrawStockCmd
+    | DrawDiscardCmd
+    | ReturnDiscardCmd
+    | PlanMeldCmd
+    | PlanAttachCmd
+    | PlanSwapCmd
+    | PlayCmd
     | UndoCmd
     | ClearCmd
     | SortCmd
@@ -297,32 +304,32 @@ def parse_command(text: str, lang: str = "en") -> Command:
         return cmd
 
     if name == "draw":
-        return no_arguments(DrawCmd())
+        return no_arguments(DrawStockCmd())
     if name == "take":
-        return no_arguments(TakeCmd())
+        return no_arguments(DrawDiscardCmd())
     if name == "return":
-        return no_arguments(ReturnCmd())
+        return no_arguments(ReturnDiscardCmd())
     if name == "meld":
         typed, split = _split_off(rest)
         specs = tuple(parse_card_spec(w, lang) for w in _card_words(typed))
         if not specs:
             raise CommandError("err_meld_usage")
-        return MeldCmd(specs, split)
+        return PlanMeldCmd(specs, split)
     if name == "attach":
         typed, split = _split_off(rest)
         cards = _card_words(typed)
         if len(cards) < 2:
             raise CommandError("err_attach_usage")
         specs = tuple(parse_card_spec(w, lang) for w in cards[1:])
-        return AttachCmd(_meld_number(cards[0]), specs, split)
+        return PlanAttachCmd(_meld_number(cards[0]), specs, split)
     if name == "swap":
         if len(words) != 2:
             raise CommandError("err_swap_usage")
-        return SwapCmd(_meld_number(words[0]), parse_card_face(words[1], lang))
+        return PlanSwapCmd(_meld_number(words[0]), parse_card_face(words[1], lang))
     if name == "discard":
         if len(words) != 1:
             raise CommandError("err_discard_usage")
-        return DiscardCmd(parse_card_face(words[0], lang))
+        return PlayCmd(parse_card_face(words[0], lang))
     if name == "chat":
         if not rest:
             raise CommandError("err_chat_usage")

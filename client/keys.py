@@ -15,12 +15,12 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bin
 
 from client.commands import (
     CardSpec,
-    DiscardCmd,
-    DrawCmd,
-    MeldCmd,
+    DrawDiscardCmd,
+    DrawStockCmd,
     NewMatchCmd,
+    PlanMeldCmd,
+    PlayCmd,
     SortCmd,
-    TakeCmd,
     UndoCmd,
 )
 from scala40_net.cards import face
@@ -164,7 +164,7 @@ def hand_bindings(screen: TableScreen) -> KeyBindings:
         if not chosen:
             screen.say_error("err_no_selection")
             return
-        screen.run(MeldCmd(tuple(CardSpec(face(c)) for c in chosen)))
+        screen.run(PlanMeldCmd(tuple(CardSpec(face(c)) for c in chosen)))
 
     @kb.add("a")
     def _attach(event: KeyPressEvent) -> None:
@@ -180,15 +180,15 @@ def hand_bindings(screen: TableScreen) -> KeyBindings:
     def _discard(event: KeyPressEvent) -> None:
         card = under_cursor()
         if card is not None:
-            screen.run(DiscardCmd(face(card)))
+            screen.run(PlayCmd(face(card)))
 
     @kb.add("p")
     def _draw(event: KeyPressEvent) -> None:
-        screen.run(DrawCmd())
+        screen.run(DrawStockCmd())
 
     @kb.add("t")
     def _take(event: KeyPressEvent) -> None:
-        screen.run(TakeCmd())
+        screen.run(DrawDiscardCmd())
 
     @kb.add("u")
     def _undo(event: KeyPressEvent) -> None:

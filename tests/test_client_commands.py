@@ -18,19 +18,19 @@ def f(text: str) -> Face:
 @pytest.mark.parametrize(
     ("line", "command"),
     [
-        ("draw", c.DrawCmd()),
-        ("pesca", c.DrawCmd()),
-        ("take", c.TakeCmd()),
-        ("prendi", c.TakeCmd()),
-        ("return", c.ReturnCmd()),
-        ("meld 7H 8H 9H", c.MeldCmd((CardSpec(f("7H")), CardSpec(f("8H")), CardSpec(f("9H"))))),
-        ("cala 7h 8h 9h", c.MeldCmd((CardSpec(f("7H")), CardSpec(f("8H")), CardSpec(f("9H"))))),
-        ("attach 3 10H", c.AttachCmd(3, (CardSpec(f("10H")),))),
-        ("attacca 3 10H JK(JH)", c.AttachCmd(3, (CardSpec(f("10H")), CardSpec(JK, f("JH"))))),
-        ("swap 2 7H", c.SwapCmd(2, f("7H"))),
-        ("scambia 2 7H", c.SwapCmd(2, f("7H"))),
-        ("discard KS", c.DiscardCmd(f("KS"))),
-        ("scarta ks", c.DiscardCmd(f("KS"))),
+        ("draw", c.DrawStockCmd()),
+        ("pesca", c.DrawStockCmd()),
+        ("take", c.DrawDiscardCmd()),
+        ("prendi", c.DrawDiscardCmd()),
+        ("return", c.ReturnDiscardCmd()),
+        ("meld 7H 8H 9H", c.PlanMeldCmd((CardSpec(f("7H")), CardSpec(f("8H")), CardSpec(f("9H"))))),
+        ("cala 7h 8h 9h", c.PlanMeldCmd((CardSpec(f("7H")), CardSpec(f("8H")), CardSpec(f("9H"))))),
+        ("attach 3 10H", c.PlanAttachCmd(3, (CardSpec(f("10H")),))),
+        ("attacca 3 10H JK(JH)", c.PlanAttachCmd(3, (CardSpec(f("10H")), CardSpec(JK, f("JH"))))),
+        ("swap 2 7H", c.PlanSwapCmd(2, f("7H"))),
+        ("scambia 2 7H", c.PlanSwapCmd(2, f("7H"))),
+        ("discard KS", c.PlayCmd(f("KS"))),
+        ("scarta ks", c.PlayCmd(f("KS"))),
         ("sort", c.SortCmd()),
         ("ordina", c.SortCmd()),
         ("hint", c.HintCmd()),
@@ -55,14 +55,14 @@ def test_each_command_parses(line: str, command: c.Command) -> None:
 
 def test_a_joker_carries_its_declaration() -> None:
     cmd = parse_command("meld JK(8H) 7H 9H")
-    assert isinstance(cmd, c.MeldCmd)
+    assert isinstance(cmd, c.PlanMeldCmd)
     assert cmd.cards[0] == CardSpec(JK, Face(8, Suit.HEARTS))
     assert parse_command("meld 7H JK=8H 9H") == parse_command("meld 7H JK(8H) 9H")
     assert parse_command("meld 7H JK (8H) 9H") == parse_command("meld 7H JK(8H) 9H")
 
 
 def test_suit_symbols_are_understood() -> None:
-    assert parse_command("discard 10♦") == c.DiscardCmd(f("10D"))
+    assert parse_command("discard 10♦") == c.PlayCmd(f("10D"))
 
 
 @pytest.mark.parametrize(

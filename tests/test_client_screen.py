@@ -456,16 +456,16 @@ def test_italian_suit_letters_c_cuori_q_quadri_f_fiori_p_picche() -> None:
     assert "1. cala → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
     lines = screen_text(started_model(), [24, 80], keys="cala QP KP AP\r", lang="it")
     assert "1. cala → Q♠ K♠ A♠ (31)" in "\n".join(lines)
-    assert c.parse_command("scarta 4F", "it") == c.DiscardCmd(card_face("4C"))
+    assert c.parse_command("scarta 4F", "it") == c.PlayCmd(card_face("4C"))
     lines = screen_text(started_model(), [24, 80], keys="cala 7♥ 8♥ 9♥\r", lang="it")
     assert "1. cala → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
     lines = screen_text(started_model(), [24, 80], keys="cala 7H 8H 9H\r", lang="it")
     assert "il seme è C (cuori), Q (quadri), F (fiori) o P (picche)" in "\n".join(lines)
     lines = screen_text(started_model(), [24, 80], keys="meld 7♥ 8♥ 9♥\r", lang="en")
     assert "1. meld → 7♥ 8♥ 9♥ (24)" in "\n".join(lines)
-    assert c.parse_command("scarta QP", "it") == c.DiscardCmd(card_face("QS"))
-    assert c.parse_command("scarta QQ", "it") == c.DiscardCmd(card_face("QD"))
-    assert c.parse_command("scarta 10Q", "it") == c.DiscardCmd(card_face("10D"))
+    assert c.parse_command("scarta QP", "it") == c.PlayCmd(card_face("QS"))
+    assert c.parse_command("scarta QQ", "it") == c.PlayCmd(card_face("QD"))
+    assert c.parse_command("scarta 10Q", "it") == c.PlayCmd(card_face("10D"))
 
 
 def test_italian_completion_offers_the_cards_in_italian_letters() -> None:

@@ -29,11 +29,11 @@ def max_run_model(hand: str = LONG_HAND, drawn: str = "6S") -> TableModel:
 
 def test_the_cut_follows_a_slash_in_both_languages() -> None:
     meld = parse_command("meld 3H 4H 5H 6H 7H 8H 9H / 4 3")
-    assert isinstance(meld, c.MeldCmd) and meld.split == (4, 3) and len(meld.cards) == 7
-    assert parse_command("cala 3H 4H 5H 6H 7H 8H 9H /3+4") == c.MeldCmd(meld.cards, (3, 4))
+    assert isinstance(meld, c.PlanMeldCmd) and meld.split == (4, 3) and len(meld.cards) == 7
+    assert parse_command("cala 3H 4H 5H 6H 7H 8H 9H /3+4") == c.PlanMeldCmd(meld.cards, (3, 4))
     attach = parse_command("attacca 2 8H 9H / 3 4")
-    assert isinstance(attach, c.AttachCmd) and attach.split == (3, 4) and attach.meld == 2
-    assert parse_command("meld 7H 8H 9H") == c.MeldCmd(meld.cards[4:])  # no cut: automatic
+    assert isinstance(attach, c.PlanAttachCmd) and attach.split == (3, 4) and attach.meld == 2
+    assert parse_command("meld 7H 8H 9H") == c.PlanMeldCmd(meld.cards[4:])  # no cut: automatic
 
 
 @pytest.mark.parametrize("line", ["meld 3H 4H 5H / ", "meld 3H 4H 5H / 4 x", "cala 3H / 0 3"])
