@@ -69,7 +69,7 @@ def _pad(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     return [*fragments, ("", " " * gap)] if gap > 0 else fragments
 
 
-def _cut(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+def cut(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     """Fragments cut to ``width`` characters (a narrow terminal never wraps a panel line)."""
     out: StyleAndTextTuples = []
     left = width
@@ -231,7 +231,7 @@ def player_lines(
             else:
                 conn = t("connected") if state.connected else t("disconnected")
                 line.append(("class:dim" if state.connected else "class:warning", f"● {conn}"))
-        lines.append(_cut(line, width))
+        lines.append(cut(line, width))
     return lines
 
 
@@ -261,14 +261,14 @@ def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
         rows = [*rows[:keep], [("class:dim", t("more_melds", n=rest))]]
     per_column = -(-len(rows) // columns)
     if columns == 1:
-        return [_cut(r, width) for r in rows]
+        return [cut(r, width) for r in rows]
     lines: Lines = []
     for i in range(per_column):
         line: StyleAndTextTuples = []
         for c in range(columns):
             k = c * per_column + i
             if k < len(rows):
-                line += _pad(_cut(rows[k], col_width), col_width)
+                line += _pad(cut(rows[k], col_width), col_width)
         lines.append(line)
     return lines
 
@@ -300,7 +300,7 @@ def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTupl
         extra: StyleAndTextTuples = [("class:dim", "   " + t("pile_takes", takes=takes))]
         if fragments_width(line) + fragments_width(extra) <= width:
             line += extra
-    return _cut(line, width)
+    return cut(line, width)
 
 
 # --- the hand ---------------------------------------------------------------------------
@@ -410,7 +410,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
             line.append(
                 ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
             )
-        lines.append(_cut(line, width))
+        lines.append(cut(line, width))
     lines += summary
     return lines[-max(1, height) :]
 
@@ -504,7 +504,7 @@ def chat_lines(model: TableModel, width: int, height: int) -> Lines:
     lines: Lines = []
     for line in model.chat[-height:]:
         name = line.name or f"#{line.seat}"
-        lines.append(_cut([("class:chat.name", f"{name}: "), ("class:chat", line.text)], width))
+        lines.append(cut([("class:chat.name", f"{name}: "), ("class:chat", line.text)], width))
     return lines
 
 
@@ -530,10 +530,10 @@ def fair_deal_fragment(model: TableModel, t: Text) -> StyleAndTextTuples:
     checked = next((d for d in candidates if d.verification is not None), None)
     if not fd.started and checked is not None and checked.deal_no == fd.deal_no - 1:
         fd = checked
-    return [_fd_state(model, fd, t)]
+    return [fair_deal_state(model, fd, t)]
 
 
-def _fd_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
+def fair_deal_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
     me = model.my_seat
     deal = fd.deal_no
     if me is not None and me in fd.left_out:
@@ -579,6 +579,22 @@ def fingerprint_fragment(session: SessionState, t: Text) -> StyleAndTextTuples:
     return [("class:dim", t(key, fp=session.fingerprint))]
 
 
+def countdown_text(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
+    """What the pause before the next deal waits for, with the seconds left."""
+    pause = model.between_deals
+    if pause is None:
+        return ("class:dim", t("end_continue"))
+    # Drawn before the screen started its clock (a test, a first frame): the host's own figure.
+    secs = session.next_deal_seconds_left() if session.next_deal_deadline else round(pause.within)
+    me = model.my_seat
+    if me is not None and me in pause.waiting_for and me not in pause.ready:
+        return ("class:prompt", t("end_press_ready", secs=secs))
+    waiting = [model.name_of(s) for s in pause.waiting_for if s not in pause.ready]
+    if waiting:
+        return ("class:dim", t("end_waiting_for", names=", ".join(waiting), secs=secs))
+    return ("class:dim", t("end_next_deal_in", secs=secs))
+
+
 def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
     """Whose turn it is and what this player may do now."""
     if session.link is LinkState.RECONNECTING:
@@ -604,8 +620,6 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         return ("class:dim", t("status_wait_reveal", deal=deal))
     if phase is Phase.DEAL_OVER:
         if model.between_deals is not None:
-            from client.render_end import countdown_text  # it draws on this module
-
             return countdown_text(model, session, t)
         return ("", t("status_between_deals"))
     if phase is Phase.WAITING:
@@ -671,7 +685,7 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
             " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
         ]
     lines: Lines = [[(style, piece)] for piece in wrapped]
-    return [*lines, _cut(second, width)]
+    return [*lines, cut(second, width)]
 
 
 STATUS_NOTICE_LINES = 3

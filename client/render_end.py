@@ -1,7 +1,8 @@
 """The end of a deal on screen: every hand and how its penalty was counted, the score sheet,
-the standings at the end of the match, and the countdown to the next deal.
+the standings at the end of the match, under the countdown to the next deal.
 
-Pure functions like ``render.py``: model, session and text in, fragments out.
+Pure functions like ``render.py``, drawn with its public pieces (it never imports this
+module): model, session and text in, fragments out.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from client.i18n import Text
 from client.model import DealResult, SeatResult, TableModel
 from client.render import (
     Lines,
-    _cut,
-    _fd_state,
     cards_fragments,
+    countdown_text,
+    cut,
+    fair_deal_state,
     fragments_width,
     rientro_lines,
 )
@@ -65,7 +67,7 @@ def hand_lines(
         tail.append(("class:warning", " " + t("busted")))
     if result.closer == hand.seat:
         key = "end_went_out_in_hand" if result.closed_in_one_turn else "end_went_out"
-        return [_cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
+        return [cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
     figures: StyleAndTextTuples = [("class:score", f"→ {hand.penalty}")]
     note = penalty_note(model, result, hand, t)
     if note:
@@ -75,25 +77,9 @@ def hand_lines(
     if fragments_width(line) <= width:
         return [line]
     return [
-        _cut([("", f"{name} "), *figures, *tail], width),
-        _cut([("", "   "), *shown], width),
+        cut([("", f"{name} "), *figures, *tail], width),
+        cut([("", "   "), *shown], width),
     ]
-
-
-def countdown_text(model: TableModel, session: SessionState, t: Text) -> tuple[str, str]:
-    """What the pause before the next deal waits for, with the seconds left."""
-    pause = model.between_deals
-    if pause is None:
-        return ("class:dim", t("end_continue"))
-    # Drawn before the screen started its clock (a test, a first frame): the host's own figure.
-    secs = session.next_deal_seconds_left() if session.next_deal_deadline else round(pause.within)
-    me = model.my_seat
-    if me is not None and me in pause.waiting_for and me not in pause.ready:
-        return ("class:prompt", t("end_press_ready", secs=secs))
-    waiting = [model.name_of(s) for s in pause.waiting_for if s not in pause.ready]
-    if waiting:
-        return ("class:dim", t("end_waiting_for", names=", ".join(waiting), secs=secs))
-    return ("class:dim", t("end_next_deal_in", secs=secs))
 
 
 def deal_end_lines(
@@ -119,7 +105,7 @@ def deal_end_lines(
         lines += hand_lines(model, result, hand, t, width)
     fd = model.deals.get(result.deal_no)
     if fd is not None:
-        lines.append(_cut([_fd_state(model, fd, t)], width))
+        lines.append(cut([fair_deal_state(model, fd, t)], width))
         if fd.verification is not None and fd.verification.record_path:
             path = fd.verification.record_path
             saved = textwrap.wrap(t("fd_record_saved", path=path), max(width, 8))
@@ -143,7 +129,7 @@ def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
     lines: Lines = [[("class:ok", t("log_match_over", names=names))]]
     for place, state in enumerate(seats, start=1):
         lines.append(
-            _cut(
+            cut(
                 [
                     (
                         "",
@@ -170,7 +156,7 @@ def score_sheet_lines(model: TableModel, t: Text, width: int) -> Lines:
     head: StyleAndTextTuples = [("class:panel.title", f"{t('sheet_deal'):<6}")]
     for seat in seats:
         head.append(("class:panel.title", f"{model.name_of(seat)[: column - 1]:>{column}}"))
-    lines: Lines = [_cut(head, width)]
+    lines: Lines = [cut(head, width)]
     limit = model.bust_at
     for row in model.score_sheet.rows:
         line: StyleAndTextTuples = [("", f"{row.deal_no:<6}")]
@@ -185,13 +171,13 @@ def score_sheet_lines(model: TableModel, t: Text, width: int) -> Lines:
                 cell = "—"
             style = "class:warning" if seat in row.out else ""
             line.append((style, f"{cell:>{column}}"))
-        lines.append(_cut(line, width))
+        lines.append(cut(line, width))
     if not model.score_sheet.rows:
         lines.append([("class:dim", t("sheet_empty"))])
     total: StyleAndTextTuples = [("class:score", f"{t('sheet_total'):<6}")]
     for seat in seats:
         total.append(("class:score", f"{model.seat(seat).total:>{column}}"))
-    lines.append(_cut(total, width))
+    lines.append(cut(total, width))
     if limit is not None:
         lines.append([("class:dim", t("sheet_legend", limit=limit)[:width])])
     else:
