@@ -47,7 +47,6 @@ def local_state(model: TableModel) -> deal.DealState | None:
         phase=deal.Phase.PLAY,
         drawn=DrawSource.STOCK,
         taken_discard=None,
-        stock=state.stock or (views.HIDDEN,),
     )
 
 
