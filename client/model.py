@@ -393,7 +393,7 @@ class TableModel:
         return self.seats[seat]
 
     def sorted_melds(self) -> list[TableMeldState]:
-        return [self.melds[k] for k in sorted(self.melds)]
+        return list(self.melds.values())  # numbered in table order
 
     def i_have_opened(self) -> bool:
         return self.my_seat is not None and self.has_opened(self.my_seat)

@@ -372,3 +372,30 @@ def test_the_model_remembers_who_took_which_card_from_the_pile() -> None:
     take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
     model.apply(deal_event(6, drawn=take))
     assert model.pile_takes == [(0, card("3C"))]
+
+
+def test_r3_2_a_snapshot_after_putting_the_discard_back_still_says_draw_from_the_stock() -> None:
+    # The view has no field for it: the deal's events since the last play say it.
+    view = waiting_view()
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    back = deal_pb2.DiscardReturned(seat=0, card=card("3C"))
+    stream = [*deal_start_events(), deal_event(6, drawn=take), deal_event(7, discard_returned=back)]
+    for e in stream:
+        if e.deal.HasField("private_event"):
+            view.my_private_events.append(e.deal.private_event)
+            view.my_private_with_event.append(len(view.deal_events))
+        view.deal_events.append(e.deal.public_event)
+    for sv in view.seats:
+        sv.in_deal, sv.hand_count = True, 13
+    view.my_hand.extend(cards(HAND))
+    view.discard_pile.append(card("3C"))
+    view.discard_top, view.discard_count, view.stock_count = card("3C"), 1, 55
+    view.deal_no, view.dealer_seat, view.turn_seat = 1, 3, 0
+    view.phase = table_pb2.TURN_PHASE_DRAW
+    model = TableModel()
+    model.apply(table_pb2.TableEvent(seq=7, snapshot=view))
+    assert model.deal is not None and model.deal.discard_barred and model.discard_barred
+    followed = started_model()
+    for e in stream[-2:]:
+        followed.apply(e)
+    assert followed.deal == model.deal  # the same view, from the stream or from the host
