@@ -117,6 +117,16 @@ def deal_start_events(hand: str = HAND, my_seat: int | None = ME) -> list[table_
     ]
 
 
+def add_deal_events(view: table_pb2.TableView, stream: list[table_pb2.TableEvent]) -> None:
+    """The deal's events in a snapshot as the host puts them: each private event beside the
+    public one it came with."""
+    for e in stream:
+        if e.deal.HasField("private_event"):
+            view.my_private_events.append(e.deal.private_event)
+            view.my_private_with_event.append(len(view.deal_events))
+        view.deal_events.append(e.deal.public_event)
+
+
 def with_view(model: TableModel, **changes: object) -> TableModel:
     """``model`` with its deal's view changed as told: a position the screen is shown in."""
     assert model.deal is not None
@@ -303,11 +313,7 @@ def test_an_event_seen_twice_is_applied_once() -> None:
 def test_a_snapshot_mid_deal_rebuilds_the_exchange_and_the_discard_pile() -> None:
     events = deal_start_events()
     view = waiting_view()
-    for e in events:
-        if e.deal.HasField("private_event"):  # as the host sends it: beside its public event
-            view.my_private_events.append(e.deal.private_event)
-            view.my_private_with_event.append(len(view.deal_events))
-        view.deal_events.append(e.deal.public_event)
+    add_deal_events(view, events)
     later = deal_pb2.DealEvent(table_id=TABLE, deal_no=1, played=played(0, discard="KS"))
     view.deal_events.append(later.SerializeToString())
     view.my_hand.extend(cards("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS JK"))
@@ -380,11 +386,7 @@ def test_r3_2_a_snapshot_after_putting_the_discard_back_still_says_draw_from_the
     take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
     back = deal_pb2.DiscardReturned(seat=0, card=card("3C"))
     stream = [*deal_start_events(), deal_event(6, drawn=take), deal_event(7, discard_returned=back)]
-    for e in stream:
-        if e.deal.HasField("private_event"):
-            view.my_private_events.append(e.deal.private_event)
-            view.my_private_with_event.append(len(view.deal_events))
-        view.deal_events.append(e.deal.public_event)
+    add_deal_events(view, stream)
     for sv in view.seats:
         sv.in_deal, sv.hand_count = True, 13
     view.my_hand.extend(cards(HAND))
