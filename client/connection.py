@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
-from scala40_net import tls
+from scala40_net.net import tls
 from scala40_net.pb import (
     cards_pb2,
     deal_pb2,
@@ -104,7 +104,7 @@ def target(host: str, port: int) -> str:
 async def open_channel(
     host: str, port: int, fingerprint: str | None = None
 ) -> tuple[grpc.aio.Channel, str]:
-    """A TLS channel to the host and the fingerprint it proved (``scala40_net.tls``).
+    """A TLS channel to the host and the fingerprint it proved (``scala40_net.net.tls``).
 
     ``fingerprint`` pins it (an invite's; ``PinError`` naming both when the host is
     another); None takes whichever identity the host's certificate is bound to, for the

@@ -38,7 +38,7 @@ from typing import Any
 import grpc  # type: ignore[import-untyped,unused-ignore]
 from google.rpc import error_details_pb2, status_pb2
 
-from scala40_net import invite, tls, views, wire
+from scala40_net import invite, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
@@ -48,6 +48,7 @@ from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
+from scala40_net.net import tls
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 from scala40_net.views import DealView
 
