@@ -45,6 +45,7 @@ from scala40_net.pb import (
     table_pb2_grpc,
 )
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
+from scala40_net.seat.refusal import HostRefusal
 
 KILL_POINTS = int(os.environ.get("SCALA40_KILL_POINTS", "40"))
 # The kinds of moment aimed at, in turn with random ones: each is the event after which
@@ -139,7 +140,7 @@ async def play(host: HostProcess, seat: RecordingSeat) -> None:
         try:
             if await seat.play_match() or seat.winners is not None:
                 return
-        except grpc.aio.AioRpcError:
+        except HostRefusal:  # the host went with the connection
             pass
         while host.generation == generation:
             await asyncio.sleep(0.02)
