@@ -54,6 +54,14 @@ async def resend(
     raise AssertionError("unreachable")
 
 
+async def called(make: Callable[[], Awaitable[T]]) -> T:
+    """The answer of one gRPC call; its failure as the ``HostRefusal`` it says."""
+    try:
+        return await make()
+    except grpc.RpcError as error:
+        raise refusal_from_error(error) from None
+
+
 class TableTransport(Protocol):
     """How a seat's requests reach its table; each raises ``HostRefusal`` when refused."""
 
@@ -104,12 +112,8 @@ class GrpcTable:
         self.metadata: tuple[tuple[str, str], ...] = (*bearer(token), *language)
 
     async def _unary(self, method: str, request: Any) -> Any:
-        try:
-            return await getattr(self.stub, method)(
-                request, metadata=self.metadata, timeout=CALL_TIMEOUT
-            )
-        except grpc.RpcError as error:
-            raise refusal_from_error(error) from None
+        call = getattr(self.stub, method)
+        return await called(lambda: call(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
 
     async def draw(self, request: table_pb2.DrawRequest) -> table_pb2.DrawResponse:
         answer: table_pb2.DrawResponse = await self._unary("Draw", request)
