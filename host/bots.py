@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from host.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
 from scala40_net.bots.base import playable_state
-from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.fairdeal.exchange import ExchangeError
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.seat.fairdeal import FairDealSteps
 from scala40_net.seat.link import SeatLink
 from scala40_net.seat.refusal import HostRefusal
 
@@ -166,7 +167,7 @@ class InHostSeat:
         self.bot = bot
         self.seen = 0  # the seq of the table the bot's last sight was taken at
         self.link = SeatLink(InHostTable(task, seat), lambda: self.seen)
-        self.exchanges: dict[int, SeatExchange] = {}
+        self.steps = FairDealSteps(self.link)
         self.reader = wire.DealEventReader(seat)
         self.told: tuple[int | None, int, int] = (None, 0, 0)  # deal, public and private told
 
@@ -279,30 +280,28 @@ class InHostSeat:
         await self.link.return_discard()
 
     async def _fair_deal(self, sight: Sight) -> None:
-        task, seat = self.task, self.seat
+        task, seat, steps = self.task, self.seat, self.steps
         deal_no = sight.deal_no
         assert deal_no is not None
         published = [deal_pb2.DealEvent.FromString(data) for data in sight.deal_events]
-        mine = self.exchanges.get(deal_no)
-        if mine is None:
+        if deal_no not in steps.exchanges:
             # A seed journaled before a restart: the same seed and cut, the same commitment.
             kept = task.table.bot_seeds.get((deal_no, seat))
-            mine = self.exchanges[deal_no] = SeatExchange(seat, kept[0] if kept else None)
-            mine.on_announced(next(e for e in published if e.WhichOneof("event") == "announced"))
-            if kept is not None:
+            announced = next(e for e in published if e.WhichOneof("event") == "announced")
+            mine = steps.take_up(seat, announced, kept[0] if kept else None)
+            if kept is not None and mine is not None:
                 mine.commit(kept[1] if mine.is_cutter else None)
+        refusal = None
         if sight.step == table_pb2.TURN_PHASE_COMMIT and sight.awaiting_commitment:
             # A commitment the table does not have (a first one, or one whose write failed
             # and was undone) is sent; the same one again, since it binds the same seed.
-            commitment = mine.commitment if mine.commitment is not None else mine.commit()
-            commit = self.link.commitment(deal_no, commitment)
-            await self.link.commit_seed(commit, (mine.seed, mine.cut))
+            refusal = await steps.send_commitment(deal_no, keep_seed=True)
         elif sight.step == table_pb2.TURN_PHASE_REVEAL and sight.awaiting_reveal:
             commitments = next(e for e in published if e.WhichOneof("event") == "commitments")
-            mine.on_commitments(commitments)
-            reveal = mine.reveal()
-            await self.link.reveal_seed(self.link.reveal(deal_no, reveal.seed, reveal.cut))
-        self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}
+            refusal = await steps.send_reveal(deal_no, steps.reveal_for(commitments))
+        steps.forget_before(deal_no - 1)
+        if refusal is not None:
+            raise refusal
 
 
 def level_bot(level: int) -> Bot:

@@ -41,12 +41,13 @@ from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
 from scala40_net.events import DealStarted, Event
-from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.fairdeal.exchange import ExchangeError
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.net import tls
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.seat.fairdeal import FairDealSteps
 from scala40_net.seat.link import CALL_TIMEOUT, GrpcTable, SeatLink, bearer, resend
 from scala40_net.seat.refusal import HostRefusal
 from scala40_net.seat.stream import RECONNECT_CODES, HostLost, ResumableStream
@@ -117,13 +118,12 @@ class NetworkSeat:
         self.trace = trace
         self.seat = -1
         self.last_seq = 0
-        self.exchanges: dict[int, SeatExchange] = {}
+        # This seat's part of each deal's fair deal; a commitment or reveal not yet answered
+        # is sent again, with its request id, after a reconnect.
+        self.steps = FairDealSteps(self.link)
         self.reader = wire.DealEventReader()
         self.seats_in_play: list[int] = []
         self.winners: tuple[int, ...] | None = None  # set when the match is over
-        # Fair-deal requests not yet acknowledged, by (step, deal): sent again, same request
-        # id, after a reconnect.
-        self.unanswered: dict[tuple[str, int], Any] = {}
         # Told of each deal's end: its signature, then the scores after it.
         self.on_deal_over: (
             Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
@@ -273,86 +273,61 @@ class NetworkSeat:
         try:
             if kind == "announced":
                 self.seats_in_play = sorted(event.announced.seats_in_play)
-                if self.seat not in event.announced.seats_in_play or deal_no in self.exchanges:
-                    return
-                mine = self.exchanges[deal_no] = SeatExchange(self.seat)
-                mine.on_announced(event)
-                if not replaying:
-                    await self._commit(deal_no, mine)
+                if self.steps.take_up(self.seat, event) is not None and not replaying:
+                    await self._commit(deal_no)
                 return
-            known = self.exchanges.get(deal_no)
+            known = self.steps.exchanges.get(deal_no)
             if known is None or known.commitment is None or replaying:
                 return
             if kind == "commitments":
-                known.on_commitments(event)  # raises RevealRefused when the host cheats
-                reveal = known.reveal()
-                revealing = self.link.reveal(deal_no, reveal.seed, reveal.cut)
-                self.unanswered.pop(("commit", deal_no), None)  # the host has it: published
-                await self._fair_deal_call("reveal", deal_no, revealing)
+                reveal = self.steps.reveal_for(event)  # RevealRefused when the host cheats
+                self._answered(await self.steps.send_reveal(deal_no, reveal))
             elif kind == "reveals":
-                self.unanswered.pop(("reveal", deal_no), None)
-                known.on_reveals(event)  # raises HostMisbehaved when the host cheats
+                self.steps.on_reveals(event)  # HostMisbehaved when the host cheats
             elif kind == "host_seed_revealed":
-                known.on_host_seed(event)
-                self.exchanges = {n: x for n, x in self.exchanges.items() if n > deal_no}
+                self.steps.on_host_seed(event)
+                self.steps.forget_before(deal_no + 1)
         except ExchangeError as error:
             # A host that broke the protocol: the seat's own checks refused it, and the
             # deal's record will show it.
             log.warning("fair deal %d: %s", deal_no, error)
 
-    async def _commit(self, deal_no: int, mine: SeatExchange) -> None:
+    async def _commit(self, deal_no: int) -> None:
         """Fair deal step 2: this seat's commitment to a fresh seed and cut."""
         if not self.fair:
             return
-        commitment = mine.commit()
+        mine = self.steps.exchanges[deal_no]
+        mine.commit()
         if self.log is not None:
             self.log.seeds[deal_no] = (mine.seed, mine.cut)
-        request = self.link.commitment(deal_no, commitment)
-        if not await self._fair_deal_call("commit", deal_no, request):
+        if not self._answered(await self.steps.send_commitment(deal_no)):
             # Refused (a run before this one committed, or the step closed): this seat is
             # out of the deal's mix, and its exchange must not judge the host by a seed the
             # host never had.
-            self.exchanges.pop(deal_no, None)
+            self.steps.exchanges.pop(deal_no, None)
 
     async def _commit_late(self, view: table_pb2.TableView) -> None:
         """A stream that opened after the deal's announcement saw it only inside the
         snapshot: while the commitments are still open, this seat commits now."""
-        mine = self.exchanges.get(view.deal_no)
+        mine = self.steps.exchanges.get(view.deal_no)
         if view.phase == table_pb2.TURN_PHASE_COMMIT and mine and mine.commitment is None:
-            await self._commit(view.deal_no, mine)
+            await self._commit(view.deal_no)
 
-    async def _fair_deal_call(self, step: str, deal_no: int, request: Any) -> bool:
-        """A commitment or reveal, kept until the host has answered it (or said it has it).
-        False when the host refused it."""
-        self.unanswered[(step, deal_no)] = request
-        try:
-            if step == "commit":
-                await self.link.commit_seed(request)
-            else:
-                await self.link.reveal_seed(request)
-        except HostRefusal as refusal:
-            if refusal.code in RECONNECT_CODES:
-                return True  # sent again after the reconnect
-            self._refused(refusal)
-            self.unanswered.pop((step, deal_no), None)
-            return False
-        self.unanswered.pop((step, deal_no), None)
-        return True
+    def _answered(self, refusal: HostRefusal | None) -> bool:
+        """Whether a fair-deal step went through, or is to be sent again after the
+        reconnect; a refusal of the host's is noted."""
+        if refusal is None or refusal.code in RECONNECT_CODES:
+            return True
+        self._refused(refusal)
+        return False
 
     async def _send_unanswered(self) -> None:
-        """After a reconnect: the fair-deal messages the host may not have, sent again with
-        their request ids while their step is still open (a retry the host already has
-        gets the same answer)."""
-        if not self.unanswered:
-            return
-        answer = await self.link.view()
-        steps = {table_pb2.TURN_PHASE_COMMIT: "commit", table_pb2.TURN_PHASE_REVEAL: "reveal"}
-        step = steps.get(answer.view.phase)
-        for (kind, deal_no), request in list(self.unanswered.items()):
-            if deal_no < answer.view.deal_no or (deal_no == answer.view.deal_no and kind != step):
-                del self.unanswered[(kind, deal_no)]  # that step is over: too late
-            elif kind == step:
-                await self._fair_deal_call(kind, deal_no, request)
+        """After a reconnect: the fair-deal steps the host may not have, sent again with
+        their request ids while their step is still open."""
+        if self.steps.unanswered:
+            answer = await self.link.view()
+            for refusal in await self.steps.send_unanswered(answer.view):
+                self._answered(refusal)
 
     def _may_be_my_move(self, event: deal_pb2.DealEvent) -> bool:
         """Whether to ask for the view: another seat's draw, or a play not just before this
