@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import grpc
 
@@ -116,44 +116,38 @@ class GrpcTable:
         return await called(lambda: call(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
 
     async def draw(self, request: table_pb2.DrawRequest) -> table_pb2.DrawResponse:
-        answer: table_pb2.DrawResponse = await self._unary("Draw", request)
-        return answer
+        return cast(table_pb2.DrawResponse, await self._unary("Draw", request))
 
     async def play(self, request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
-        answer: table_pb2.PlayResponse = await self._unary("Play", request)
-        return answer
+        return cast(table_pb2.PlayResponse, await self._unary("Play", request))
 
     async def return_discard(
         self, request: table_pb2.ReturnDiscardRequest
     ) -> table_pb2.ReturnDiscardResponse:
-        answer: table_pb2.ReturnDiscardResponse = await self._unary("ReturnDiscard", request)
-        return answer
+        return cast(table_pb2.ReturnDiscardResponse, await self._unary("ReturnDiscard", request))
 
     async def commit_seed(
         self, request: table_pb2.CommitSeedRequest, kept: tuple[bytes, int] | None = None
     ) -> table_pb2.CommitSeedResponse:
-        answer: table_pb2.CommitSeedResponse = await self._unary("CommitSeed", request)
-        return answer
+        return cast(table_pb2.CommitSeedResponse, await self._unary("CommitSeed", request))
 
     async def reveal_seed(
         self, request: table_pb2.RevealSeedRequest
     ) -> table_pb2.RevealSeedResponse:
-        answer: table_pb2.RevealSeedResponse = await self._unary("RevealSeed", request)
-        return answer
+        return cast(table_pb2.RevealSeedResponse, await self._unary("RevealSeed", request))
 
     async def answer_rientro(
         self, request: table_pb2.AnswerRientroRequest
     ) -> table_pb2.AnswerRientroResponse:
-        answer: table_pb2.AnswerRientroResponse = await self._unary("AnswerRientro", request)
-        return answer
+        return cast(table_pb2.AnswerRientroResponse, await self._unary("AnswerRientro", request))
 
     async def ready(self, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
-        answer: table_pb2.ReadyResponse = await self._unary("Ready", request)
-        return answer
+        return cast(table_pb2.ReadyResponse, await self._unary("Ready", request))
 
     async def view(self) -> table_pb2.GetViewResponse:
-        answer: table_pb2.GetViewResponse = await self._unary("GetView", table_pb2.GetViewRequest())
-        return answer
+        return cast(
+            table_pb2.GetViewResponse, await self._unary("GetView", table_pb2.GetViewRequest())
+        )
 
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)

@@ -98,9 +98,7 @@ class ResumableStream:
             self._cancel()
 
     def _cancel(self) -> None:
-        cancel = getattr(self._call, "cancel", None)
-        if cancel is not None:
-            cancel()
+        _cancel(self._call)
 
     async def once(
         self,
@@ -155,9 +153,7 @@ class ResumableStream:
                     return True
         finally:
             reader.cancel()
-            cancel = getattr(call, "cancel", None)
-            if cancel is not None:
-                cancel()
+            _cancel(call)
 
     async def follow(
         self,
@@ -218,3 +214,10 @@ class ResumableStream:
             if on_link is not None:
                 on_link(False, attempt)
             await asyncio.sleep(backoff(attempt - 1))
+
+
+def _cancel(call: object) -> None:
+    """End a stream call, if one is open."""
+    cancel = getattr(call, "cancel", None)
+    if cancel is not None:
+        cancel()
