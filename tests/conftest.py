@@ -22,6 +22,7 @@ from scala40_net.pb import (
     rules_service_pb2_grpc,
     table_pb2_grpc,
 )
+from scala40_net.seat.link import bearer as bearer  # the tests take it from here
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 # Every honest seat answers at once, so these deadlines are never waited for; they
@@ -41,10 +42,6 @@ async def until(
             said = explain()
             raise AssertionError(f"timed out after {seconds} s" + (f": {said}" if said else ""))
         await asyncio.sleep(0.02)
-
-
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
 
 
 @dataclass

@@ -1,21 +1,23 @@
 """A bot that plays over the network: ``scala40-bot HOST[:PORT] --table ID [--level …] [--name …]``.
 
 It joins a table like a person (LobbyService.JoinTable), or takes up a seat
-already joined with its token, follows the table's event stream, takes part
-in every fair deal with its own seed through the library's ``SeatExchange``
-(FAIR_DEAL.md), tells its bot every deal event as its seat sees it
-(``wire.DealEventReader``), keeps its view of the deal from those events
-(``views.after_event``: it reads the view, TableService.GetView turned into the
-engine's view by ``wire``, only at a deal's start, after a reconnect and when
-the host says its view was stale), and moves until the match ends — exactly as a client in
-another process would.
+already joined with its token, and plays it through the seat's link of this
+package over gRPC, as a player's screen does: it follows the table's event
+stream (``seat.stream``), moves through ``seat.link``, and takes part in
+every fair deal with its own seed (``seat.fairdeal``, FAIR_DEAL.md). It tells
+its bot every deal event as its seat sees it (``wire.DealEventReader``), keeps
+its view of the deal from those events (``views.after_event``: it reads the
+view, TableService.GetView turned into the engine's view by ``wire``, only at
+a deal's start, after a reconnect and when the host says its view was stale),
+and moves until the match ends — exactly as a client in another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
 same request ids, so the host counts them once and never leaves it out; a host
-silent for longer than its patience is given up (``HostLost``). Given a
-``SeatLog`` it keeps every byte the host sent it, so a test can check what a
-seat saw; the host's tests and benchmark play their matches with it.
+silent for longer than its patience is given up (``HostLost``), and any other
+answer that ends its stream ends the bot. Given a ``SeatLog`` it keeps every
+byte the host sent it, so a test can check what a seat saw; the host's tests
+and benchmark play their matches with it.
 """
 
 from __future__ import annotations
