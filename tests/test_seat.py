@@ -181,3 +181,12 @@ async def test_inside_the_host_and_over_grpc_a_seat_is_refused_alike(served: Hos
     assert said[0] == said[1] and said[0][0] is grpc.StatusCode.FAILED_PRECONDITION
     after = await over_grpc.view()
     assert after.seq == before.seq  # nothing was done
+    # The reads alike too: the seat's view, and a deal's record that does not exist yet.
+    remote, inside = GrpcTable(served.channel, token), InHostTable(task, idle)
+    assert (await remote.view()).SerializeToString() == (await inside.view()).SerializeToString()
+    records = []
+    for transport in (remote, inside):
+        with pytest.raises(HostRefusal) as refused:
+            await transport.deal_record(99)
+        records.append((refused.value.code, refused.value.reason))
+    assert records[0] == records[1]
