@@ -25,6 +25,7 @@ through them) fails here, as does any third-party import but ``cryptography``.
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -119,6 +120,28 @@ def test_the_engine_proper_is_most_of_the_package() -> None:
     for module in ("scala40_net.deal", "scala40_net.views", "scala40_net.bots.base"):
         assert module in engine
     assert "scala40_net.fairdeal.spec" in engine
+
+
+def test_importing_the_whole_engine_proper_loads_no_third_party_module_but_cryptography() -> None:
+    """What the source says, run: every engine module imported in a fresh interpreter."""
+    engine = sorted(m for m in modules() if not within(m, (*PROTOBUF_SIDE, *NETWORK_SIDE)))
+    probe = (
+        "import importlib, sys\n"
+        f"for name in {engine!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    foreign = [
+        name
+        for name in loaded
+        if name not in sys.stdlib_module_names
+        and name not in {"scala40_net", "cryptography", "_cffi_backend"}
+        and not name.startswith("_")
+    ]
+    assert not foreign, foreign
 
 
 def test_the_check_catches_what_an_engine_module_must_not_import() -> None:
