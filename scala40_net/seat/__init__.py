@@ -1,1 +1,3 @@
-"""A seat's side of a table: its link to the host, and the network bot (``scala40-bot``)."""
+"""A seat's side of a table, for every kind of seat: its link (``link``: gRPC or inside the host),
+the resumable stream (``stream``), the refusal (``refusal``), the fair-deal steps
+(``fairdeal``), and the network bot, ``scala40-bot`` (``netbot``)."""
