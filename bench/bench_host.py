@@ -32,7 +32,6 @@ from host.limits import Limits  # noqa: E402
 from host.server import Host  # noqa: E402
 from host.table_core import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
-from scala40_net.bots.netbot import NetworkSeat, SeatLog  # noqa: E402
 from scala40_net.pb import (  # noqa: E402
     lobby_pb2,
     lobby_pb2_grpc,
@@ -40,6 +39,7 @@ from scala40_net.pb import (  # noqa: E402
     table_pb2,
     table_pb2_grpc,
 )
+from scala40_net.seat.netbot import NetworkSeat, SeatLog  # noqa: E402
 
 ECHO = "/bench.Echo/Echo"
 ECHO_CALLS = 2000

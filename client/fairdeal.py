@@ -1,8 +1,9 @@
 """This seat's part of the fair deal, done without asking the player, and each deal's check.
 
 The fair-deal library's ``SeatExchange`` does the protocol (seed, commitment,
-the checks before revealing); this driver only feeds it the host's events,
-sends what it produces, asks the cutter for the cut, and after the deal
+the checks before revealing) and the seat's ``FairDealSteps`` feed it and send
+its steps, as for every seat (``scala40_net.seat.fairdeal``); this driver hands
+them the host's events, asks the cutter for the cut, and after the deal
 fetches the signed record, verifies it with the library (this seat's own
 seed and cut included) and saves it under the user's data directory, so
 ``scala40-verify`` can check it again later.
@@ -22,9 +23,8 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from client.connection import HostRefusal, TableLink
 from client.model import FairDealState, Verification
 from client.seats import SeatStore
 from client.session import NoticeKind
@@ -33,15 +33,14 @@ from scala40_net.fairdeal.record import DealRecord, RecordFormatError
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.seat.fairdeal import FairDealSteps, Step
+from scala40_net.seat.refusal import HostRefusal
 
 if TYPE_CHECKING:
     from client.app import TableScreen
 
 # The host waits 30 s for commitments; a cutter who has not answered by then is cut for at random.
 CUT_WAIT_SECONDS = 20.0
-
-# This seat's two sends in each deal's exchange.
-Step = Literal["commit", "reveal"]
 
 
 def record_path(data_dir: Path, table_id: str, deal_no: int) -> Path:
@@ -58,7 +57,7 @@ class FairDealDriver:
         self.screen = screen
         self.data_dir = data_dir
         self.store = store
-        self.exchanges: dict[int, SeatExchange] = {}
+        self.steps = FairDealSteps(screen.link.link if screen.link is not None else None)
         self.cut_deal: int | None = None
         self._cut_timer: asyncio.TimerHandle | None = None
         # The kinds of deal event a snapshot being replayed already holds: steps the host has
@@ -66,6 +65,11 @@ class FairDealDriver:
         self._published: set[str] = set()
         # Seeds of deals that ended while this client was away, read from the store.
         self._kept_seeds: dict[int, tuple[bytes, int]] = {}
+
+    @property
+    def exchanges(self) -> dict[int, SeatExchange]:
+        """This seat's exchange of each deal it plays."""
+        return self.steps.exchanges
 
     @property
     def table_id(self) -> str:
@@ -100,15 +104,14 @@ class FairDealDriver:
             if kind == "announced":
                 self._announced(me, event)
                 return
-            exchange = self.exchanges.get(event.deal_no)
-            if exchange is None:
+            if event.deal_no not in self.exchanges:
                 return
             if kind == "commitments":
-                self._commitments(exchange, event)
+                self._commitments(event)
             elif kind == "reveals":
-                exchange.on_reveals(event)
+                self.steps.on_reveals(event)
             elif kind == "host_seed_revealed":
-                exchange.on_host_seed(event)
+                self.steps.on_host_seed(event)
         except RevealRefused:
             fd = self.screen.model.deals.get(event.deal_no)
             if fd is not None:
@@ -128,9 +131,9 @@ class FairDealDriver:
             return
         if "commitments" in self._published:
             return  # committed by a client run that kept no seed: this seat is left out
-        exchange = SeatExchange(me)
-        self.exchanges[event.deal_no] = exchange
-        exchange.on_announced(event)
+        exchange = self.steps.take_up(me, event)
+        if exchange is None:
+            return
         if exchange.is_cutter:
             self.cut_deal = event.deal_no
             self.screen.session.cut_prompt = True
@@ -143,14 +146,14 @@ class FairDealDriver:
 
     def _resume(self, me: int, event: deal_pb2.DealEvent, seed: bytes, cut: int) -> None:
         """A deal this seat committed to in an earlier run: the same seed and cut again."""
-        exchange = SeatExchange(me, seed)
-        self.exchanges[event.deal_no] = exchange
-        exchange.on_announced(event)
-        commitment = exchange.commit(cut if exchange.is_cutter else None)
+        exchange = self.steps.take_up(me, event, seed)
+        if exchange is None:
+            return
+        exchange.commit(cut if exchange.is_cutter else None)
         if "commitments" in self._published:
             self._mark_done(event.deal_no, "commit")
             return
-        self._send_commitment(event.deal_no, commitment)
+        self._send_commitment(event.deal_no)
 
     def answer_cut(self, text: str) -> None:
         """The cutter's answer: a number from 1 to N-1, or nothing for a random cut."""
@@ -178,48 +181,39 @@ class FairDealDriver:
         self.screen.invalidate()
 
     def _commit(self, deal_no: int, exchange: SeatExchange, cut: int | None) -> None:
-        commitment = exchange.commit(cut)
+        exchange.commit(cut)
         if self.store is not None:  # on disk before the host can hold this seat to it
             self.store.remember_seed(self.table_id, deal_no, exchange.seed, exchange.cut)
-        self._send_commitment(deal_no, commitment)
+        self._send_commitment(deal_no)
 
-    def _send_commitment(self, deal_no: int, commitment: bytes) -> None:
-        self._send_step(deal_no, "commit", lambda link: link.commit_seed(deal_no, commitment))
+    def _send_commitment(self, deal_no: int) -> None:
+        self._send_step(deal_no, "commit", lambda: self.steps.send_commitment(deal_no))
 
-    def _commitments(self, exchange: SeatExchange, event: deal_pb2.DealEvent) -> None:
-        exchange.on_commitments(event)
-        reveal = exchange.reveal()
+    def _commitments(self, event: deal_pb2.DealEvent) -> None:
+        reveal = self.steps.reveal_for(event)
         deal_no = event.deal_no
         if "reveals" in self._published:
             self._mark_done(deal_no, "reveal")
             return
-        self._send_step(
-            deal_no, "reveal", lambda link: link.reveal_seed(deal_no, reveal.seed, reveal.cut)
-        )
+        self._send_step(deal_no, "reveal", lambda: self.steps.send_reveal(deal_no, reveal))
 
     def _send_step(
-        self,
-        deal_no: int,
-        step: Step,
-        request: Callable[[TableLink], Awaitable[None]],
+        self, deal_no: int, step: Step, send: Callable[[], Awaitable[HostRefusal | None]]
     ) -> None:
         """Send this seat's commitment or reveal; the host having it already (from an earlier
         run) counts as sent, any other refusal is told to the player."""
-        link = self.screen.link
-        if link is None:
+        if self.screen.link is None:
             return
 
-        async def send() -> None:
-            try:
-                await request(link)
-            except HostRefusal as refusal:
-                if not refusal.already_done:  # else sent by an earlier run
-                    self.screen.say_refusal(refusal)
-                    return
+        async def sending() -> None:
+            refusal = await send()
+            if refusal is not None and not refusal.already_done:  # else sent by an earlier run
+                self.screen.say_refusal(refusal)
+                return
             self._mark_done(deal_no, step)
             self.screen.invalidate()
 
-        self.screen.spawn(send())
+        self.screen.spawn(sending())
 
     def _mark_done(self, deal_no: int, step: Step) -> None:
         fd = self.screen.model.deals.get(deal_no)

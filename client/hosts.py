@@ -1,6 +1,6 @@
 """The LAN's hosts: the list ``scala40`` shows when it is given no address.
 
-The hosts come from DNS-SD (``scala40_net.discovery``) as they answer; the
+The hosts come from DNS-SD (``scala40_net.net.discovery``) as they answer; the
 list is redrawn each time one appears, changes (its open tables) or leaves.
 Each row shows the host's name, address, fingerprint and open tables; ↑/↓
 choose, Enter opens that host's lobby, ``q`` leaves. After a few seconds with
@@ -23,7 +23,7 @@ from client.i18n import Text
 from client.layout import PanelControl
 from client.render import join_lines
 from client.theme import STYLE
-from scala40_net.discovery import BROWSE_SECONDS, FoundHost
+from scala40_net.net.discovery import BROWSE_SECONDS, FoundHost
 
 
 def host_row(host: FoundHost, t: Text) -> str:

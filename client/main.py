@@ -1,7 +1,7 @@
 """Entry points: ``scala40 [HOST[:PORT]]`` joins a LAN host; ``scala40-play`` plays 3 bots locally.
 
 ``scala40`` with no address lists the hosts the LAN advertises (mDNS/DNS-SD,
-``scala40_net.discovery``) and opens the lobby of the one chosen.
+``scala40_net.net.discovery``) and opens the lobby of the one chosen.
 
 ``scala40-play`` (what ``make play`` runs) starts a host inside this process
 on 127.0.0.1 and a free port, creates a ``classic`` table with this player
@@ -36,7 +36,8 @@ from client.i18n import Text, detect_lang
 from client.seats import SeatStore
 from client.session import SessionState, TrustState
 from client.trust import check_fingerprint, data_dir, remember_fingerprint
-from scala40_net import discovery, invite, tls
+from scala40_net import invite
+from scala40_net.net import discovery, tls
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 LOCAL_HOST_DIR = "local-host"

@@ -15,19 +15,24 @@ import logging
 import random
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-import grpc
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from host.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
 from scala40_net.bots.base import playable_state
-from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.fairdeal.exchange import ExchangeError
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.seat.fairdeal import FairDealSteps
+from scala40_net.seat.link import SeatLink
+from scala40_net.seat.refusal import HostRefusal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from host.table import Table
     from host.table_task import TableTask
+
+    T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +99,65 @@ class Sight:
     view: views.DealView | None  # the seat's view when it is its move
 
 
+class InHostTable:
+    """A seat's link straight to its table's task (``seat.link.TableTransport``): the
+    requests a remote seat sends over gRPC, run as the table's jobs, refused alike."""
+
+    def __init__(self, task: TableTask, seat: int) -> None:
+        self.task = task
+        self.seat = seat
+
+    async def _job(self, job: Callable[[Table], T]) -> T:
+        try:
+            return await self.task.call(job)
+        except Refusal as refusal:
+            raise HostRefusal(
+                refusal.code, refusal.sentence, refusal.rule or "", refusal.reason
+            ) from refusal
+
+    async def draw(self, request: table_pb2.DrawRequest) -> table_pb2.DrawResponse:
+        return await self._job(lambda table: table.draw(self.seat, request))
+
+    async def play(self, request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
+        return await self._job(lambda table: table.play(self.seat, request))
+
+    async def return_discard(
+        self, request: table_pb2.ReturnDiscardRequest
+    ) -> table_pb2.ReturnDiscardResponse:
+        return await self._job(lambda table: table.return_discard(self.seat, request))
+
+    async def commit_seed(
+        self, request: table_pb2.CommitSeedRequest, kept: tuple[bytes, int] | None = None
+    ) -> table_pb2.CommitSeedResponse:
+        """With the bot's seed and cut, which the table journals (a restart commits again
+        to the same ones)."""
+        return await self._job(lambda table: table.commit_seed(self.seat, request, kept))
+
+    async def reveal_seed(
+        self, request: table_pb2.RevealSeedRequest
+    ) -> table_pb2.RevealSeedResponse:
+        return await self._job(lambda table: table.reveal_seed(self.seat, request))
+
+    async def answer_rientro(
+        self, request: table_pb2.AnswerRientroRequest
+    ) -> table_pb2.AnswerRientroResponse:
+        # The host's own answer for its bot: decided inside the table's task, never sent
+        # twice, so without the request's id to recognise a repeat by.
+        return await self._job(lambda table: table.answer_rientro(self.seat, request.buy_back))
+
+    async def ready(self, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
+        return await self._job(lambda table: table.ready(self.seat, request))
+
+    async def view(self) -> table_pb2.GetViewResponse:
+        task = self.task
+        return await self._job(
+            lambda _: table_pb2.GetViewResponse(view=task.view(self.seat), seq=task.fanout.last_seq)
+        )
+
+    async def deal_record(self, deal_no: int) -> bytes:
+        return await self._job(lambda table: table.deal_record(self.seat, deal_no))
+
+
 class InHostSeat:
     """Drives one bot seat inside the host: it reads its view and acts through the table's task."""
 
@@ -101,7 +165,9 @@ class InHostSeat:
         self.task = task
         self.seat = seat
         self.bot = bot
-        self.exchanges: dict[int, SeatExchange] = {}
+        self.seen = 0  # the seq of the table the bot's last sight was taken at
+        self.link = SeatLink(InHostTable(task, seat), lambda: self.seen)
+        self.steps = FairDealSteps(self.link)
         self.reader = wire.DealEventReader(seat)
         self.told: tuple[int | None, int, int] = (None, 0, 0)  # deal, public and private told
 
@@ -161,21 +227,18 @@ class InHostSeat:
             view=views.view_state(state, seat) if my_move and state is not None else None,
         )
 
-    def _context(self, sight: Sight) -> table_pb2.MoveContext:
-        return table_pb2.MoveContext(request_id=new_request_id(), last_seen_seq=sight.last_seq)
-
     async def step(self) -> None:
         """Do whatever this seat has to do now, if anything."""
         task, seat = self.task, self.seat
         sight = await task.call(self._look)
+        self.seen = sight.last_seq
         self._tell(sight)
         if sight.in_deal and sight.deal_no is not None:
             await self._fair_deal(sight)
         if sight.rientro_fee is not None and task.table.seats[seat].is_bot:
             # A bot seat answers for itself; a person's offer is theirs to answer (no answer
             # by its deadline retires them), even while a host bot plays their seat.
-            buy = self.bot.buys_back(sight.rientro_fee)
-            await task.call(lambda table: table.answer_rientro(seat, buy))
+            await self.link.answer_rientro(self.bot.buys_back(sight.rientro_fee))
             return
         view = sight.view
         if view is None:
@@ -188,19 +251,16 @@ class InHostSeat:
             except Exception:  # as in _play: never stall the table
                 log.exception("bot seat %d: choose_draw failed", seat)
                 source = actions.DrawSource.STOCK
-            request = table_pb2.DrawRequest(
-                context=self._context(sight), source=wire.draw_source_to_pb(source)
-            )
-            await task.call(lambda table: table.draw(seat, request))
+            await self.link.draw(wire.draw_source_to_pb(source))
         elif view.phase is deal.Phase.PLAY:
-            await self._play(sight, view)
+            await self._play(view)
 
-    async def _play(self, sight: Sight, view: views.DealView) -> None:
+    async def _play(self, view: views.DealView) -> None:
         """The bot's play; if the engine refuses it, a bare discard, else the discard goes back.
 
         A bot must never leave its table waiting, whatever its strategy proposes.
         """
-        task, seat = self.task, self.seat
+        seat = self.seat
         assert view.hand is not None
         try:
             chosen = await asyncio.to_thread(self.bot.choose_play, view)
@@ -210,50 +270,38 @@ class InHostSeat:
         tries = [] if chosen is None else [chosen]
         tries += [actions.Play((), card) for card in reversed(view.hand)]
         for play in tries:
-            operations = [wire.operation_to_pb(op) for op in play.operations]
-            request = table_pb2.PlayRequest(context=self._context(sight), operations=operations)
-            if play.discard is not None:
-                request.discard = play.discard
+            operations, discard = wire.play_to_pb(play)
             try:
-                await task.call(lambda table, r=request: table.play(seat, r))  # type: ignore[misc]
+                await self.link.play(operations, discard)
                 return
-            except Refusal as refusal:
+            except HostRefusal as refusal:
                 if refusal.reason != "RULE_VIOLATION":
                     raise
-        back = table_pb2.ReturnDiscardRequest(context=self._context(sight))
-        await task.call(lambda table: table.return_discard(seat, back))
+        await self.link.return_discard()
 
     async def _fair_deal(self, sight: Sight) -> None:
-        task, seat = self.task, self.seat
+        task, seat, steps = self.task, self.seat, self.steps
         deal_no = sight.deal_no
         assert deal_no is not None
         published = [deal_pb2.DealEvent.FromString(data) for data in sight.deal_events]
-        mine = self.exchanges.get(deal_no)
-        if mine is None:
+        if deal_no not in steps.exchanges:
             # A seed journaled before a restart: the same seed and cut, the same commitment.
             kept = task.table.bot_seeds.get((deal_no, seat))
-            mine = self.exchanges[deal_no] = SeatExchange(seat, kept[0] if kept else None)
-            mine.on_announced(next(e for e in published if e.WhichOneof("event") == "announced"))
-            if kept is not None:
+            announced = next(e for e in published if e.WhichOneof("event") == "announced")
+            mine = steps.take_up(seat, announced, kept[0] if kept else None)
+            if kept is not None and mine is not None:
                 mine.commit(kept[1] if mine.is_cutter else None)
+        refusal = None
         if sight.step == table_pb2.TURN_PHASE_COMMIT and sight.awaiting_commitment:
             # A commitment the table does not have (a first one, or one whose write failed
             # and was undone) is sent; the same one again, since it binds the same seed.
-            commitment = mine.commitment if mine.commitment is not None else mine.commit()
-            commit = table_pb2.CommitSeedRequest(
-                context=self._context(sight), deal_no=deal_no, commitment=commitment
-            )
-            kept_seed = (mine.seed, mine.cut)
-            await task.call(lambda table: table.commit_seed(seat, commit, kept_seed))
+            refusal = await steps.send_commitment(deal_no, keep_seed=True)
         elif sight.step == table_pb2.TURN_PHASE_REVEAL and sight.awaiting_reveal:
             commitments = next(e for e in published if e.WhichOneof("event") == "commitments")
-            mine.on_commitments(commitments)
-            reveal = mine.reveal()
-            request = table_pb2.RevealSeedRequest(
-                context=self._context(sight), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
-            )
-            await task.call(lambda table: table.reveal_seed(seat, request))
-        self.exchanges = {n: x for n, x in self.exchanges.items() if n >= deal_no - 1}
+            refusal = await steps.send_reveal(deal_no, steps.reveal_for(commitments))
+        steps.forget_before(deal_no - 1)
+        if refusal is not None:
+            raise refusal
 
 
 def level_bot(level: int) -> Bot:
@@ -292,9 +340,9 @@ async def run_bot_seat(
                 await asyncio.sleep(task.settings.bot_delay)
             try:
                 await driver.step()
-            except (Refusal, ExchangeError) as refusal:
+            except (HostRefusal, ExchangeError) as refusal:
                 log.warning("bot seat %d of table %s: %s", seat, task.table_id, refusal)
-                if isinstance(refusal, Refusal) and refusal.code == grpc.StatusCode.UNAVAILABLE:
+                if isinstance(refusal, HostRefusal) and refusal.transient:
                     # Nothing was done, so no event will wake the bot: try again in a while.
                     await asyncio.sleep(RETRY_SECONDS)
                     continue

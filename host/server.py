@@ -27,9 +27,10 @@ from host.rules_service import RulesService
 from host.table_core import TableSettings
 from host.table_service import TableService
 from host.table_task import BotRunner
-from scala40_net import discovery, wire
+from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.invite import lan_address, make_invite
+from scala40_net.net import discovery
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,

@@ -1,6 +1,6 @@
 """The host's TLS key and certificate, made on first start and kept in its data dir (0600).
 
-The certificate is bound to the host's identity (``scala40_net.tls``): one
+The certificate is bound to the host's identity (``scala40_net.net.tls``): one
 fingerprint for the connection and the deal records. A certificate found bound
 to another identity (the identity key was replaced) is made anew.
 """
@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 from scala40_net.fairdeal.identity import HostIdentity, IdentityError
-from scala40_net.tls import PinError, bound_fingerprint, make_certificate
+from scala40_net.net.tls import PinError, bound_fingerprint, make_certificate
 
 KEY_FILE = "host_tls_key.pem"
 CERT_FILE = "host_tls_cert.pem"

@@ -1,7 +1,7 @@
 """Invites: ``scala40://HOST:PORT/?fp=FINGERPRINT``, the address and the host's fingerprint in one.
 
 Whoever joins with an invite pins that fingerprint: the host must prove it
-(``scala40_net.tls``) before any call. The fingerprint is the host's identity's,
+(``scala40_net.net.tls``) before any call. The fingerprint is the host's identity's,
 8 groups of 4 hex digits (``fairdeal.identity.fingerprint``).
 """
 

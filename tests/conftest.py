@@ -13,15 +13,17 @@ import pytest
 from host.bots import SimpleBot
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net import tls, wire
+from scala40_net import wire
 from scala40_net.bots.base import Bot
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
+from scala40_net.net import tls
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
     rules_service_pb2_grpc,
     table_pb2_grpc,
 )
+from scala40_net.seat.link import bearer as bearer  # the tests take it from here
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 # Every honest seat answers at once, so these deadlines are never waited for; they
 # are long enough that a loaded machine does not leave an honest seat out. Tests of
@@ -40,10 +42,6 @@ async def until(
             said = explain()
             raise AssertionError(f"timed out after {seconds} s" + (f": {said}" if said else ""))
         await asyncio.sleep(0.02)
-
-
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
 
 
 @dataclass

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from scala40_net import tls, wire
+from scala40_net import wire
+from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
 

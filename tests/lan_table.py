@@ -14,7 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-from scala40_net import invite, tls, wire
+from scala40_net import invite, wire
+from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2
 
 DEALS = 2

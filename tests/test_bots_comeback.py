@@ -12,11 +12,11 @@ from pathlib import Path
 from hostproc import HostProcess, free_port
 
 from host.bots import SimpleBot
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 RESTARTS = 6
 
@@ -57,7 +57,7 @@ async def test_a_network_bot_plays_a_match_to_its_end_across_host_restarts(
             [
                 sys.executable,
                 "-m",
-                "scala40_net.bots.netbot",
+                "scala40_net.seat.netbot",
                 f"127.0.0.1:{host.port}",
                 "--table",
                 table_id,

@@ -14,11 +14,10 @@ import pytest
 from host import bots as host_bots
 from scala40_net import verifier, wire
 from scala40_net.actions import DrawSource, Play
-from scala40_net.bots import LEVELS, make_bot, netbot
+from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.arena import play_deal
 from scala40_net.bots.base import Bot
 from scala40_net.bots.hard import HardBot
-from scala40_net.bots.netbot import NetworkSeat, parse_address
 from scala40_net.events import (
     CardDrawn,
     CardsAttached,
@@ -30,6 +29,8 @@ from scala40_net.events import (
 )
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.rules import preset
+from scala40_net.seat import netbot
+from scala40_net.seat.netbot import NetworkSeat, parse_address
 from scala40_net.views import DealView, view_event
 from tests.conftest import HostClient, bearer, bot_seat, start_host
 from tests.test_client_views import screen_view
@@ -462,7 +463,7 @@ async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_
     seat_file.write_text(f"{joined.seat} {joined.seat_token}\n")
     argv = [served.address, "--table", table_id, "--seat-token-file", str(seat_file)]
     bot = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "scala40_net.bots.netbot", *argv, "--give-up-after", "8",
+        sys.executable, "-m", "scala40_net.seat.netbot", *argv, "--give-up-after", "8",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     playing = asyncio.ensure_future(bot.communicate())

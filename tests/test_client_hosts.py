@@ -23,8 +23,8 @@ from client.main import Options, join_found
 from client.trust import TRUST_FILE, check_fingerprint
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net.discovery import FoundHost
 from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.net.discovery import FoundHost
 
 pytestmark = pytest.mark.timeout(60)
 

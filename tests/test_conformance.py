@@ -14,9 +14,10 @@ from typing import Any
 
 from host.conformance import Conformance, Invitation, _resumed_wrongly
 from host.conformance_script import Check, Script
-from scala40_net.bots import make_bot, netbot
-from scala40_net.bots.netbot import NetworkSeat
+from scala40_net.bots import make_bot
 from scala40_net.pb import lobby_pb2
+from scala40_net.seat import netbot
+from scala40_net.seat.netbot import NetworkSeat
 
 # The eight checks every client must pass, as the report names them.
 CHECKS = (
@@ -54,7 +55,7 @@ async def _seat(invitation: Invitation, kind: type[NetworkSeat] = NetworkSeat) -
 
 def test_our_network_bot_passes_every_check_from_the_command_line() -> None:
     """``scala40-conformance -- scala40-bot {invite} --table {table}``: exit 0, each check PASS."""
-    bot = [sys.executable, "-m", "scala40_net.bots.netbot", "{invite}", "--table", "{table}"]
+    bot = [sys.executable, "-m", "scala40_net.seat.netbot", "{invite}", "--table", "{table}"]
     done = subprocess.run(
         [
             sys.executable,

@@ -13,8 +13,9 @@ from zeroconf.asyncio import AsyncServiceInfo
 
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net import discovery, wire
+from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.net import discovery
 from scala40_net.pb import lobby_pb2
 
 pytestmark = pytest.mark.timeout(60)

@@ -11,8 +11,8 @@ from conftest import HostClient, start_host
 
 from host.table_core import TableSettings
 from scala40_net.bots import make_bot
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 TWO_DEALS = ruleset_pb2.Ruleset(
     options=ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)

@@ -27,12 +27,13 @@ from host.bots import SimpleBot
 from host.limits import Limits
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net import tls, wire
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
+from scala40_net import wire
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
+from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, rules_service_pb2, table_pb2, table_pb2_grpc
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 EXAMPLES = 300
 DEADLINE = 5.0

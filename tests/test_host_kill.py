@@ -33,7 +33,6 @@ from hostproc import HostProcess, free_port
 
 from host.bots import SimpleBot
 from scala40_net import verifier
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
@@ -45,6 +44,8 @@ from scala40_net.pb import (
     table_pb2,
     table_pb2_grpc,
 )
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
+from scala40_net.seat.refusal import HostRefusal
 
 KILL_POINTS = int(os.environ.get("SCALA40_KILL_POINTS", "40"))
 # The kinds of moment aimed at, in turn with random ones: each is the event after which
@@ -139,7 +140,7 @@ async def play(host: HostProcess, seat: RecordingSeat) -> None:
         try:
             if await seat.play_match() or seat.winners is not None:
                 return
-        except grpc.aio.AioRpcError:
+        except HostRefusal:  # the host went with the connection
             pass
         while host.generation == generation:
             await asyncio.sleep(0.02)

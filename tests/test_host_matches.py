@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from conftest import HostClient, bearer, bot_seat
 
-from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.seat.netbot import NetworkSeat
 
 
 async def play_match(served: HostClient, seats: int) -> tuple[str, list[NetworkSeat], list[bytes]]:

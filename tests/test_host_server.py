@@ -18,8 +18,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from test_host_bad_input import deal_two_seats
 
 from host.journal import TABLES_FOLDER
-from scala40_net import tls
 from scala40_net.fairdeal.identity import KEY_FILE_NAME
+from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2
 
 ROOT = Path(__file__).resolve().parent.parent

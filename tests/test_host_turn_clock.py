@@ -12,11 +12,11 @@ from conftest import HostClient, bearer, bot_seat, start_host, until
 
 from host.errors import error_info
 from host.table_core import TableSettings
-from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.seat.netbot import NetworkSeat
 
 SHORT = TableSettings(commit_timeout=10, reveal_timeout=10)
 

@@ -164,7 +164,7 @@ def test_a_match_across_the_lan_survives_a_pulled_cable(
     wait_for("its id", lambda: len(organiser_log.read_text().split()) >= 1, 10, organiser_log)
     table_id = organiser_log.read_text().split()[0]
 
-    bot = [*tool("scala40-bot", "scala40_net.bots.netbot"), address, "--table", table_id]
+    bot = [*tool("scala40-bot", "scala40_net.seat.netbot"), address, "--table", table_id]
     bot += ["--fingerprint", host.fingerprint, "--level", "easy"]
     ann_dir, bea_dir = tmp_path / "ann", tmp_path / "bea"
     ann = ann_machine.start(
@@ -242,7 +242,7 @@ def test_a_client_on_one_machine_finds_the_host_on_another_and_joins_it(
     assert "on the LAN as" not in quiet.output() + local.output() + clear.output()
     assert "not on the LAN's lists: without TLS there is no fingerprint to pin" in clear.output()
 
-    browse = [sys.executable, "-m", "scala40_net.discovery", "--interface"]
+    browse = [sys.executable, "-m", "scala40_net.net.discovery", "--interface"]
     browse += [client_machine.address]
     found = client_machine.run([*browse, "--seconds", "4"], timeout=60)
     assert found.returncode == 0, found.stderr
@@ -317,14 +317,14 @@ def test_a_host_that_cannot_advertise_serves_all_the_same_and_says_why(
     assert f"invite: scala40://{host_machine.address}:{PORT}/?fp={host.fingerprint}" in (
         host.output()
     )
-    probe = "import asyncio, sys; from scala40_net import tls; "
+    probe = "import asyncio, sys; from scala40_net.net import tls; "
     probe += (
         f"print(asyncio.run(tls.fetch_certificate('{host_machine.address}', {PORT})).fingerprint)"
     )
     proved = client_machine.run([sys.executable, "-c", probe], timeout=60)
     assert proved.stdout.strip() == host.fingerprint, proved.stderr
     # Not listed; and a browser where the port is held says it cannot look.
-    browse = [sys.executable, "-m", "scala40_net.discovery", "--seconds", "2", "--interface"]
+    browse = [sys.executable, "-m", "scala40_net.net.discovery", "--seconds", "2", "--interface"]
     missing = client_machine.run([*browse, client_machine.address], timeout=60)
     assert missing.returncode == 1 and missing.stdout == ""
     blocked = host_machine.run([*browse, host_machine.address], timeout=60)

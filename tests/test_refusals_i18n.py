@@ -17,11 +17,11 @@ from test_client_model import started_model
 from test_client_screen import screen_text
 from test_host_bad_input import context, deal_two_seats, view
 
-from client.connection import refusal_from_error
 from scala40_net import melds, refusals
 from scala40_net.errors import RuleViolation, refuse
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2
 from scala40_net.scenario import CardPool
+from scala40_net.seat.refusal import refusal_from_error
 
 LOCALE = Path(refusals.__file__).parent / "locale"
 PO = LOCALE / "it" / "LC_MESSAGES" / "scala40.po"

@@ -107,7 +107,7 @@ class HostIdentity:
 
     def sign_tls_binding(self, spki: bytes) -> bytes:
         """Sign ``"scala40/tls-binding/v1" || spki``: this identity vouches for that TLS key
-        (``scala40_net.tls``). The tag keeps it apart from every record signature."""
+        (``scala40_net.net.tls``). The tag keeps it apart from every record signature."""
         return self._private_key.sign(TLS_BINDING_TAG + spki)
 
     def sign_record(self, table_id: str, deal_no: int, head: bytes) -> bytes:

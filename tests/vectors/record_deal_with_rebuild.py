@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from host.bots import SimpleBot
 from host.server import Host
 from host.table_core import TableSettings
-from scala40_net import tls, wire
-from scala40_net.bots.netbot import NetworkSeat, SeatLog
+from scala40_net import wire
 from scala40_net.fairdeal.record import DealRecord, parse_deal_event
+from scala40_net.net import tls
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
@@ -33,6 +33,7 @@ from scala40_net.pb import (
     table_pb2,
     table_pb2_grpc,
 )
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 OUT = Path(__file__).with_name("recorded_deal_rebuild.json")
 SETTINGS = TableSettings(commit_timeout=10.0, reveal_timeout=10.0, between_deals=0.0)

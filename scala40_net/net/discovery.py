@@ -7,7 +7,7 @@ name, its fingerprint and how many of its tables a player can still join
 (docs/PROTOCOL.md "Finding a host on the LAN"). The count is checked once a
 second and the record sent again only when it changed. A client lists what
 it finds; what it finds is only a hint until the host proves the fingerprint
-over TLS (``scala40_net.tls``), exactly as with an invite.
+over TLS (``scala40_net.net.tls``), exactly as with an invite.
 """
 
 from __future__ import annotations
@@ -332,10 +332,11 @@ async def browse(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m scala40_net.discovery [--seconds S] [--interface ADDR …]``: one line per
+    """``python -m scala40_net.net.discovery [--seconds S] [--interface ADDR …]``: one line per
     host found (name, address, fingerprint, open tables); exit 1 when none answered."""
     parser = argparse.ArgumentParser(
-        prog="python -m scala40_net.discovery", description="List the Scala 40 hosts on the LAN."
+        prog="python -m scala40_net.net.discovery",
+        description="List the Scala 40 hosts on the LAN.",
     )
     parser.add_argument("--seconds", type=float, default=BROWSE_SECONDS, help="how long to look")
     parser.add_argument(

@@ -1,21 +1,23 @@
 """A bot that plays over the network: ``scala40-bot HOST[:PORT] --table ID [--level …] [--name …]``.
 
 It joins a table like a person (LobbyService.JoinTable), or takes up a seat
-already joined with its token, follows the table's event stream, takes part
-in every fair deal with its own seed through the library's ``SeatExchange``
-(FAIR_DEAL.md), tells its bot every deal event as its seat sees it
-(``wire.DealEventReader``), keeps its view of the deal from those events
-(``views.after_event``: it reads the view, TableService.GetView turned into the
-engine's view by ``wire``, only at a deal's start, after a reconnect and when
-the host says its view was stale), and moves until the match ends — exactly as a client in
-another process would.
+already joined with its token, and plays it through the seat's link of this
+package over gRPC, as a player's screen does: it follows the table's event
+stream (``seat.stream``), moves through ``seat.link``, and takes part in
+every fair deal with its own seed (``seat.fairdeal``, FAIR_DEAL.md). It tells
+its bot every deal event as its seat sees it (``wire.DealEventReader``), keeps
+its view of the deal from those events (``views.after_event``: it reads the
+view, TableService.GetView turned into the engine's view by ``wire``, only at
+a deal's start, after a reconnect and when the host says its view was stale),
+and moves until the match ends — exactly as a client in another process would.
 ``play_to_end`` carries on across a dropped connection or a host restart:
 it reconnects with its seat token (with backoff), resumes its stream after
 the last event it saw, and sends its commitment and reveal again with the
 same request ids, so the host counts them once and never leaves it out; a host
-silent for longer than its patience is given up (``HostLost``). Given a
-``SeatLog`` it keeps every byte the host sent it, so a test can check what a
-seat saw; the host's tests and benchmark play their matches with it.
+silent for longer than its patience is given up (``HostLost``), and any other
+answer that ends its stream ends the bot. Given a ``SeatLog`` it keeps every
+byte the host sent it, so a test can check what a seat saw; the host's tests
+and benchmark play their matches with it.
 """
 
 from __future__ import annotations
@@ -27,8 +29,6 @@ import json
 import logging
 import random
 import sys
-import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,45 +36,38 @@ from typing import Any
 
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
-from google.rpc import error_details_pb2, status_pb2
 
-from scala40_net import invite, tls, views, wire
+from scala40_net import invite, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
 from scala40_net.events import DealStarted, Event
-from scala40_net.fairdeal.exchange import ExchangeError, SeatExchange
+from scala40_net.fairdeal.exchange import ExchangeError
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
+from scala40_net.net import tls
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.seat.fairdeal import FairDealSteps
+from scala40_net.seat.link import CALL_TIMEOUT, GrpcTable, SeatLink, bearer, resend
+from scala40_net.seat.refusal import HostRefusal
+from scala40_net.seat.stream import RECONNECT_CODES, HostLost, ResumableStream
 from scala40_net.views import DealView
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = wire.DEFAULT_PORT
-CALL_TIMEOUT = 10.0
 
-# Errors after which the seat reconnects and carries on: the host is gone for a moment
-# (restarting), the connection dropped, or the stream fell behind.
-RECONNECT_CODES = {
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.CANCELLED,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-    grpc.StatusCode.UNKNOWN,
-}
-RECONNECT_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds, the last one repeated
+__all__ = ["CALL_TIMEOUT", "RECONNECT_CODES", "HostLost", "NetworkSeat", "SeatLog", "main"]
+
 # How long scala40-bot waits for a host that stopped answering (a restart takes seconds;
 # meanwhile the host's turn clock plays the seat), counted from the moment the connection
 # dropped; a connection that comes back, however briefly, starts the count again.
 PATIENCE = 600.0
 
-# How often a seat decides again when its view was stale, and the pauses before sending
-# again a move the host could not save.
+# How often a seat decides again when its view was stale.
 MOVE_TRIES = 3
-NOT_SAVED_RETRIES = (0.2, 0.5, 1.0)
 
 # Deal events after which the seat to move may have changed, or its phase.
 TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"}
@@ -84,13 +77,6 @@ def parse_address(text: str) -> str:
     """``host``, ``host:port`` or ``[v6]:port`` as a gRPC target (default port 4040)."""
     place = invite.parse(text)
     return f"[{place.host}]:{place.port}" if ":" in place.host else f"{place.host}:{place.port}"
-
-
-class HostLost(Exception):
-    """The host has not answered for longer than the seat's patience: the seat gives up."""
-
-    def __init__(self, patience: float, code: str) -> None:
-        super().__init__(f"the host has not answered for {patience:g} s ({code}): given up")
 
 
 @dataclass
@@ -121,7 +107,9 @@ class NetworkSeat:
         trace: Callable[[str], None] | None = None,
     ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
-        self.tables = table_pb2_grpc.TableServiceStub(channel)
+        self.table = GrpcTable(channel, "")  # its token once the seat is taken
+        self.link = SeatLink(self.table, lambda: self.last_seq)
+        self.stream = ResumableStream(self.table, lambda: self.last_seq)
         self.table_id = table_id
         self.bot = bot
         self.log = log
@@ -131,16 +119,13 @@ class NetworkSeat:
         # what a test reads to see that a seat resumed with no gap (scala40-bot --record-dir).
         self.trace = trace
         self.seat = -1
-        self.metadata: tuple[tuple[str, str], ...] = ()
         self.last_seq = 0
-        self.heard_at = 0.0  # time.monotonic() when the host last sent a stream message
-        self.exchanges: dict[int, SeatExchange] = {}
+        # This seat's part of each deal's fair deal; a commitment or reveal not yet answered
+        # is sent again, with its request id, after a reconnect.
+        self.steps = FairDealSteps(self.link)
         self.reader = wire.DealEventReader()
         self.seats_in_play: list[int] = []
         self.winners: tuple[int, ...] | None = None  # set when the match is over
-        # Fair-deal requests not yet acknowledged, by (step, deal): sent again, same request
-        # id, after a reconnect.
-        self.unanswered: dict[tuple[str, int], Any] = {}
         # Told of each deal's end: its signature, then the scores after it.
         self.on_deal_over: (
             Callable[[table_pb2.DealSigned, table_pb2.MatchUpdate], Awaitable[None]] | None
@@ -150,15 +135,25 @@ class NetworkSeat:
         # to event of this stream (``views.after_event``); None: ask the host for it.
         self._known: tuple[DealView, int] | None = None
 
-    def _context(self, last_seen_seq: int | None = None) -> table_pb2.MoveContext:
-        seq = self.last_seq if last_seen_seq is None else last_seen_seq
-        return table_pb2.MoveContext(request_id=uuid.uuid4().hex, last_seen_seq=seq)
+    @property
+    def tables(self) -> table_pb2_grpc.TableServiceStub:
+        """The TableService stub the seat's link calls (replaced on a new channel)."""
+        return self.table.stub
+
+    @tables.setter
+    def tables(self, stub: table_pb2_grpc.TableServiceStub) -> None:
+        self.table.stub = stub
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """What each call of this seat carries: its seat token."""
+        return self.table.metadata
 
     def take_seat(self, seat: int, token: str) -> None:
         """Play a seat already taken: its number and its seat token (the token is the seat)."""
         self.seat = seat
         self.reader = wire.DealEventReader(seat)
-        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.table.metadata = bearer(token)
 
     async def join(self, name: str, password: str | None = None) -> int:
         request = lobby_pb2.JoinTableRequest(table_id=self.table_id, player_name=name)
@@ -171,50 +166,32 @@ class NetworkSeat:
     async def play_match(self) -> tuple[int, ...]:
         """Follow the table until the match is over; returns the winning seats.
 
-        Run it again after a disconnect to resume after the last event seen. A
-        reader task takes the stream's messages as they come (and notes when),
-        so the stream keeps flowing while this seat waits on its own calls.
+        Run it again after a disconnect to resume after the last event seen (a dropped
+        stream raises its ``HostRefusal``); () when the host ended the stream first.
         """
-        request = table_pb2.SubscribeEventsRequest(after_seq=self.last_seq)
         self._known = None  # a view is carried only across the events of one stream
-        stream = self.tables.SubscribeEvents(request, metadata=self.metadata)
-        inbox: asyncio.Queue[tuple[float, table_pb2.SubscribeEventsResponse] | None] = (
-            asyncio.Queue()
-        )
+        on_open = self._resume if self.last_seq else None
+        done = await self.stream.once(self._take, on_open)
+        return (self.winners or ()) if done else ()
 
-        async def read() -> None:
-            try:
-                async for message in stream:
-                    self.heard_at = time.monotonic()
-                    inbox.put_nowait((time.perf_counter(), message))
-            finally:
-                inbox.put_nowait(None)
+    async def _resume(self) -> None:
+        """Back after a disconnect: a fair-deal message may not have reached the host, and it
+        may be this seat's move with no new event to say so."""
+        await self._send_unanswered()
+        await self._move()
 
-        reader = asyncio.create_task(read())
-        try:
-            if self.last_seq:
-                # Back after a disconnect: a fair-deal message may not have reached the host,
-                # and it may be this seat's move with no new event to say so.
-                await self._send_unanswered()
-                await self._move()
-            while (item := await inbox.get()) is not None:
-                received_at, message = item
-                event = message.event
-                if self.log is not None:
-                    self.log.received_at.append(received_at)
-                    self.log.messages.append(message.SerializeToString())
-                    self.log.events.append(event)
-                if self.trace is not None:
-                    self.trace(f"event {event.seq} {event.WhichOneof('event')}")
-                self.last_seq = max(self.last_seq, event.seq)
-                await self._on_event(event)
-                if self.winners is not None:
-                    return self.winners
-            await reader  # the stream ended: raise what ended it, if anything did
-        finally:
-            reader.cancel()
-            stream.cancel()
-        return ()
+    async def _take(self, message: table_pb2.SubscribeEventsResponse, received_at: float) -> bool:
+        """One message of the stream, kept and acted on; True once the match is over."""
+        event = message.event
+        if self.log is not None:
+            self.log.received_at.append(received_at)
+            self.log.messages.append(message.SerializeToString())
+            self.log.events.append(event)
+        if self.trace is not None:
+            self.trace(f"event {event.seq} {event.WhichOneof('event')}")
+        self.last_seq = max(self.last_seq, event.seq)
+        await self._on_event(event)
+        return self.winners is not None
 
     async def _on_event(self, event: table_pb2.TableEvent) -> None:
         kind = event.WhichOneof("event")
@@ -262,16 +239,13 @@ class NetworkSeat:
     async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         """A bot has nothing to read at the end of a deal: it is ready at once."""
         if self.seat in pause.waiting_for_seats and self.seat not in pause.ready_seats:
-            await self._call(self.tables.Ready, table_pb2.ReadyRequest(context=self._context()))
+            await self._quietly(self.link.ready())
 
     async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
         """R11.3: buy back in or retire, when the offer is to this seat."""
         offer = next((o for o in offers if o.seat == self.seat), None)
         if offer is not None:
-            answer = table_pb2.AnswerRientroRequest(
-                context=self._context(), buy_back=self.bot.buys_back(offer.fee)
-            )
-            await self._call(self.tables.AnswerRientro, answer)
+            await self._quietly(self.link.answer_rientro(self.bot.buys_back(offer.fee)))
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
@@ -301,90 +275,61 @@ class NetworkSeat:
         try:
             if kind == "announced":
                 self.seats_in_play = sorted(event.announced.seats_in_play)
-                if self.seat not in event.announced.seats_in_play or deal_no in self.exchanges:
-                    return
-                mine = self.exchanges[deal_no] = SeatExchange(self.seat)
-                mine.on_announced(event)
-                if not replaying:
-                    await self._commit(deal_no, mine)
+                if self.steps.take_up(self.seat, event) is not None and not replaying:
+                    await self._commit(deal_no)
                 return
-            known = self.exchanges.get(deal_no)
+            known = self.steps.exchanges.get(deal_no)
             if known is None or known.commitment is None or replaying:
                 return
             if kind == "commitments":
-                known.on_commitments(event)  # raises RevealRefused when the host cheats
-                reveal = known.reveal()
-                revealing = table_pb2.RevealSeedRequest(
-                    context=self._context(), deal_no=deal_no, seed=reveal.seed, cut=reveal.cut
-                )
-                self.unanswered.pop(("commit", deal_no), None)  # the host has it: published
-                await self._fair_deal_call("reveal", deal_no, revealing)
+                reveal = self.steps.reveal_for(event)  # RevealRefused when the host cheats
+                self._answered(await self.steps.send_reveal(deal_no, reveal))
             elif kind == "reveals":
-                self.unanswered.pop(("reveal", deal_no), None)
-                known.on_reveals(event)  # raises HostMisbehaved when the host cheats
+                self.steps.on_reveals(event)  # HostMisbehaved when the host cheats
             elif kind == "host_seed_revealed":
-                known.on_host_seed(event)
-                self.exchanges = {n: x for n, x in self.exchanges.items() if n > deal_no}
+                self.steps.on_host_seed(event)
+                self.steps.forget_before(deal_no + 1)
         except ExchangeError as error:
             # A host that broke the protocol: the seat's own checks refused it, and the
             # deal's record will show it.
             log.warning("fair deal %d: %s", deal_no, error)
 
-    async def _commit(self, deal_no: int, mine: SeatExchange) -> None:
+    async def _commit(self, deal_no: int) -> None:
         """Fair deal step 2: this seat's commitment to a fresh seed and cut."""
         if not self.fair:
             return
-        commitment = mine.commit()
+        mine = self.steps.exchanges[deal_no]
+        mine.commit()
         if self.log is not None:
             self.log.seeds[deal_no] = (mine.seed, mine.cut)
-        request = table_pb2.CommitSeedRequest(
-            context=self._context(), deal_no=deal_no, commitment=commitment
-        )
-        if not await self._fair_deal_call("commit", deal_no, request):
+        if not self._answered(await self.steps.send_commitment(deal_no)):
             # Refused (a run before this one committed, or the step closed): this seat is
             # out of the deal's mix, and its exchange must not judge the host by a seed the
             # host never had.
-            self.exchanges.pop(deal_no, None)
+            self.steps.exchanges.pop(deal_no, None)
 
     async def _commit_late(self, view: table_pb2.TableView) -> None:
         """A stream that opened after the deal's announcement saw it only inside the
         snapshot: while the commitments are still open, this seat commits now."""
-        mine = self.exchanges.get(view.deal_no)
+        mine = self.steps.exchanges.get(view.deal_no)
         if view.phase == table_pb2.TURN_PHASE_COMMIT and mine and mine.commitment is None:
-            await self._commit(view.deal_no, mine)
+            await self._commit(view.deal_no)
 
-    async def _fair_deal_call(self, step: str, deal_no: int, request: Any) -> bool:
-        """A commitment or reveal, kept until the host has answered it (or said it has it).
-        False when the host refused it."""
-        self.unanswered[(step, deal_no)] = request
-        method = self.tables.CommitSeed if step == "commit" else self.tables.RevealSeed
-        try:
-            await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as error:
-            if error.code() in RECONNECT_CODES:
-                return True  # sent again after the reconnect
-            self._refused(error)
-            self.unanswered.pop((step, deal_no), None)
-            return False
-        self.unanswered.pop((step, deal_no), None)
-        return True
+    def _answered(self, refusal: HostRefusal | None) -> bool:
+        """Whether a fair-deal step went through, or is to be sent again after the
+        reconnect; a refusal of the host's is noted."""
+        if refusal is None or refusal.code in RECONNECT_CODES:
+            return True
+        self._refused(refusal)
+        return False
 
     async def _send_unanswered(self) -> None:
-        """After a reconnect: the fair-deal messages the host may not have, sent again with
-        their request ids while their step is still open (a retry the host already has
-        gets the same answer)."""
-        if not self.unanswered:
-            return
-        answer = await self.tables.GetView(
-            table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
-        )
-        steps = {table_pb2.TURN_PHASE_COMMIT: "commit", table_pb2.TURN_PHASE_REVEAL: "reveal"}
-        step = steps.get(answer.view.phase)
-        for (kind, deal_no), request in list(self.unanswered.items()):
-            if deal_no < answer.view.deal_no or (deal_no == answer.view.deal_no and kind != step):
-                del self.unanswered[(kind, deal_no)]  # that step is over: too late
-            elif kind == step:
-                await self._fair_deal_call(kind, deal_no, request)
+        """After a reconnect: the fair-deal steps the host may not have, sent again with
+        their request ids while their step is still open."""
+        if self.steps.unanswered:
+            answer = await self.link.view()
+            for refusal in await self.steps.send_unanswered(answer.view):
+                self._answered(refusal)
 
     def _may_be_my_move(self, event: deal_pb2.DealEvent) -> bool:
         """Whether to ask for the view: another seat's draw, or a play not just before this
@@ -400,17 +345,16 @@ class NetworkSeat:
             return following == self.seat
         return True
 
-    async def _call(self, method: Callable[..., Awaitable[Any]], request: Any) -> Any:
+    async def _quietly(self, call: Awaitable[None]) -> None:
         """One call for this seat; a refusal is noted, not fatal: the next event brings a
         fresh view."""
         try:
-            return await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
-        except grpc.aio.AioRpcError as error:
-            self._refused(error)
-            return None
+            await call
+        except HostRefusal as refusal:
+            self._refused(refusal)
 
-    def _refused(self, error: grpc.aio.AioRpcError) -> None:
-        line = f"{error.code().name}: {error.details()}"
+    def _refused(self, refusal: HostRefusal) -> None:
+        line = refusal.line
         if self.log is not None:
             self.log.refusals.append(line)
         log.info("seat %d: refused: %s", self.seat, line)
@@ -422,37 +366,39 @@ class NetworkSeat:
         until the match is over (or ``stopping`` is set); returns the winning seats.
 
         ``patience``: the seconds the seat tries to reconnect, from the moment the connection
-        dropped, before it gives up (``HostLost``); a stream that sends anything in between
-        ends that outage. None tries for ever.
+        dropped, before it gives up (``HostLost``); a stream that connects or sends anything
+        in between ends that outage. None tries for ever.
         """
-        failures = 0
-        lost_at: float | None = None  # when the host stopped answering, in this outage
-        while self.winners is None and not (stopping is not None and stopping.is_set()):
-            tried_at = time.monotonic()
-            try:
-                await self.play_match()
-                lost_at, failures = None, 0
-            except grpc.aio.AioRpcError as error:
-                if error.code() not in RECONNECT_CODES:
-                    raise
-                code = error.code().name
-                if self.heard_at >= tried_at:  # it answered this time: a new outage
-                    lost_at, failures = None, 0
-                now = time.monotonic()
-                if lost_at is None:
-                    lost_at = now
-                    giving_up = (
-                        f" (given up after {patience:g} s without an answer)" if patience else ""
-                    )
-                    log.warning("seat %d: the connection to the host dropped (%s); reconnecting%s",
-                                self.seat, code, giving_up)  # fmt: skip
-                elif patience is not None and now - lost_at >= patience:
-                    raise HostLost(patience, code) from error
-                if self.trace is not None:
-                    self.trace(f"reconnect {code}")
-            if self.winners is None:
-                await asyncio.sleep(RECONNECT_BACKOFF[min(failures, len(RECONNECT_BACKOFF) - 1)])
-                failures += 1
+
+        def stopped() -> bool:
+            return stopping is not None and stopping.is_set()
+
+        async def take(message: table_pb2.SubscribeEventsResponse, received_at: float) -> bool:
+            return await self._take(message, received_at) or stopped()
+
+        async def resume() -> None:
+            self._known = None  # a view is carried only across the events of one stream
+            if self.last_seq:
+                await self._resume()
+
+        def dropped(refusal: HostRefusal | None, lost_for: float | None) -> None:
+            if refusal is None:
+                return  # the host ended the stream: open it again
+            code = refusal.code.name
+            if lost_for is None:
+                giving_up = (
+                    f" (given up after {patience:g} s without an answer)" if patience else ""
+                )
+                log.warning("seat %d: the connection to the host dropped (%s); reconnecting%s",
+                            self.seat, code, giving_up)  # fmt: skip
+            if self.trace is not None:
+                self.trace(f"reconnect {code}")
+            if stopped():
+                self.stream.close()
+
+        if self.winners is None and not stopped():
+            self.stream.patience = patience
+            await self.stream.follow(take, on_open=resume, on_drop=dropped)
         return self.winners or ()
 
     async def _move(self, known: tuple[DealView, int] | None = None) -> None:
@@ -467,9 +413,7 @@ class NetworkSeat:
     async def _move_once(self, known: tuple[DealView, int] | None) -> bool:
         """One decision; False when the host said the view was stale."""
         if known is None:
-            answer = await self.tables.GetView(
-                table_pb2.GetViewRequest(), metadata=self.metadata, timeout=CALL_TIMEOUT
-            )
+            answer = await self.link.view()
             if self.log is not None:
                 self.log.views.append(answer.SerializeToString())
             view, seen = wire.deal_view_from_pb(answer.view), answer.seq
@@ -488,10 +432,8 @@ class NetworkSeat:
             except Exception:  # a bot's own bug never stalls its table: the stock, then
                 log.exception("seat %d: the bot failed to choose a draw", self.seat)
                 source = DrawSource.STOCK
-            request = table_pb2.DrawRequest(
-                context=self._context(seen), source=wire.draw_source_to_pb(source)
-            )
-            return await self._send_move(self.tables.Draw, request) != "stale"
+            request = self.link.draw_request(wire.draw_source_to_pb(source), seen)
+            return await self._send_move(self.table.draw, request) != "stale"
         # The bot's play; if the host refuses it, a bare discard; failing that the taken
         # discard goes back (R3.2). A bot never leaves its table waiting.
         try:
@@ -503,52 +445,32 @@ class NetworkSeat:
         tries += [Play((), card) for card in reversed(view.hand)]
         for play in tries:
             operations, discard = wire.play_to_pb(play)
-            playing = table_pb2.PlayRequest(context=self._context(seen), operations=operations)
-            if discard is not None:
-                playing.discard = discard
-            outcome = await self._send_move(self.tables.Play, playing)
+            playing = self.link.play_request(operations, discard, seen)
+            outcome = await self._send_move(self.table.play, playing)
             if outcome != "refused":
                 return outcome != "stale"
-        back = table_pb2.ReturnDiscardRequest(context=self._context(seen))
-        return await self._send_move(self.tables.ReturnDiscard, back) != "stale"
+        back = self.link.return_request(seen)
+        return await self._send_move(self.table.return_discard, back) != "stale"
 
-    async def _send_move(self, method: Callable[..., Awaitable[Any]], request: Any) -> str:
+    async def _send_move(self, method: Callable[[Any], Awaitable[Any]], request: Any) -> str:
         """``taken``, ``stale`` (decide again from a fresh view), ``refused`` (a rule: try
         another move) or ``failed`` (anything else: the next event brings a fresh view).
 
         A move the host could not save (``NOT_SAVED``) is sent again as it is, with its
-        request id: the host applies it once.
+        request id: the host applies it once (``link.resend``).
         """
-        for pause in (*NOT_SAVED_RETRIES, None):
-            try:
-                await method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
-                return "taken"
-            except grpc.aio.AioRpcError as error:
-                self._refused(error)
-                reason = refusal_reason(error)
-                if reason == "NOT_SAVED" and pause is not None:
-                    await asyncio.sleep(pause)
-                    continue
-                if reason == "STALE_VIEW":
-                    return "stale"
-                if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                    return "refused"
-                if error.code() in RECONNECT_CODES:
-                    raise  # the connection is gone: play_to_end reconnects
-                return "failed"
-        return "failed"
-
-
-def refusal_reason(error: grpc.aio.AioRpcError) -> str:
-    """The ``google.rpc.ErrorInfo`` reason of a refusal (``STALE_VIEW`` …), "" if none."""
-    for key, value in error.trailing_metadata() or ():
-        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
-            continue
-        for detail in status_pb2.Status.FromString(value).details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info):
-                return str(info.reason)
-    return ""
+        try:
+            await resend(lambda: method(request), on_retry=self._refused)
+            return "taken"
+        except HostRefusal as refusal:
+            self._refused(refusal)
+            if refusal.stale:
+                return "stale"
+            if refusal.broke_rule:
+                return "refused"
+            if refusal.code in RECONNECT_CODES:
+                raise  # the connection is gone: play_to_end reconnects
+            return "failed"
 
 
 async def connect(
@@ -685,15 +607,11 @@ async def _checked(
     kept by ``keeper`` when given, whatever its check says."""
     mine: tuple[bytes, int] | None = None
     try:
-        answer = await seat.tables.GetDealRecord(
-            table_pb2.GetDealRecordRequest(deal_no=signed.deal_no),
-            metadata=seat.metadata,
-            timeout=CALL_TIMEOUT,
-        )
+        raw = await seat.link.deal_record(signed.deal_no)
         mine = seat.log.seeds.get(signed.deal_no) if seat.log is not None and with_seed else None
         if keeper is not None:
-            keeper.keep(signed.deal_no, answer.record, seat.seat, mine)
-        record = DealRecord.from_json(answer.record)
+            keeper.keep(signed.deal_no, raw, seat.seat, mine)
+        record = DealRecord.from_json(raw)
         verify_record(
             record,
             host_fingerprint=host.host_fingerprint,
@@ -708,8 +626,8 @@ async def _checked(
                 seat, signed, host, False
             )
         return f"RECORD FAILED ITS CHECK: {failure}"
-    except grpc.aio.AioRpcError as error:
-        return f"record not checked ({error.code().name})"
+    except HostRefusal as refusal:
+        return f"record not checked ({refusal.code.name})"
     if mine:
         return "record verified"
     if seat.seat not in record.seats_in_play:
@@ -786,6 +704,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     except grpc.aio.AioRpcError as error:
         print(f"scala40-bot: {error.details() or error.code().name}", file=sys.stderr)
+        return 1
+    except HostRefusal as refusal:
+        print(f"scala40-bot: {refusal.message or refusal.code.name}", file=sys.stderr)
         return 1
     except (tls.PinError, invite.InviteError, OSError, HostLost) as error:
         print(f"scala40-bot: {error}", file=sys.stderr)

@@ -1,0 +1,95 @@
+"""A refusal as a seat reads it: the gRPC code, the host's sentence, its rule and its reason.
+
+Every call a seat makes comes back, when the host says no (or cannot be
+reached), as one ``HostRefusal``: read from the ``google.rpc.Status`` in the
+call's trailers (its ``ErrorInfo`` reason and metadata, and the
+``LocalizedMessage`` in the language the seat asked for), or, inside the host,
+made from the host's own refusal. What a seat does next depends only on it:
+send the same request again (``transient``), count a step as sent
+(``already_done``), decide again on a fresh view (``stale``), try another move
+(``broke_rule``), or tell the player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+# The host could not be reached, or could not save the request (reason NOT_SAVED): nothing
+# was done, and the same request (the same request id) may be sent again.
+TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class HostRefusal(Exception):
+    """The host said no (or could not be reached): the rule, if any, and the host's sentence."""
+
+    def __init__(self, code: grpc.StatusCode, sentence: str, rule: str = "", reason: str = ""):
+        self.code = code
+        self.sentence = sentence
+        self.rule = rule
+        self.reason = reason
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        if self.rule and not self.sentence.startswith(self.rule):
+            return f"{self.rule}: {self.sentence}"
+        return self.sentence
+
+    @property
+    def line(self) -> str:
+        """The code, the reason and the message, as a log says it."""
+        reason = f" {self.reason}" if self.reason else ""
+        return f"{self.code.name}{reason}: {self.message}"
+
+    @property
+    def transient(self) -> bool:
+        return self.code in TRANSIENT
+
+    @property
+    def already_done(self) -> bool:
+        """The host already has this step (a commitment or reveal sent by an earlier run)."""
+        return self.code is grpc.StatusCode.ALREADY_EXISTS
+
+    @property
+    def stale(self) -> bool:
+        """The move was decided on a view older than the table: read it again, decide again."""
+        return self.reason == "STALE_VIEW"
+
+    @property
+    def broke_rule(self) -> bool:
+        """The move is not allowed now (a rule of the game, or not this seat's turn)."""
+        return self.code is grpc.StatusCode.FAILED_PRECONDITION
+
+
+def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
+    """The rule and sentence of the ``google.rpc.Status`` trailer, else the status message."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    details = error.details() if hasattr(error, "details") else str(error)
+    # The stubs type the entries as objects with .key and .value; at run time they are
+    # (key, value) pairs, grpc.aio's Metadata included, and are unpacked as such.
+    trailers: Iterable[tuple[str, bytes]] | None = (
+        error.trailing_metadata()  # type: ignore[assignment]
+        if hasattr(error, "trailing_metadata")
+        else None
+    )
+    for key, value in trailers or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        status = status_pb2.Status.FromString(value)
+        found: error_details_pb2.ErrorInfo | None = None
+        localized = ""
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            said = error_details_pb2.LocalizedMessage()
+            if detail.Unpack(info):  # False, and info untouched, for any other detail type
+                found = info
+            elif detail.Unpack(said):
+                localized = said.message  # the whole refusal in the language asked for
+        if found is None:
+            return HostRefusal(code, status.message or details or "")
+        sentence = localized or found.metadata.get("sentence") or status.message or details or ""
+        return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
+    return HostRefusal(code, details or code.name)
