@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 	@echo "Installed."
 
+# The packages' docstring examples are tests too (--doctest-modules): an example that no
+# longer holds fails the run like any other test.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --doctest-modules tests scala40_net host client
 
 # The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40).
 soak: $(STAMP)
