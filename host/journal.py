@@ -103,6 +103,21 @@ class JournaledEvent:
 
 
 @dataclass(frozen=True)
+class Extras:
+    """What an entry writes besides its events: secrets, records and tokens kept with it."""
+
+    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
+    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
+    bot_seed: tuple[int, int, bytes, int] | None = None
+    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
+    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
+    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+
+
+NO_EXTRAS = Extras()
+
+
+@dataclass(frozen=True)
 class Entry:
     """One accepted action or fair-deal message and the events it caused."""
 
@@ -112,12 +127,7 @@ class Entry:
     request: bytes
     response: bytes
     events: Sequence[JournaledEvent] = ()
-    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
-    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
-    bot_seed: tuple[int, int, bytes, int] | None = None
-    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
-    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
-    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+    extras: Extras = NO_EXTRAS
 
 
 @dataclass(frozen=True)
@@ -298,16 +308,17 @@ class TableJournal:
         private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
         if private:
             self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
-        if entry.host_seed is not None:
-            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
-        if entry.bot_seed is not None:
-            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
-        if entry.deal_record is not None:
-            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
-        if entry.tokens:
-            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
-        if entry.forget_seat is not None:
-            self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
+        extras = entry.extras
+        if extras.host_seed is not None:
+            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", extras.host_seed)
+        if extras.bot_seed is not None:
+            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", extras.bot_seed)
+        if extras.deal_record is not None:
+            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", extras.deal_record)
+        if extras.tokens:
+            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", extras.tokens)
+        if extras.forget_seat is not None:
+            self._db.execute("DELETE FROM tokens WHERE seat = ?", (extras.forget_seat,))
 
     def _last_entry(self) -> int:
         row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()

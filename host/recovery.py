@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 from host.errors import Refusal
 from host.fanout import Record
 from host.journal import StoredEntry, TableJournal
-from host.outbox import Extras, JobOutbox, Numbered, PendingEvents
+from host.outbox import EntryDraft, JobOutbox, Numbered
 from host.table import Table
 from scala40_net.fairdeal.exchange import new_seed
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
@@ -52,33 +52,12 @@ class Replay:
         # The rest of a job the journal ends inside of (an older host's crash), made live.
         self.rest_of_job = JobOutbox()
 
-    def commit(
-        self,
-        table: Numbered,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        events: PendingEvents,
-        *,
-        request_id: str | None,
-        game: bool,
-        extras: Extras,
-    ) -> list[int]:
+    def commit(self, table: Numbered, draft: EntryDraft) -> list[int]:
         """Match the next entry and take its journaled events as the ones published."""
         if not self.pending:  # past the journal's end, inside its last job: made anew
-            return self.rest_of_job.commit(
-                table,
-                kind,
-                seat,
-                request,
-                response,
-                events,
-                request_id=request_id,
-                game=game,
-                extras=extras,
-            )
+            return self.rest_of_job.commit(table, draft)
         entry = self.pending.popleft()
+        kind, seat, events = draft.kind, draft.seat, draft.events
         if (entry.kind, entry.seat) != (kind, seat) or len(entry.events) != len(events):
             raise ReplayError(
                 f"journal entry {entry.entry_no} is a {entry.kind!r} of seat {entry.seat} with "
@@ -96,7 +75,7 @@ class Replay:
             records.append(Record(stored.seq, public, private))
         if records:
             table.seq = records[-1].seq
-            if game:
+            if draft.game:
                 table.last_game_seq = records[-1].seq
         if entry.request_id:
             table.remember_answer(seat, entry.request_id, kind, entry.response)

@@ -14,7 +14,9 @@ import grpc
 
 from host import auth
 from host.errors import Refusal, malformed, not_found, permission_denied, precondition
+from host.journal import Extras
 from host.limits import SPECTATORS_PER_TABLE
+from host.outbox import EntryDraft
 from host.table_core import SeatState
 from host.table_deal import DealingTable
 from scala40_net import actions, deal, match, wire
@@ -118,13 +120,14 @@ class Table(DealingTable):
             self.joined.remove(seat)
         freed = lobby_pb2.SeatInfo(seat=seat)
         self._commit(
-            "free_seat",
-            caller,
-            freed,
-            None,
-            [self._seat_changed(seat)],
-            game=False,
-            forget_seat=seat,
+            EntryDraft(
+                "free_seat",
+                caller,
+                freed,
+                events=[self._seat_changed(seat)],
+                game=False,
+                extras=Extras(forget_seat=seat),
+            )
         )
         self.outbox.after_commit(lambda: self.tokens.remove_seat(self.table_id, seat))
 
@@ -165,13 +168,15 @@ class Table(DealingTable):
         kept.CopyFrom(request)
         kept.ClearField("password")  # nor the table's password
         self._commit(
-            "join",
-            seat,
-            kept,
-            stored,
-            [self._seat_changed(seat)],
-            game=False,
-            tokens=((digest, seat),),
+            EntryDraft(
+                "join",
+                seat,
+                kept,
+                stored,
+                [self._seat_changed(seat)],
+                game=False,
+                extras=Extras(tokens=((digest, seat),)),
+            )
         )
         principal = auth.Principal(self.table_id, seat)
         self.outbox.after_commit(lambda: self.tokens.add(digest, principal))
@@ -187,7 +192,7 @@ class Table(DealingTable):
         self.spectators += 1
         token = auth.new_token()
         digest = auth.token_digest(token)
-        self._commit("spectate", None, None, None, [], tokens=((digest, None),))
+        self._commit(EntryDraft("spectate", None, extras=Extras(tokens=((digest, None),))))
         principal = auth.Principal(self.table_id, None)
         self.outbox.after_commit(lambda: self.tokens.add(digest, principal))
         return lobby_pb2.SpectateTableResponse(spectator_token=token)
@@ -201,12 +206,14 @@ class Table(DealingTable):
         level = request.level or lobby_pb2.BOT_LEVEL_MEDIUM
         self.seats[seat] = SeatState(seat, f"Bot {seat}", True, level)
         self._commit(
-            "add_bot",
-            caller,
-            request,
-            lobby_pb2.AddBotResponse(seat=seat),
-            [self._seat_changed(seat)],
-            game=False,
+            EntryDraft(
+                "add_bot",
+                caller,
+                request,
+                lobby_pb2.AddBotResponse(seat=seat),
+                [self._seat_changed(seat)],
+                game=False,
+            )
         )
         return lobby_pb2.AddBotResponse(seat=seat)
 
@@ -222,7 +229,14 @@ class Table(DealingTable):
             # it to the end of the match.
             self.seats[seat].away = lobby_pb2.AWAY_REASON_LEFT
         self._commit(
-            "leave", seat, request, None, [self._seat_changed(seat)], game=False, forget_seat=seat
+            EntryDraft(
+                "leave",
+                seat,
+                request,
+                events=[self._seat_changed(seat)],
+                game=False,
+                extras=Extras(forget_seat=seat),
+            )
         )
         self.outbox.after_commit(lambda: self.tokens.remove_seat(self.table_id, seat))
         if self.phase == lobby_pb2.TABLE_PHASE_PLAYING:
@@ -238,7 +252,9 @@ class Table(DealingTable):
             return
         connected = s.is_bot or seat in self.presence.connected_seats()
         if self.replaying or connected != s.told_connected:
-            self._commit("connection", seat, None, None, [self._seat_changed(seat)], game=False)
+            self._commit(
+                EntryDraft("connection", seat, events=[self._seat_changed(seat)], game=False)
+            )
         self.pause_without(seat)
 
     def mark_away(self, seat: int, reason: int) -> None:
@@ -252,7 +268,7 @@ class Table(DealingTable):
             raise precondition("ALREADY_AWAY", f"a host bot already plays seat {seat}")
         s.away = reason
         said = lobby_pb2.SeatInfo(seat=seat, away=reason)  # type: ignore[arg-type]
-        self._commit("away", seat, said, None, [self._seat_changed(seat)], game=False)
+        self._commit(EntryDraft("away", seat, said, events=[self._seat_changed(seat)], game=False))
         self._start_bot(seat)
 
     def mark_back(self, seat: int) -> None:
@@ -263,7 +279,7 @@ class Table(DealingTable):
                 "NOT_AWAY", f"seat {seat} is not played by a host bot for its player"
             )
         s.away = 0
-        self._commit("back", seat, None, None, [self._seat_changed(seat)], game=False)
+        self._commit(EntryDraft("back", seat, events=[self._seat_changed(seat)], game=False))
 
     def may_hand_back(self, seat: int) -> bool:
         """Whether the player may take ``seat`` back now: at a turn boundary (not between its
@@ -284,9 +300,8 @@ class Table(DealingTable):
         if not 1 <= len(text) <= MAX_CHAT:
             raise malformed(f"a chat line has 1 to {MAX_CHAT} characters")
         line = table_pb2.ChatMessage(seat=seat, name=self.seats[seat].name, text=text)
-        self._commit(
-            "chat", seat, request, None, [(table_pb2.TableEvent(chat=line), {})], game=False
-        )
+        chat = table_pb2.TableEvent(chat=line)
+        self._commit(EntryDraft("chat", seat, request, events=[(chat, {})], game=False))
         return table_pb2.SendChatResponse()
 
     def start_match(
@@ -308,9 +323,8 @@ class Table(DealingTable):
         first_dealer = self.randomness.first_dealer(players)
         self.match = match.start_match(self.ruleset, players, first_dealer)
         started = table_pb2.MatchStarted(first_dealer_seat=first_dealer, seats=players)
-        self._commit(
-            "start", seat, request, None, [(table_pb2.TableEvent(match_started=started), {})]
-        )
+        started_event = table_pb2.TableEvent(match_started=started)
+        self._commit(EntryDraft("start", seat, request, events=[(started_event, {})]))
         for s in players:
             if self.seats[s].is_bot:
                 self._start_bot(s)

@@ -15,13 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from google.protobuf.message import Message
-
 from host import auth
 from host.deadline import Deadline
 from host.errors import malformed, rule_broken
 from host.journal import TableJournal
-from host.outbox import Extras, JobOutbox, Outbox, PendingEvents
+from host.outbox import EntryDraft, JobOutbox, Outbox, PendingEvents
 from scala40_net import deal, events, match, rules, views, wire
 from scala40_net.errors import RuleViolation
 from scala40_net.fairdeal.exchange import HostExchange, new_seed
@@ -225,39 +223,13 @@ class TableCore:
         """What is left of the running fair-deal or rientro deadline (0 when none runs)."""
         return self.deadline.remaining()
 
-    def _commit(
-        self,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        events: PendingEvents,
-        *,
-        request_id: str | None = None,
-        game: bool = True,
-        host_seed: tuple[int, bytes] | None = None,
-        bot_seed: tuple[int, int, bytes, int] | None = None,
-        deal_record: tuple[int, bytes] | None = None,
-        tokens: tuple[tuple[bytes, int | None], ...] = (),
-        forget_seat: int | None = None,
-    ) -> list[int]:
+    def _commit(self, draft: EntryDraft) -> list[int]:
         """Number one accepted action's events and hand it to the outbox.
 
         The job that called this ends before anything is sent: the task writes
         the job's entries (one transaction) and only then publishes their events.
         """
-        extras = Extras(host_seed, bot_seed, deal_record, tokens, forget_seat)
-        return self.outbox.commit(
-            self,
-            kind,
-            seat,
-            request,
-            response,
-            events,
-            request_id=request_id,
-            game=game,
-            extras=extras,
-        )
+        return self.outbox.commit(self, draft)
 
     def _deal_event(
         self,

@@ -17,6 +17,8 @@ from google.protobuf.message import Message
 
 from host.between_deals import BetweenDeals
 from host.errors import Refusal, malformed, not_found, precondition
+from host.journal import Extras
+from host.outbox import EntryDraft
 from host.table_core import DealInProgress, TableCore
 from scala40_net import actions, deal, events, match, rules, wire
 from scala40_net.fairdeal import spec
@@ -76,7 +78,7 @@ class DealingTable(TableCore):
         # A move's response names the seq of the move's own event, the first one it caused.
         if response is not None and hasattr(response, "seq"):
             response.seq = self.seq + 1
-        self._commit(kind, seat, request, response, out, request_id=request_id)
+        self._commit(EntryDraft(kind, seat, request, response, out, request_id=request_id))
         assert self.match is not None
         if self.match.phase is match.MatchPhase.IN_DEAL and self.deal_state is not None:
             if self.deal_state.phase is deal.Phase.REBUILD:
@@ -110,12 +112,12 @@ class DealingTable(TableCore):
         )
         announced = self.current.exchange.announce()
         self._commit(
-            "announce",
-            None,
-            None,
-            None,
-            [self._deal_event(announced)],
-            host_seed=(self.deal_no, host_seed),
+            EntryDraft(
+                "announce",
+                None,
+                events=[self._deal_event(announced)],
+                extras=Extras(host_seed=(self.deal_no, host_seed)),
+            )
         )
         self._set_deadline(self.settings.commit_timeout)
 
@@ -183,14 +185,17 @@ class DealingTable(TableCore):
         )
         response = table_pb2.CommitSeedResponse()
         self._commit(
-            "commit",
-            seat,
-            request,
-            response,
-            [],
-            request_id=request.context.request_id,
-            game=False,
-            bot_seed=(current.deal_no, seat, *bot_seed) if bot_seed is not None else None,
+            EntryDraft(
+                "commit",
+                seat,
+                request,
+                response,
+                request_id=request.context.request_id,
+                game=False,
+                extras=Extras(
+                    bot_seed=(current.deal_no, seat, *bot_seed) if bot_seed is not None else None
+                ),
+            )
         )
         if not current.exchange.awaiting_commitments:
             self._publish_commitments()
@@ -202,7 +207,7 @@ class DealingTable(TableCore):
         assert current is not None
         published = current.exchange.publish_commitments()
         current.step = table_pb2.TURN_PHASE_REVEAL
-        self._commit("commitments", None, None, None, [self._deal_event(published)])
+        self._commit(EntryDraft("commitments", None, events=[self._deal_event(published)]))
         if current.exchange.awaiting_reveals:
             self._set_deadline(self.settings.reveal_timeout)
         else:
@@ -234,13 +239,14 @@ class DealingTable(TableCore):
         # but keep no answer for its request id: its answer is the refusal, which a retry gets
         # again (the seat is left out: see _exchange_for).
         self._commit(
-            "reveal",
-            seat,
-            request,
-            response,
-            [],
-            request_id=request.context.request_id if bad is None else None,
-            game=False,
+            EntryDraft(
+                "reveal",
+                seat,
+                request,
+                response,
+                request_id=request.context.request_id if bad is None else None,
+                game=False,
+            )
         )
         if not current.exchange.awaiting_reveals:
             self._publish_reveals()
@@ -258,7 +264,7 @@ class DealingTable(TableCore):
         engine_events = self._apply(None, match.StartDeal(tuple(current.exchange.derivation.deck)))
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
         out += [self._deal_event_from_engine(e) for e in engine_events]
-        self._commit("deal", None, None, None, out)
+        self._commit(EntryDraft("deal", None, events=out))
 
     def deadline_passed(self) -> None:
         if self.between_deals.running:
@@ -292,12 +298,12 @@ class DealingTable(TableCore):
         out.append((table_pb2.TableEvent(match_update=self.match_update()), {}))
         self.recorders[current.deal_no] = current.recorder
         self._commit(
-            "deal_end",
-            None,
-            None,
-            None,
-            out,
-            deal_record=(current.deal_no, record.to_json().encode("utf-8")),
+            EntryDraft(
+                "deal_end",
+                None,
+                events=out,
+                extras=Extras(deal_record=(current.deal_no, record.to_json().encode("utf-8"))),
+            )
         )
         self.current = None
         if m.phase is match.MatchPhase.OVER:
@@ -347,13 +353,15 @@ class DealingTable(TableCore):
             return response  # late, or said twice: nothing to wait for, nothing to record
         pause.say_ready(seat)
         self._commit(
-            "ready",
-            seat,
-            request,
-            response,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
-            request_id=request.context.request_id,
-            game=False,
+            EntryDraft(
+                "ready",
+                seat,
+                request,
+                response,
+                [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+                request_id=request.context.request_id,
+                game=False,
+            )
         )
         if pause.over:
             self._pause_over()
@@ -387,12 +395,14 @@ class DealingTable(TableCore):
         response = table_pb2.AnswerRientroResponse()
         request_id = request.context.request_id if request is not None else None
         self._commit(
-            "rientro",
-            seat,
-            request,
-            response,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
-            request_id=request_id,
+            EntryDraft(
+                "rientro",
+                seat,
+                request,
+                response,
+                [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+                request_id=request_id,
+            )
         )
         self._after_rientro()
         return response
@@ -410,13 +420,8 @@ class DealingTable(TableCore):
         for seat in self.match.pending_rientro:
             self._apply(seat, match.Retire())
         self._pause_if_due()
-        self._commit(
-            "rientro_timeout",
-            None,
-            None,
-            None,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
-        )
+        update = table_pb2.TableEvent(match_update=self.match_update())
+        self._commit(EntryDraft("rientro_timeout", None, events=[(update, {})]))
         self._after_rientro()
 
     def match_update(self) -> table_pb2.MatchUpdate:
