@@ -22,7 +22,7 @@ from pathlib import Path
 
 from host.lobby import MAX_TABLES
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net import wire
 from scala40_net.pb import lobby_pb2
 

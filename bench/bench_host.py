@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from host.bots import SimpleBot  # noqa: E402
 from host.limits import Limits  # noqa: E402
 from host.server import Host  # noqa: E402
-from host.table_core import TableSettings  # noqa: E402
+from host.table_state import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
 from scala40_net.bots.netbot import NetworkSeat, SeatLog  # noqa: E402
 from scala40_net.pb import (  # noqa: E402

@@ -16,7 +16,7 @@ import platformdirs
 from host import matches
 from host.datadir import DataDirInUse
 from host.server import Host, serve
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net.wire import DEFAULT_PORT
 
 

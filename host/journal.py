@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_config (
@@ -143,6 +143,34 @@ class StoredEntry:
     events: list[JournaledEvent]
 
 
+class Journal(Protocol):
+    """What a table's task writes to and plays back from: ``TableJournal`` (SQLite, on
+    disk) or ``host.memory_journal.MemoryJournal`` (the same, kept in memory, for tests)."""
+
+    path: Path  # named in the log and in the refusals of a table whose journal failed
+
+    def write_job(
+        self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """Write one job's entries as one transaction; the future is done once it is durable
+        (or raises ``JournalWriteFailed``), ``committed`` run on the loop just before."""
+        ...
+
+    def append_job(self, entries: Sequence[Entry]) -> None:
+        """The same, waiting for it here (``JournalWriteFailed`` when it did not commit)."""
+        ...
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry in order, each with its events, to play the table back."""
+        ...
+
+    def host_seeds(self) -> dict[int, bytes]: ...
+
+    def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]: ...
+
+    def deal_record(self, deal_no: int) -> bytes | None: ...
+
+
 def _private_file(path: Path) -> None:
     """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -182,7 +210,7 @@ def _why(error: sqlite3.Error | OSError) -> str:
 
 
 class TableJournal:
-    """The journal file of one table; every write returns once it is durable."""
+    """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
     def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
@@ -434,9 +462,7 @@ class JournalStore:
 
     def set_aside(self, path: Path, reason: str) -> Path:
         """Move a journal that cannot be used to ``damaged/``, with the reason beside it."""
-        journal = self._open.get(path)
-        if journal is not None:
-            self.forget(journal)
+        self._close(path)
         target = self.damaged_folder / path.name
         _move_with_companions(path, target)
         reason_file = Path(f"{target}.reason")
@@ -464,18 +490,23 @@ class JournalStore:
             return []
         return [(bytes(digest), seat) for digest, seat in rows]
 
-    def archive(self, journal: TableJournal) -> Path:
+    def _close(self, path: Path) -> None:
+        journal = self._open.get(path)
+        if journal is not None:
+            self.forget(journal)
+
+    def archive(self, path: Path) -> Path:
         """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
-        self.forget(journal)
-        target = self.archive_folder / journal.path.name
-        _move_with_companions(journal.path, target)
+        self._close(path)
+        target = self.archive_folder / path.name
+        _move_with_companions(path, target)
         return target
 
-    def remove(self, journal: TableJournal) -> None:
+    def remove(self, path: Path) -> None:
         """Delete the journal of a table that never started (nothing in it is worth keeping)."""
-        self.forget(journal)
+        self._close(path)
         for suffix in ("", "-wal", "-shm"):
-            Path(f"{journal.path}{suffix}").unlink(missing_ok=True)
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
         self._writers.shutdown(wait=True)

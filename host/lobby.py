@@ -109,7 +109,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
         """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
         per client address."""
-        stored = task.table.password
+        stored = task.table.state.password
         if stored is None:
             return
         self._limits.guessing(peer)

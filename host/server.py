@@ -24,8 +24,8 @@ from host.limits import Limits
 from host.lobby import LobbyService
 from host.registry import Registry
 from host.rules_service import RulesService
-from host.table_core import TableSettings
 from host.table_service import TableService
+from host.table_state import TableSettings
 from host.table_task import BotRunner
 from scala40_net import discovery, wire
 from scala40_net.fairdeal.identity import HostIdentity

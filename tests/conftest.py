@@ -12,7 +12,7 @@ import pytest
 
 from host.bots import SimpleBot
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net import tls, wire
 from scala40_net.bots.base import Bot
 from scala40_net.bots.netbot import NetworkSeat, SeatLog

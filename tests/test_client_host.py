@@ -219,7 +219,7 @@ async def test_a_lost_connection_comes_back_and_resumes_after_the_last_event(
     from client.main import open_table
     from client.session import SessionState
     from host.server import Host
-    from host.table_core import TableSettings
+    from host.table_state import TableSettings
     from scala40_net.pb import ruleset_pb2
 
     settings = TableSettings(bot_delay=0.0)

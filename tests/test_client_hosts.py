@@ -22,7 +22,7 @@ from client.i18n import Text
 from client.main import Options, join_found
 from client.trust import TRUST_FILE, check_fingerprint
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net.discovery import FoundHost
 from scala40_net.fairdeal.identity import HostIdentity
 

@@ -22,7 +22,7 @@ from client.main import open_table
 from client.model import Phase, TableModel
 from client.session import SessionState
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net.cards import card_text
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 

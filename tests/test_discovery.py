@@ -12,7 +12,7 @@ import pytest
 from zeroconf.asyncio import AsyncServiceInfo
 
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net import discovery, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2

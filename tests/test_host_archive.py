@@ -14,7 +14,7 @@ from conftest import HostClient, bot_seat, start_host, until
 
 import host.lobby
 from host.journal import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 QUICK = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=0.3, idle_removal=600)

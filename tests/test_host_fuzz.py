@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from host.bots import SimpleBot
 from host.limits import Limits
 from host.server import Host
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net import tls, wire
 from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.fairdeal.record import DealRecord

@@ -159,7 +159,7 @@ def test_scala40_host_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
 async def test_a_seat_that_never_commits_is_left_out_and_the_deal_goes_on(
     tmp_path: Path, seats: int
 ) -> None:
-    from host.table_core import TableSettings
+    from host.table_state import TableSettings
     from scala40_net.pb import deal_pb2
 
     served = await start_host(tmp_path, TableSettings(commit_timeout=0.3, reveal_timeout=0.3))

@@ -11,7 +11,7 @@ import pytest
 from conftest import HostClient, bearer, bot_seat, start_host, until
 
 from host.errors import error_info
-from host.table_core import TableSettings
+from host.table_state import TableSettings
 from scala40_net.bots.netbot import NetworkSeat
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
