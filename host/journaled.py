@@ -74,34 +74,26 @@ def _accepted(request_type: type[R], entry: StoredEntry) -> R:
     return request
 
 
-class SeatRequest(Journaled, Generic[R]):
-    """A request a seat sent: its method takes the seat and the request."""
-
-    def __init__(self, kind: str, request_type: type[R]) -> None:
-        super().__init__(kind)
-        self.request_type = request_type
-        self.method: Callable[..., object] | None = None  # the table's, once marked
-
-    def accepts(self, method: M) -> M:
-        """Mark ``method`` (table, seat, request of ``request_type``) as this kind's."""
-        self._accepted_by(
-            lambda table, entry: method(table, _seat(entry), _accepted(self.request_type, entry))
-        )
-        self.method = method
-        return method
-
-
 class Request(Journaled, Generic[R]):
-    """A request from someone not yet seated (the seat follows from it)."""
+    """A request the table accepted: its method takes the seat that sent it (unless
+    ``seated`` is False: the seat follows from the request, a join) and the request."""
 
-    def __init__(self, kind: str, request_type: type[R]) -> None:
+    def __init__(self, kind: str, request_type: type[R], *, seated: bool = True) -> None:
         super().__init__(kind)
         self.request_type = request_type
+        self.seated = seated
         self.method: Callable[..., object] | None = None  # the table's, once marked
 
     def accepts(self, method: M) -> M:
-        """Mark ``method`` (table, request of ``request_type``) as this kind's."""
-        self._accepted_by(lambda table, entry: method(table, _accepted(self.request_type, entry)))
+        """Mark ``method`` (table, [seat,] request of ``request_type``) as this kind's."""
+
+        def hand_back(table: object, entry: StoredEntry) -> object:
+            request = _accepted(self.request_type, entry)
+            if self.seated:
+                return method(table, _seat(entry), request)
+            return method(table, request)
+
+        self._accepted_by(hand_back)
         self.method = method
         return method
 
@@ -136,32 +128,32 @@ def accept_all(*steps: HostStep) -> Callable[[M], M]:
 
 
 # --- Seating (host.seating) ----------------------------------------------------------------
-JOIN = Request("join", lobby_pb2.JoinTableRequest)
-SPECTATE = Request("spectate", lobby_pb2.SpectateTableRequest)
-ADD_BOT = SeatRequest("add_bot", lobby_pb2.AddBotRequest)
-LEAVE = SeatRequest("leave", lobby_pb2.LeaveTableRequest)
+JOIN = Request("join", lobby_pb2.JoinTableRequest, seated=False)
+SPECTATE = Request("spectate", lobby_pb2.SpectateTableRequest, seated=False)
+ADD_BOT = Request("add_bot", lobby_pb2.AddBotRequest)
+LEAVE = Request("leave", lobby_pb2.LeaveTableRequest)
 # Kept as the SeatInfo of the seat freed (the caller is the entry's seat).
-FREE_SEAT = SeatRequest("free_seat", lobby_pb2.SeatInfo)
+FREE_SEAT = Request("free_seat", lobby_pb2.SeatInfo)
 CONNECTION = SeatStep("connection")
-AWAY = SeatRequest("away", lobby_pb2.SeatInfo)  # kept as the SeatInfo that says why
+AWAY = Request("away", lobby_pb2.SeatInfo)  # kept as the SeatInfo that says why
 BACK = SeatStep("back")
 
 # --- The match and its turns (host.table) --------------------------------------------------
-CHAT = SeatRequest("chat", table_pb2.SendChatRequest)
-START = SeatRequest("start", lobby_pb2.StartMatchRequest)
-DRAW = SeatRequest("draw", table_pb2.DrawRequest)
-PLAY = SeatRequest("play", table_pb2.PlayRequest)
-RETURN_DISCARD = SeatRequest("return_discard", table_pb2.ReturnDiscardRequest)
+CHAT = Request("chat", table_pb2.SendChatRequest)
+START = Request("start", lobby_pb2.StartMatchRequest)
+DRAW = Request("draw", table_pb2.DrawRequest)
+PLAY = Request("play", table_pb2.PlayRequest)
+RETURN_DISCARD = Request("return_discard", table_pb2.ReturnDiscardRequest)
 # The turn clock ran out: the host played the seat's turn, in one job (its draw, its play).
 TIMEOUT_DRAW = HostStep("timeout_draw")
 TIMEOUT_RETURN = HostStep("timeout_return")
 TIMEOUT_PLAY = HostStep("timeout_play")
 
 # --- The deal cycle (host.deal_cycle) ------------------------------------------------------
-COMMIT = SeatRequest("commit", table_pb2.CommitSeedRequest)
-REVEAL = SeatRequest("reveal", table_pb2.RevealSeedRequest)
-READY = SeatRequest("ready", table_pb2.ReadyRequest)
-RIENTRO = SeatRequest("rientro", table_pb2.AnswerRientroRequest)
+COMMIT = Request("commit", table_pb2.CommitSeedRequest)
+REVEAL = Request("reveal", table_pb2.RevealSeedRequest)
+READY = Request("ready", table_pb2.ReadyRequest)
+RIENTRO = Request("rientro", table_pb2.AnswerRientroRequest)
 # Taken when the deadline passes, when the first of their job; else a request's consequence.
 ANNOUNCE = HostStep("announce")
 COMMITMENTS = HostStep("commitments")

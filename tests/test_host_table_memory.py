@@ -218,12 +218,12 @@ def test_every_kind_is_declared_once_and_accepted_by_one_table_method() -> None:
     assert sorted(declared) == sorted(journaled.KINDS) and len(set(declared)) == len(declared)
     for kind in journaled.KINDS.values():
         assert kind._hand_back is not None, f"no table method accepts {kind}"
-        if isinstance(kind, journaled.SeatRequest | journaled.Request):
+        if isinstance(kind, journaled.Request):
             # The method takes the request the declaration says the journal keeps.
             assert kind.method is not None
             hints = typing.get_type_hints(kind.method)
             names = list(inspect.signature(kind.method).parameters)  # self, [seat,] request
-            taken = names[2 if isinstance(kind, journaled.SeatRequest) else 1]
+            taken = names[2 if kind.seated else 1]
             assert hints[taken] is kind.request_type, (kind, hints)
     with pytest.raises(ValueError, match="declared twice"):
         journaled.HostStep("play")
