@@ -36,17 +36,23 @@ IDENTITY = HostIdentity.generate()
 PRESETS = [ruleset_pb2.PRESET_CLASSIC, ruleset_pb2.PRESET_TRADIZIONALE, ruleset_pb2.PRESET_SEMPLICE]
 
 
-def config(seats: int, preset: int = ruleset_pb2.PRESET_CLASSIC) -> lobby_pb2.CreateTableRequest:
-    """A table whose match is one deal, so a whole match is quick."""
+def config(
+    seats: int, preset: int = ruleset_pb2.PRESET_CLASSIC, deals: int = 1
+) -> lobby_pb2.CreateTableRequest:
+    """A table whose match is a deal (or a few), so a whole match is quick."""
     ruleset = ruleset_pb2.Ruleset(preset=preset)  # type: ignore[arg-type]
     ruleset.options.match_mode = ruleset_pb2.MATCH_MODE_DEALS
-    ruleset.options.deals_in_match = 1
+    ruleset.options.deals_in_match = deals
     ruleset.options.rientro = False  # a buy-back needs a match to points
     return lobby_pb2.CreateTableRequest(name="memory", seats=seats, ruleset=ruleset)
 
 
 def new_task(
-    journal: MemoryJournal, table: lobby_pb2.CreateTableRequest, *, bots: bool = True
+    journal: MemoryJournal,
+    table: lobby_pb2.CreateTableRequest,
+    *,
+    bots: bool = True,
+    settings: TableSettings = SETTINGS,
 ) -> TableTask:
     ruleset = wire.ruleset_from_pb(table.ruleset, table.seats)
     return TableTask(
@@ -56,7 +62,7 @@ def new_task(
         journal,
         IDENTITY,
         auth.TokenBook(),
-        SETTINGS,
+        settings,
         run_bot=(lambda task, seat: asyncio.create_task(run_bot_seat(task, seat)))
         if bots
         else None,
@@ -162,8 +168,11 @@ async def a_bot_match(journal: MemoryJournal, table: lobby_pb2.CreateTableReques
     return task
 
 
-def played_back(journal: MemoryJournal, table: lobby_pb2.CreateTableRequest) -> TableTask:
-    again = new_task(journal, table, bots=False)
+def played_back(
+    journal: MemoryJournal, table: lobby_pb2.CreateTableRequest, settings: TableSettings = SETTINGS
+) -> TableTask:
+    """A new task of the same table, brought to where the journal ends (a host restarted)."""
+    again = new_task(journal, table, bots=False, settings=settings)
     again.play_back()
     return again
 
@@ -209,6 +218,72 @@ def journaled_request_type(
     entry: StoredEntry,
 ) -> type[table_pb2.DrawRequest] | type[table_pb2.PlayRequest]:
     return table_pb2.DrawRequest if entry.kind == "draw" else table_pb2.PlayRequest
+
+
+async def test_the_pause_between_deals_waits_for_the_people_connected() -> None:
+    """Live, the pause waits for the people whose stream is open; played back, the Ready the
+    journal holds finds the pause it was sent in."""
+    journal = MemoryJournal()
+    table = config(2, deals=2)
+    paused = dataclasses.replace(SETTINGS, between_deals=60.0)
+    task = new_task(journal, table, settings=paused)
+    task.start()
+    ann = await task.call(lambda t: t.join(join("Ann")))
+    await task.call(lambda t: t.add_bot(ann.seat, lobby_pb2.AddBotRequest()))
+    await task.call(lambda _: task.subscribe(ann.seat, 0))  # her stream is open
+    await task.call(lambda t: t.start_match(ann.seat, lobby_pb2.StartMatchRequest()))
+    # A host bot plays her turns; the end of each deal is still hers to read.
+    await task.call(lambda t: t.mark_away(ann.seat, lobby_pb2.AWAY_REASON_HANDED_OVER))
+    pause = task.table.deals.between_deals
+    readies = 0
+    for _ in range(10):  # each deal's end until the match is over (a tie plays on)
+        await until(lambda: pause.running or task.match_over, 60.0)
+        if task.match_over:
+            break
+        deal_no = task.table.state.deal_no
+        assert pause.waiting_for == {ann.seat}
+        context = table_pb2.MoveContext(request_id=f"read deal {deal_no}")
+        await task.call(lambda t, c=context: t.ready(ann.seat, table_pb2.ReadyRequest(context=c)))  # type: ignore[misc]
+        assert not pause.running and task.table.state.deal_no == deal_no + 1
+        readies += 1
+    assert readies >= 1 and task.match_over
+    await task.stop()
+    assert "ready" in [e.kind for e in journal.stored]
+    again = played_back(journal, table, paused)
+    assert again.table.state.match == task.table.state.match
+    assert again.table.seq == task.table.seq
+
+
+async def test_a_timed_out_turn_is_played_by_the_host_and_plays_back() -> None:
+    """A person who sends nothing: the deadlines close the fair deal without her, the host
+    plays her timed-out turn (its events marked by_host), and a host bot plays on for her."""
+    journal = MemoryJournal()
+    table = config(2)
+    quick = dataclasses.replace(SETTINGS, commit_timeout=0.05, reveal_timeout=0.05)
+    task = new_task(journal, table, settings=quick)
+    task.start()
+    ann = await task.call(lambda t: t.join(join("Ann")))
+    await task.call(lambda t: t.add_bot(ann.seat, lobby_pb2.AddBotRequest()))
+    await task.call(lambda t: t.start_match(ann.seat, lobby_pb2.StartMatchRequest()))
+
+    def her_turn() -> bool:
+        deal_state = task.table.deal_state
+        return deal_state is not None and deal_state.turn == ann.seat
+
+    await until(her_turn, 60.0)
+    await task.call(lambda t: t.play_timed_out_turn())
+    assert task.table.seats[ann.seat].away == lobby_pb2.AWAY_REASON_TIMED_OUT
+    await until(lambda: task.match_over, 60.0)
+    await task.stop()
+    kinds = [e.kind for e in journal.stored]
+    assert {"commitments", "deal", "timeout_draw", "timeout_play", "away"} <= set(kinds)
+    timed_out = [e for e in journal.stored if e.kind.startswith("timeout_")]
+    for entry in timed_out:
+        for event in entry.events:
+            assert table_pb2.TableEvent.FromString(event.public).deal.by_host
+    again = played_back(journal, table, quick)
+    assert again.table.state.match == task.table.state.match
+    assert again.table.seats[ann.seat].away == lobby_pb2.AWAY_REASON_TIMED_OUT
 
 
 def test_every_kind_is_declared_once_and_accepted_by_one_table_method() -> None:
