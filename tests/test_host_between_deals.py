@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import HostClient, start_host
 
-from host.table_state import TableSettings
+from host.table.state import TableSettings
 from scala40_net.bots import make_bot
 from scala40_net.bots.netbot import NetworkSeat, SeatLog
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2

@@ -18,14 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host import auth, journaled
-from host.bots import run_bot_seat
-from host.errors import Refusal
-from host.journal import StoredEntry
-from host.memory_journal import MemoryJournal
-from host.table import Table
-from host.table_state import TableSettings
-from host.table_task import TableTask
+from host.edge import auth
+from host.edge.errors import Refusal
+from host.journal import journaled
+from host.journal.memory import MemoryJournal
+from host.journal.sqlite import StoredEntry
+from host.table.bots import run_bot_seat
+from host.table.state import TableSettings
+from host.table.table import Table
+from host.table.task import TableTask
 from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2

@@ -1,0 +1,280 @@
+"""Seat and spectator tokens, and the one server interceptor that checks them.
+
+A token is a random secret the lobby hands out; the host keeps only its
+SHA-256, so a copy of the data folder does not hand out seats. The
+interceptor reads ``authorization: Bearer <token>``, finds whose it is, and
+makes that principal visible to the handler through ``current_principal``.
+It also turns every ``Refusal`` a handler raises into a rich gRPC status, so
+no handler aborts by hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from host.edge.errors import Refusal, malformed, permission_denied, unauthenticated
+from host.edge.limits import Limits, address_of
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a seat of a table, or a spectator of it (``seat`` None)."""
+
+    table_id: str
+    seat: int | None
+
+    @property
+    def is_spectator(self) -> bool:
+        return self.seat is None
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+# scrypt for table passwords: salted, and slow on purpose (about 30 ms here), so a copy of
+# the journal does not give them away to a quick guess. Tokens are random: SHA-256 suffices.
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+def password_hash(password: str) -> str:
+    """``scrypt$<salt hex>$<hash hex>``: what the journal keeps of a table's password."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, **_SCRYPT)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    """Whether ``password`` is the table's, in constant time; a journal from before scrypt
+    kept a bare SHA-256 (hex), which is still read."""
+    given = password.encode("utf-8")
+    kind, _, rest = stored.partition("$")
+    if kind != "scrypt":
+        return secrets.compare_digest(hashlib.sha256(given).hexdigest(), stored)
+    salt_hex, _, digest_hex = rest.partition("$")
+    try:
+        salt, digest = bytes.fromhex(salt_hex), bytes.fromhex(digest_hex)
+    except ValueError:
+        return False
+    found = hashlib.scrypt(given, salt=salt, **_SCRYPT)
+    return secrets.compare_digest(found, digest)
+
+
+class TokenBook:
+    """Token digests -> principals; the journal keeps the same pairs for restarts."""
+
+    def __init__(self) -> None:
+        self._by_digest: dict[bytes, Principal] = {}
+
+    def add(self, digest: bytes, principal: Principal) -> None:
+        self._by_digest[digest] = principal
+
+    def remove_seat(self, table_id: str, seat: int) -> None:
+        stale = [d for d, p in self._by_digest.items() if p == Principal(table_id, seat)]
+        for d in stale:
+            del self._by_digest[d]
+
+    def remove_table(self, table_id: str) -> None:
+        """Every token of a table the host no longer runs (archived or removed)."""
+        stale = [d for d, p in self._by_digest.items() if p.table_id == table_id]
+        for d in stale:
+            del self._by_digest[d]
+
+    def find(self, token: str) -> Principal | None:
+        return self._by_digest.get(token_digest(token))
+
+
+class Access(Enum):
+    """What a method asks of its caller."""
+
+    ANYONE = "anyone"
+    SEAT = "seat"
+    SEAT_OR_SPECTATOR = "seat or spectator"
+
+
+_current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
+    "principal", default=None
+)
+
+
+def current_principal() -> Principal:
+    """The caller of the running handler; only for methods whose access is not ANYONE."""
+    principal = _current.get()
+    if principal is None:
+        raise RuntimeError("current_principal() in a handler that needs no token")
+    return principal
+
+
+def metadata_value(metadata: Any, key: str) -> str | None:
+    """The first value of ``key`` in a call's metadata, as text."""
+    for name, value in metadata or ():
+        if name == key:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
+def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
+    for key, value in metadata or ():
+        if key == "authorization":
+            text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+            return ""
+    return None
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A request whose bytes are not its message: answered INVALID_ARGUMENT, never decoded."""
+
+    error: str
+
+
+def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """The method's deserializer, giving ``Malformed`` instead of raising (gRPC would answer
+    UNKNOWN and log a traceback per request: a stranger could fill the disk with them)."""
+    if deserialize is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except DecodeError as error:
+            return Malformed(str(error) or "not a valid message")
+
+    return decode
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Checks each call's limits and the bearer token its method needs, refuses undecodable
+    requests, and turns refusals into rich statuses."""
+
+    def __init__(self, tokens: TokenBook, access: dict[str, Access], limits: Limits) -> None:
+        self._tokens = tokens
+        self._access = access
+        self._limits = limits
+        self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def _authenticate(self, method: str, metadata: Any, peer: str) -> Principal | None:
+        need = self._access.get(method, Access.ANYONE)
+        token = bearer_token(metadata)
+        if token is None:
+            if need is Access.ANYONE:
+                return None
+            raise unauthenticated(
+                "this call needs a seat token: send `authorization: Bearer <token>`"
+            )
+        self._limits.guessing(peer)
+        principal = self._tokens.find(token) if token else None
+        if principal is None:
+            if need is Access.ANYONE:
+                return None
+            self._limits.wrong_guess(peer)
+            raise unauthenticated(
+                "the token is not one this host gave out (or its seat was given up)"
+            )
+        if need is Access.SEAT and principal.is_spectator:
+            raise permission_denied("SPECTATOR", "a spectator token cannot act for a seat")
+        return principal
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method = handler_call_details.method
+        wrapped = self._wrapped.get(method)
+        if wrapped is None:
+            handler = await continuation(handler_call_details)
+            if handler is None:
+                return handler
+            wrapped = self._wrapped[method] = self._wrap(method, handler)
+        return wrapped
+
+    @contextlib.asynccontextmanager
+    async def _answering(
+        self, method: str, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[None]:
+        """Around one call: its token checked and its principal made current, then any
+        refusal (the token's or the handler's) answered with its rich status."""
+        peer = context.peer()
+        try:
+            self._limits.request(peer)
+            principal = self._authenticate(method, context.invocation_metadata(), peer)
+            if principal is not None:
+                self._limits.seat_request(principal.table_id, principal.seat)
+            _current.set(principal)
+            yield
+        except Refusal as refusal:
+            # abort_with_status raises: the call ends with that status, nothing is swallowed.
+            lang = metadata_value(context.invocation_metadata(), "accept-language")
+            await context.abort_with_status(refusal.to_status(lang))
+
+    def _decoded(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        """Refuse an undecodable request: INVALID_ARGUMENT, logged at most once a minute for
+        one client address."""
+        if not isinstance(request, Malformed):
+            return
+        address = address_of(context.peer())
+        if self._limits.log.due(f"malformed {address}"):
+            log.warning("undecodable requests from %s (%s); refused", address, request.error)
+        raise malformed(f"the request's bytes are not a valid message ({request.error})")
+
+    def _wrap(
+        self, method: str, handler: grpc.RpcMethodHandler[Any, Any]
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        """The method's handler, checking the token first; built once per method."""
+        if handler.unary_unary is not None:
+            inner_unary = handler.unary_unary
+
+            async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                async with self._answering(method, context):
+                    self._decoded(request, context)
+                    # The stubs type handlers as the sync server's; an aio server's are
+                    # coroutines that take the aio context.
+                    return await inner_unary(request, context)  # type: ignore[arg-type]
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=_safe(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+
+            async def stream(
+                request: Any, context: grpc.aio.ServicerContext[Any, Any]
+            ) -> AsyncIterator[Any]:
+                async with self._answering(method, context):
+                    self._decoded(request, context)
+                    # As above: an aio server's streaming handler is an async generator.
+                    async for response in inner_stream(request, context):  # type: ignore[arg-type,attr-defined]
+                        yield response
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=_safe(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        # Only the standard services (reflection) stream requests; they need no token.
+        return handler

@@ -1,0 +1,171 @@
+"""LobbyService: the host's identity; tables created, listed, joined, left, given bots, started."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol, TypeAlias, TypeVar
+
+import grpc
+
+from host.edge import auth
+from host.edge.errors import Refusal, malformed, permission_denied
+from host.edge.limits import Limits
+from host.journal.registry import Registry
+from host.table.table import Table
+from host.table.task import TableTask
+from scala40_net import wire
+from scala40_net.errors import InvalidRuleset
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
+
+VERSION = "0.1.0"
+FAIR_DEAL_VERSION = 1
+MAX_TABLE_NAME = 40
+# Each live table keeps its journal file open (three descriptors with WAL); finished
+# matches are archived and do not count.
+MAX_TABLES = 500
+
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+class _NamesTable(Protocol):
+    table_id: str
+
+
+ForTable = TypeVar("ForTable", bound=_NamesTable)
+Response = TypeVar("Response")
+
+
+# The turn clock and the grace period a table may choose (CreateTableRequest, in seconds).
+TURN_SECONDS = range(2, 601)
+GRACE_SECONDS = range(1, 601)
+
+
+def _check_clock(request: lobby_pb2.CreateTableRequest) -> None:
+    """turn_seconds 0 (off) or 2..600, grace_seconds 1..600, a known stand-in level."""
+    if request.HasField("turn_seconds") and request.turn_seconds not in (0, *TURN_SECONDS):
+        raise malformed(f"turn_seconds is 0 (no clock) or 2..600, not {request.turn_seconds}")
+    if request.HasField("grace_seconds") and request.grace_seconds not in GRACE_SECONDS:
+        raise malformed(f"grace_seconds is 1..600, not {request.grace_seconds}")
+    if request.stand_in_level not in lobby_pb2.BotLevel.values():
+        raise malformed(f"stand_in_level {request.stand_in_level} is not a known bot level")
+
+
+class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, registry: Registry, identity: HostIdentity, limits: Limits) -> None:
+        self._registry = registry
+        self._identity = identity
+        self._limits = limits
+
+    async def GetHostInfo(
+        self, request: lobby_pb2.GetHostInfoRequest, context: Context
+    ) -> lobby_pb2.GetHostInfoResponse:
+        return lobby_pb2.GetHostInfoResponse(
+            host_public_key=self._identity.public_key,
+            host_fingerprint=self._identity.fingerprint,
+            version=VERSION,
+            fair_deal_version=FAIR_DEAL_VERSION,
+        )
+
+    async def CreateTable(
+        self, request: lobby_pb2.CreateTableRequest, context: Context
+    ) -> lobby_pb2.CreateTableResponse:
+        name = request.name.strip()
+        if not 1 <= len(name) <= MAX_TABLE_NAME:
+            raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        if request.HasField("password") and not request.password:
+            raise malformed("a table password cannot be empty (leave it unset for none)")
+        _check_clock(request)
+        self._limits.new_table(context.peer())
+        if self._registry.live_count() >= MAX_TABLES:
+            raise Refusal(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "TOO_MANY_TABLES",
+                f"this host runs at most {MAX_TABLES} tables whose match is not over",
+            )
+        try:
+            ruleset = wire.ruleset_from_pb(request.ruleset, request.seats)
+        except wire.WireError as error:
+            raise malformed(str(error)) from None
+        except InvalidRuleset as error:
+            rule, _, sentence = str(error).partition(": ")
+            raise Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "BAD_RULESET",
+                sentence or rule,
+                rule if sentence else None,
+            ) from None
+        table = await self._registry.create_table(request, ruleset)
+        return lobby_pb2.CreateTableResponse(table_id=table.table_id)
+
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        return lobby_pb2.ListTablesResponse(
+            tables=[t.summary() for t in self._registry.tables.values()]
+        )
+
+    async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
+        """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
+        per client address."""
+        stored = task.table.state.password
+        if stored is None:
+            return
+        self._limits.guessing(peer)
+        if given is None or not await asyncio.to_thread(auth.password_matches, given, stored):
+            self._limits.wrong_guess(peer)
+            raise permission_denied(
+                "BAD_PASSWORD", "this table needs its password, and that is not it"
+            )
+
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        task = self._registry.get(request.table_id)
+        password = request.password if request.HasField("password") else None
+        await self._check_password(task, password, context.peer())
+        return await task.call(lambda table: table.join(request))
+
+    async def SpectateTable(
+        self, request: lobby_pb2.SpectateTableRequest, context: Context
+    ) -> lobby_pb2.SpectateTableResponse:
+        task = self._registry.get(request.table_id)
+        password = request.password if request.HasField("password") else None
+        await self._check_password(task, password, context.peer())
+        return await task.call(lambda table: table.spectate(request))
+
+    def _own_seat(self, table_id: str) -> int:
+        principal = auth.current_principal()
+        if principal.table_id != table_id:
+            self._registry.get(table_id)  # NOT_FOUND for a table that is not (or no longer) here
+            raise permission_denied("OTHER_TABLE", "this token is for another table")
+        assert principal.seat is not None
+        return principal.seat
+
+    async def _as_own_seat(
+        self, act: Callable[[Table, int, ForTable], Response], request: ForTable
+    ) -> Response:
+        """Hand ``act`` of the caller's seat at the table the request names to its task."""
+        seat = self._own_seat(request.table_id)
+        task = self._registry.get(request.table_id)
+        return await task.call(lambda table: act(table, seat, request))
+
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        answer = await self._as_own_seat(Table.leave, request)
+        # The seat's streams end now: its private events are no longer the leaver's to read.
+        task = self._registry.get(request.table_id)
+        task.fanout.close_seat(auth.current_principal().seat)
+        return answer
+
+    async def AddBot(
+        self, request: lobby_pb2.AddBotRequest, context: Context
+    ) -> lobby_pb2.AddBotResponse:
+        return await self._as_own_seat(Table.add_bot, request)
+
+    async def StartMatch(
+        self, request: lobby_pb2.StartMatchRequest, context: Context
+    ) -> lobby_pb2.StartMatchResponse:
+        return await self._as_own_seat(Table.start_match, request)

@@ -1,0 +1,257 @@
+"""The host process: a grpc.aio server with lobby, table and rules services, health, reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from host.edge import table_service, tls_files
+from host.edge.auth import Access, AuthInterceptor, TokenBook
+from host.edge.limits import Limits
+from host.edge.lobby import LobbyService
+from host.edge.rules_service import RulesService
+from host.edge.table_service import TableService
+from host.journal.datadir import DataDirLock
+from host.journal.registry import Registry
+from host.journal.sqlite import JournalStore
+from host.table.state import TableSettings
+from host.table.task import BotRunner
+from scala40_net import discovery, wire
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.invite import lan_address, make_invite
+from scala40_net.pb import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    rules_service_pb2,
+    rules_service_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
+)
+
+log = logging.getLogger(__name__)
+# How long a thread that wants the GIL waits for the one holding it (Python's default: 5 ms).
+GIL_SWITCH_SECONDS = 0.001
+
+SERVICES = (
+    lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
+    table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
+    rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+)
+
+
+def method_access() -> dict[str, Access]:
+    """Which token each method needs; a method not listed needs none."""
+    table = table_pb2.DESCRIPTOR.services_by_name["TableService"]
+    access = {f"/{table.full_name}/{m.name}": Access.SEAT for m in table.methods}
+    for name in ("SubscribeEvents", "GetView", "GetDealRecord"):
+        access[f"/{table.full_name}/{name}"] = Access.SEAT_OR_SPECTATOR
+    lobby = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+    for name in ("LeaveTable", "AddBot", "StartMatch"):
+        access[f"/{lobby}/{name}"] = Access.SEAT
+    return access
+
+
+@dataclass
+class Host:
+    """A running host: call ``start`` (binds, returns the port) and ``stop``."""
+
+    listen: str
+    data_dir: Path
+    settings: TableSettings = field(default_factory=TableSettings)
+    port: int = 0
+    # TLS with the certificate bound to the host's identity, unless turned off (--insecure).
+    insecure: bool = False
+    limits: Limits = field(default_factory=Limits)
+    # Advertised on the LAN (mDNS/DNS-SD) unless turned off, never on loopback nor without TLS.
+    advertise: bool = True
+    name: str = field(default_factory=socket.gethostname)  # the name players see in the list
+    advertised: list[str] = field(default_factory=list, init=False)  # the addresses, once on
+    advertise_problem: str = field(default="", init=False)  # why it is not, when it failed
+    _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
+    # What the conformance check composes into the host (host.conformance.check); None: the host's
+    # own table service and bots.
+    wrap_table_service: Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None = None
+    run_bot: BotRunner | None = None
+
+    async def start(self) -> int:
+        """Take the data dir (refused while another host has it), reopen the tables, listen."""
+        self._lock = DataDirLock(self.data_dir)
+        self._lock.acquire()
+        try:
+            return await self._start()
+        except BaseException:
+            await self.stop(grace=0)
+            raise
+
+    async def _start(self) -> int:
+        # The journal's writer threads take the GIL back after each SQLite call of a job (a
+        # job is several); with Python's default 5 ms switch interval, a busy event loop kept
+        # each waiting that long, and a move's commit queued for tens of ms at 100 tables.
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
+        self.identity = HostIdentity.load_or_create(self.data_dir)
+        self.journals = JournalStore(self.data_dir)
+        self.tokens = TokenBook()
+        self.registry = Registry(
+            self.journals, self.identity, self.tokens, self.settings, self.run_bot
+        )
+        for problem in self.registry.restore():
+            log.error("%s", problem)
+        self.server = grpc.aio.server(
+            interceptors=[AuthInterceptor(self.tokens, method_access(), self.limits)],
+            # No port sharing: a second host on a port in use is an error, not half the tables.
+            options=(*wire.SERVER_OPTIONS, ("grpc.so_reuseport", 0)),
+        )
+        lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
+            LobbyService(self.registry, self.identity, self.limits), self.server
+        )
+        service = TableService(self.registry, self.limits)
+        wrap = self.wrap_table_service
+        tables = service if wrap is None else wrap(service)
+        table_service.add_to_server(tables, self.server)
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(), self.server)
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        for name in ("", *SERVICES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection(
+            (
+                *SERVICES,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            self.server,
+        )
+        try:
+            if self.insecure:
+                self.port = self.server.add_insecure_port(self.listen)
+            else:
+                key_pem, cert_pem = tls_files.load_or_create(self.data_dir, self.identity)
+                credentials = grpc.ssl_server_credentials([(key_pem, cert_pem)])
+                self.port = self.server.add_secure_port(self.listen, credentials)
+        except RuntimeError as error:  # grpc's word for a port it could not bind
+            raise OSError(
+                f"cannot listen on {self.listen}: {error} (is another host on it?)"
+            ) from None
+        if self.port == 0:
+            raise OSError(f"cannot listen on {self.listen} (is another host on it?)")
+        await self.server.start()
+        log.info(
+            "host %s listening on %s (port %d)", self.identity.fingerprint, self.listen, self.port
+        )
+        await self._advertise()
+        return self.port
+
+    async def _advertise(self) -> None:
+        """On the LAN by mDNS; a failure leaves the host serving, without it (the invite and
+        the address still work), and says why."""
+        addresses = discovery.advertised_addresses(self.listen)
+        if not self.advertise or self.insecure or not addresses:
+            return
+        self._advertiser = discovery.Advertiser(
+            addresses, self.port, self.name, self.identity.fingerprint, self.registry.open_count
+        )
+        try:
+            await self._advertiser.start()
+        except discovery.DiscoveryError as error:
+            self._advertiser = None
+            self.advertise_problem = str(error)
+            log.warning("not advertised on the LAN: %s", error)
+            return
+        self.advertised = addresses
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful shutdown: NOT_SERVING, end the streams, let calls finish, close the journals.
+
+        Safe after a start that failed part-way: it undoes what was done.
+        """
+        if self._advertiser is not None:  # gone from the LAN's lists first: no new visitors
+            await self._advertiser.stop()
+            self._advertiser = None
+        if getattr(self, "health", None) is not None:
+            await self.health.enter_graceful_shutdown()
+        if getattr(self, "registry", None) is not None:
+            for task in self.registry.tables.values():
+                task.fanout.close()
+        if getattr(self, "server", None) is not None:
+            await self.server.stop(grace)
+        if getattr(self, "registry", None) is not None:
+            await self.registry.close()
+        if getattr(self, "journals", None) is not None:
+            self.journals.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def invite_lines(listen: str, port: int, fingerprint: str) -> list[str]:
+    """What the host's owner gives the players: the invite and the same read aloud."""
+    address = listen.rsplit(":", 1)[0].strip("[]")
+    if address in ("0.0.0.0", "::", ""):
+        address = lan_address()
+        if not _is_address(address):  # no route out (a LAN of its own): an interface's
+            address = next(iter(discovery.advertised_addresses(listen)), address)
+    invite = make_invite(address, port, fingerprint)
+    spoken = " ".join(fingerprint.split("-"))
+    return [
+        f"invite: {invite}",
+        f"read aloud: host {address}, port {port}, fingerprint {spoken}",
+    ]
+
+
+def advertising_lines(host: Host) -> list[str]:
+    """Whether players on the LAN see this host in their list, and if not, why."""
+    if host.advertised:
+        where = ", ".join(host.advertised)
+        return [f"on the LAN as {host.name!r} ({discovery.SERVICE_TYPE} on {where})"]
+    if host.advertise_problem:
+        return [f"not on the LAN's lists: {host.advertise_problem}"]
+    if host.advertise and host.insecure:
+        return ["not on the LAN's lists: without TLS there is no fingerprint to pin"]
+    return []
+
+
+async def serve(host: Host) -> None:
+    """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
+    await host.start()
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopping.set)
+    print(
+        f"scala40-host: listening on {host.listen} (port {host.port}); "
+        f"host fingerprint {host.identity.fingerprint}",
+        flush=True,
+    )
+    if host.insecure:
+        print(
+            "scala40-host: WARNING: --insecure: no TLS. Seat tokens, passwords, hands and "
+            "seeds travel in clear; anyone on the network can read them and play a seat.",
+            flush=True,
+        )
+    else:
+        for line in invite_lines(host.listen, host.port, host.identity.fingerprint):
+            print(f"scala40-host: {line}", flush=True)
+    for line in advertising_lines(host):
+        print(f"scala40-host: {line}", flush=True)
+    await stopping.wait()
+    print("scala40-host: shutting down", flush=True)
+    await host.stop()

@@ -1,0 +1,560 @@
+"""The SQLite journals: a file per table; everything one table job accepted is one transaction.
+
+A job (one request, or one of the host's own steps) may accept several entries:
+StartMatch is the start and the first deal's announcement, the play that ends a
+deal is the play, the deal's end and the next announcement. They are written
+together or not at all (``write_job``), so a crash at any instant leaves a
+journal that ends at a job boundary, which the replay always accepts. Nothing
+reaches a subscriber before its job is committed. Each file is in
+WAL mode with ``synchronous=FULL`` and readable only by the host's user,
+because it also holds host secrets: each deal's host seed (secret until the
+deal ends), the seeds and cuts of the host's own bot seats (secret until they
+are revealed) and the digests of seat tokens. One file per table lets the tables
+wait on the disk side by side: a slow ``fsync`` of one never holds up the
+events of another.
+
+An entry keeps both what was asked (``kind`` and the request's bytes, enough
+to replay it through the engine) and what followed (the seq-numbered events,
+their public form and each seat's private part), so streams resume from it
+and a restart rebuilds the table (``host.journal.recovery``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS table_config (
+    created_ns INTEGER NOT NULL,    -- when the table was created, to list tables oldest first
+    config BLOB NOT NULL            -- the CreateTableRequest as the host accepted it
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    digest BLOB PRIMARY KEY,        -- SHA-256 of the token; the token itself is never stored
+    seat INTEGER                    -- NULL for a spectator
+);
+CREATE TABLE IF NOT EXISTS entries (
+    entry_no INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,             -- what was accepted: join, draw, play, commit, reveal ...
+    seat INTEGER,                   -- who asked, NULL for the host itself
+    request_id TEXT,                -- the client's id, for idempotent retries
+    request BLOB NOT NULL,          -- the request's bytes, to replay it
+    response BLOB NOT NULL,         -- the answer given, to repeat it on a retry
+    job_no INTEGER                  -- the job (one transaction) that wrote it
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    entry_no INTEGER NOT NULL,
+    public BLOB NOT NULL            -- the TableEvent every seat sees
+);
+CREATE TABLE IF NOT EXISTS private_events (
+    seq INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    event BLOB NOT NULL,            -- the PrivateDealEvent only this seat sees
+    PRIMARY KEY (seq, seat)
+);
+CREATE TABLE IF NOT EXISTS host_seeds (
+    deal_no INTEGER PRIMARY KEY,
+    seed BLOB NOT NULL              -- s_host: secret until its deal ends (then in the record)
+);
+CREATE TABLE IF NOT EXISTS bot_seeds (
+    deal_no INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    seed BLOB NOT NULL,             -- a host bot seat's s_i: secret until it is revealed
+    cut INTEGER NOT NULL,           -- and its cut (0 unless it cuts)
+    PRIMARY KEY (deal_no, seat)
+);
+CREATE TABLE IF NOT EXISTS deal_records (
+    deal_no INTEGER PRIMARY KEY,
+    record BLOB NOT NULL            -- the signed record file, UTF-8 JSON
+);
+"""
+
+TABLES_FOLDER = "tables"
+ARCHIVE_FOLDER = "archive"
+DAMAGED_FOLDER = "damaged"
+SUFFIX = ".sqlite3"
+# Enough threads for the disk waits of many tables at once; each table writes in order.
+# A thread spends nearly all of its time in fsync, with the GIL released; with too few, a
+# slow disk queues the commits of busy tables behind each other's (8 was saturated at 100
+# tables).
+WRITER_THREADS = 32
+# Each connection's page cache, in KB (see ``TableJournal._connect``).
+CACHE_KB = 64
+
+
+@dataclass(frozen=True)
+class JournaledEvent:
+    """One seq-numbered table event: its public bytes and each seat's private part."""
+
+    seq: int
+    public: bytes
+    private: Mapping[int, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What an entry writes besides its events: secrets, records and tokens kept with it."""
+
+    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
+    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
+    bot_seed: tuple[int, int, bytes, int] | None = None
+    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
+    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
+    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+
+
+NO_EXTRAS = Extras()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One accepted action or fair-deal message and the events it caused."""
+
+    kind: str
+    seat: int | None
+    request_id: str | None
+    request: bytes
+    response: bytes
+    events: Sequence[JournaledEvent] = ()
+    extras: Extras = NO_EXTRAS
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry as read back from the journal."""
+
+    entry_no: int
+    kind: str
+    seat: int | None
+    request_id: str | None
+    request: bytes
+    response: bytes
+    events: list[JournaledEvent]
+
+
+class Journal(Protocol):
+    """What a table's task writes to and plays back from: ``TableJournal`` (SQLite, on
+    disk) or ``host.journal.memory.MemoryJournal`` (the same, kept in memory, for tests)."""
+
+    path: Path  # named in the log and in the refusals of a table whose journal failed
+
+    def write_job(
+        self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """Write one job's entries as one transaction; the future is done once it is durable
+        (or raises ``JournalWriteFailed``), ``committed`` run on the loop just before."""
+        ...
+
+    def append_job(self, entries: Sequence[Entry]) -> None:
+        """The same, waiting for it here (``JournalWriteFailed`` when it did not commit)."""
+        ...
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry in order, each with its events, to play the table back."""
+        ...
+
+    def host_seeds(self) -> dict[int, bytes]: ...
+
+    def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]: ...
+
+    def deal_record(self, deal_no: int) -> bytes | None: ...
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    for suffix in ("", "-wal", "-shm"):
+        companion = Path(f"{path}{suffix}")
+        fd = os.open(companion, os.O_CREAT | os.O_RDWR, 0o600)
+        os.close(fd)
+        os.chmod(companion, 0o600)
+
+
+class JournalWriteFailed(Exception):
+    """A job's transaction did not commit: nothing of it is in the journal.
+
+    ``why`` says it for a person ("disk full", "the journal is locked by another
+    process"); the table refuses the move with it and keeps its state as the journal has it.
+    """
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path = path
+        self.why = why
+        super().__init__(f"{path}: {why}")
+
+
+def _why(error: sqlite3.Error | OSError) -> str:
+    """The sentence for a failed write, from SQLite's own error name."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL" or getattr(error, "errno", None) == errno.ENOSPC:
+        return "disk full"
+    if name.startswith("SQLITE_BUSY") or name.startswith("SQLITE_LOCKED"):
+        return "the journal is locked by another process"
+    if name.startswith("SQLITE_IOERR"):
+        return f"the disk refused the write ({error})"
+    if name in ("SQLITE_READONLY", "SQLITE_CANTOPEN") or isinstance(error, PermissionError):
+        return f"the journal cannot be written ({error})"
+    return f"the journal refused the write ({error})"
+
+
+class TableJournal:
+    """The journal file of one table (a ``Journal``); every write returns once it is durable."""
+
+    def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
+        self.path = path
+        _private_file(path)
+        self._connection: sqlite3.Connection | None = self._connect()
+        self._db.executescript(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        if "job_no" not in columns:  # a journal from before jobs were numbered
+            self._db.execute("ALTER TABLE entries ADD COLUMN job_no INTEGER")
+        self._writers = writers
+        # The table's task writes one job at a time; reads may come from the event loop.
+        self._lock = threading.Lock()
+        self._next_entry = self._last_entry() + 1
+
+    def _connect(self) -> sqlite3.Connection:
+        # Autocommit mode: transactions are opened explicitly, one per job.
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        # A job writes a few pages and a replay reads the file once: a small page cache is
+        # enough, and SQLite's default (up to 2 MB a connection) is paid by every live table.
+        db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+        return db
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, opened again after ``rest``; use it holding the lock (or at open)."""
+        if self._connection is None:
+            self._connection = self._connect()
+        return self._connection
+
+    def rest(self) -> None:
+        """Close the connection until the journal is next read or written.
+
+        An open connection holds about 100 KB of SQLite's memory; a table nobody
+        plays at (created and not started) needs none of it until its next job.
+        """
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def close(self) -> None:
+        self.rest()
+
+    def create(self, config: bytes) -> None:
+        with self._transaction():
+            self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
+
+    def write_job(
+        self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """``append_job`` started in a writer thread, so the event loop never waits on the
+        disk: await the future for the commit (or its ``JournalWriteFailed``).
+
+        ``committed`` runs on the event loop in the first pass after the commit returns,
+        before the future is done (and never if the write failed): what must follow the
+        commit at once (publishing the job) waits for no further pass of the loop.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def settle(error: BaseException | None) -> None:
+            if done.cancelled():
+                return
+            if error is None and committed is not None:
+                try:
+                    committed()
+                except BaseException as failure:  # a bug after the commit: its awaiter raises
+                    error = failure
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+        def write() -> None:
+            try:
+                self.append_job(entries)
+            except BaseException as error:
+                loop.call_soon_threadsafe(settle, error)
+            else:
+                loop.call_soon_threadsafe(settle, None)
+
+        self._writers.submit(write)
+        return done
+
+    def append_job(self, entries: Sequence[Entry]) -> None:
+        """Write every entry of one job, and everything that goes with them, in one transaction.
+
+        Raises ``JournalWriteFailed`` when the transaction did not commit (rolled back:
+        the journal is as it was before the job).
+        """
+        try:
+            with self._transaction():
+                job_no = self._next_entry
+                for offset, entry in enumerate(entries):
+                    self._insert(job_no + offset, job_no, entry)
+        except (sqlite3.Error, OSError) as error:
+            raise JournalWriteFailed(self.path, _why(error)) from error
+        self._next_entry += len(entries)
+
+    def _insert(self, entry_no: int, job_no: int, entry: Entry) -> None:
+        self._db.execute(
+            "INSERT INTO entries (entry_no, kind, seat, request_id, request, response, job_no)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                entry_no,
+                entry.kind,
+                entry.seat,
+                entry.request_id,
+                entry.request,
+                entry.response,
+                job_no,
+            ),
+        )
+        # Only the statements with rows to write: each one is a round trip for the GIL,
+        # which this thread waits for while the event loop is busy.
+        if entry.events:
+            self._db.executemany(
+                "INSERT INTO events VALUES (?, ?, ?)",
+                [(event.seq, entry_no, event.public) for event in entry.events],
+            )
+        private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
+        if private:
+            self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
+        extras = entry.extras
+        if extras.host_seed is not None:
+            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", extras.host_seed)
+        if extras.bot_seed is not None:
+            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", extras.bot_seed)
+        if extras.deal_record is not None:
+            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", extras.deal_record)
+        if extras.tokens:
+            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", extras.tokens)
+        if extras.forget_seat is not None:
+            self._db.execute("DELETE FROM tokens WHERE seat = ?", (extras.forget_seat,))
+
+    def _last_entry(self) -> int:
+        row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
+        return int(row[0] or 0)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(lambda: self._db, self._lock)
+
+    # --- Reading back ---------------------------------------------------------------------
+
+    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read, never in the middle of a writer thread's transaction."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def config(self) -> tuple[int, bytes] | None:
+        """When the table was created and its CreateTableRequest (None: an empty file)."""
+        rows = self._query("SELECT created_ns, config FROM table_config")
+        return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
+
+    def tokens(self) -> list[tuple[bytes, int | None]]:
+        return [(bytes(d), seat) for d, seat in self._query("SELECT digest, seat FROM tokens")]
+
+    def events(self, after_seq: int = 0) -> list[JournaledEvent]:
+        public = self._query(
+            "SELECT seq, public FROM events WHERE seq > ? ORDER BY seq", (after_seq,)
+        )
+        private: dict[int, dict[int, bytes]] = {}
+        for seq, seat, data in self._query(
+            "SELECT seq, seat, event FROM private_events WHERE seq > ?", (after_seq,)
+        ):
+            private.setdefault(int(seq), {})[int(seat)] = bytes(data)
+        return [JournaledEvent(int(s), bytes(p), private.get(int(s), {})) for s, p in public]
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry in order, each with its events, to play the table back."""
+        by_seq = {e.seq: e for e in self.events()}
+        events: dict[int, list[JournaledEvent]] = {}
+        for entry_no, seq in self._query("SELECT entry_no, seq FROM events ORDER BY seq"):
+            events.setdefault(int(entry_no), []).append(by_seq[int(seq)])
+        rows = self._query(
+            "SELECT entry_no, kind, seat, request_id, request, response"
+            " FROM entries ORDER BY entry_no"
+        )
+        return [
+            StoredEntry(
+                int(no), str(kind), seat, rid, bytes(req), bytes(resp), events.get(int(no), [])
+            )
+            for no, kind, seat, rid, req, resp in rows
+        ]
+
+    def host_seeds(self) -> dict[int, bytes]:
+        return {int(n): bytes(s) for n, s in self._query("SELECT deal_no, seed FROM host_seeds")}
+
+    def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]:
+        """The host bot seats' seeds and cuts, by (deal_no, seat)."""
+        rows = self._query("SELECT deal_no, seat, seed, cut FROM bot_seeds")
+        return {(int(n), int(seat)): (bytes(s), int(c)) for n, seat, s, c in rows}
+
+    def deal_record(self, deal_no: int) -> bytes | None:
+        rows = self._query("SELECT record FROM deal_records WHERE deal_no = ?", (deal_no,))
+        return bytes(rows[0][0]) if rows else None
+
+
+class JournalStore:
+    """The data dir's journal folders and the writer threads the tables share.
+
+    ``tables/`` holds the journals of live tables (replayed at start), ``archive/``
+    those of finished matches (kept with their results and signed deal records,
+    never replayed), and ``damaged/`` those that could not be read or played back,
+    each beside a ``.reason`` file that says why.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.folder = data_dir / TABLES_FOLDER
+        self.archive_folder = data_dir / ARCHIVE_FOLDER
+        self.damaged_folder = data_dir / DAMAGED_FOLDER
+        for folder in (self.folder, self.archive_folder, self.damaged_folder):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
+        self._writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="journal")
+        self._open: dict[Path, TableJournal] = {}
+
+    def path(self, table_id: str) -> Path:
+        return self.folder / f"{table_id}{SUFFIX}"
+
+    async def create(self, table_id: str, config: bytes) -> TableJournal:
+        """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
+
+        def make() -> TableJournal:
+            journal = self.open(self.path(table_id))
+            journal.create(config)
+            journal.rest()  # until someone joins: many tables are made and wait long
+            return journal
+
+        return await asyncio.get_running_loop().run_in_executor(self._writers, make)
+
+    def live_paths(self) -> list[Path]:
+        """The journal files of the live tables, to open one by one (any may be damaged)."""
+        return sorted(self.folder.glob(f"*{SUFFIX}"))
+
+    def open(self, path: Path) -> TableJournal:
+        """Open a journal file; raises ``sqlite3.Error`` or ``OSError`` for a damaged one."""
+        journal = TableJournal(path, self._writers)
+        self._open[path] = journal
+        return journal
+
+    def forget(self, journal: TableJournal) -> None:
+        """Close a journal the host no longer uses."""
+        self._open.pop(journal.path, None)
+        with contextlib.suppress(sqlite3.Error):
+            journal.close()
+
+    def set_aside(self, path: Path, reason: str) -> Path:
+        """Move a journal that cannot be used to ``damaged/``, with the reason beside it."""
+        self._close(path)
+        target = self.damaged_folder / path.name
+        _move_with_companions(path, target)
+        reason_file = Path(f"{target}.reason")
+        reason_file.write_text(reason + "\n", encoding="utf-8")
+        os.chmod(reason_file, 0o600)
+        return target
+
+    def damaged(self) -> dict[str, str]:
+        """The table ids set aside, at this start or an earlier one, with their reasons."""
+        found = {}
+        for path in sorted(self.damaged_folder.glob(f"*{SUFFIX}")):
+            reason_file = Path(f"{path}.reason")
+            reason = reason_file.read_text(encoding="utf-8").strip() if reason_file.exists() else ""
+            found[path.name.removesuffix(SUFFIX)] = reason or "its journal could not be read"
+        return found
+
+    def damaged_tokens(self, table_id: str) -> list[tuple[bytes, int | None]]:
+        """The seat tokens a set-aside journal still holds, if it can be read at all, so its
+        seats are told the table was damaged rather than that their token is unknown."""
+        path = self.damaged_folder / f"{table_id}{SUFFIX}"
+        try:
+            with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+                rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
+        except sqlite3.Error:
+            return []
+        return [(bytes(digest), seat) for digest, seat in rows]
+
+    def _close(self, path: Path) -> None:
+        journal = self._open.get(path)
+        if journal is not None:
+            self.forget(journal)
+
+    def archive(self, path: Path) -> Path:
+        """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
+        self._close(path)
+        target = self.archive_folder / path.name
+        _move_with_companions(path, target)
+        return target
+
+    def remove(self, path: Path) -> None:
+        """Delete the journal of a table that never started (nothing in it is worth keeping)."""
+        self._close(path)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self._writers.shutdown(wait=True)
+        for journal in list(self._open.values()):
+            self.forget(journal)
+
+
+def _move_with_companions(path: Path, target: Path) -> None:
+    """Rename a journal and its -wal/-shm files (same file system: one rename each)."""
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            os.replace(source, Path(f"{target}{suffix}"))
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` if the block raises), one thread at a time."""
+
+    def __init__(self, connection: Callable[[], sqlite3.Connection], lock: threading.Lock) -> None:
+        self._connection = connection
+        self._lock = lock
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        try:
+            # Taken under the lock: a journal at rest opens its connection here.
+            self._db = self._connection()
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        try:
+            if kind is None:
+                try:
+                    self._db.execute("COMMIT")
+                    return
+                except sqlite3.Error:
+                    # A COMMIT that failed (a full disk) leaves the transaction open: undo it,
+                    # or the next job could not even begin.
+                    self._rollback()
+                    raise
+            self._rollback()
+        finally:
+            self._lock.release()
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")

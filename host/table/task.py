@@ -1,0 +1,437 @@
+"""The task of one table: it owns the table and runs every change to it, one job at a time.
+
+RPC handlers and bots hand it a function of the table through ``call`` and
+wait for the answer. A job runs to its end without awaiting (so nothing can
+interleave with it), and everything it accepted is then journaled in one
+transaction (a writer thread) and only then published and answered. A job
+that fails, because its write failed (a full disk, a journal locked by
+another process) or because it raised, leaves nothing behind: the table is
+rebuilt from its journal, the caller is told why, and the table serves on.
+The table's deadline, its turn clock and the grace periods of absent
+players (``host.table.turn_clock``, ``host.table.absences``) wake the task even when
+nobody calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from host.edge import auth
+from host.edge.errors import Refusal, malformed, permission_denied, precondition
+from host.journal.recovery import play_back
+from host.journal.sqlite import Journal, JournalWriteFailed
+from host.table.absences import Absences
+from host.table.deadline import Deadline
+from host.table.fanout import Fanout, Ready, Subscriber, prepare
+from host.table.links import LiveChoices, TableLinks
+from host.table.outbox import JobOutbox
+from host.table.state import TableSettings, TableState
+from host.table.table import Table
+from host.table.turn_clock import TurnClock
+from host.table.views import table_view
+from scala40_net import match, rules
+from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.pb import lobby_pb2, table_pb2
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+Job = Callable[[Table], Any]
+# How long streams may come and go before the table says who is connected.
+PRESENCE_SETTLE_SECONDS = 0.5
+# How a host bot is seated: the registry's driver, given the task and the seat.
+BotRunner = Callable[["TableTask", int], "asyncio.Task[None]"]
+
+
+class TableTask:
+    """One table's task: its table, fan-out, deadline, journal writes and host bot seats."""
+
+    def __init__(
+        self,
+        table_id: str,
+        config: lobby_pb2.CreateTableRequest,
+        ruleset: rules.Ruleset,
+        journal: Journal,
+        identity: HostIdentity,
+        tokens: auth.TokenBook,
+        settings: TableSettings,
+        run_bot: BotRunner | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.config = config
+        self.ruleset = ruleset
+        self.journal = journal
+        self.identity = identity
+        self.tokens = tokens
+        self.settings = settings
+        self.fanout = Fanout(settings.keep_events, settings.queue_size)
+        self.deadline = Deadline()
+        self.clock = TurnClock()
+        self.absences = Absences()
+        self._outbox = JobOutbox()
+        self._run_bot = run_bot
+        self.bots: dict[int, asyncio.Task[None]] = {}
+        self.table = self._new_table()
+        self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._failing_since: str | None = None  # the write failure already logged, if any
+        self.last_request = 0.0  # loop time of the last job a caller handed in
+        self.finished_at: float | None = None  # loop time the match ended, for the archive
+        self.broken: str | None = None  # why the table can no longer take moves, if it cannot
+        self._back: list[int] = []  # seats whose players came back, to hand back after the job
+        self._presence_pending: set[int] = set()  # seats whose connection news is due
+
+    def _new_table(self) -> Table:
+        """The table as created, before its journal is played back into it."""
+        state = TableState.new(self.table_id, self.config, self.ruleset, self.settings)
+        links = TableLinks(
+            journal=self.journal,
+            identity=self.identity,
+            tokens=self.tokens,
+            settings=self.settings,
+            presence=self.fanout,
+            deadline=self.deadline,
+            outbox=self._outbox,
+            choices=LiveChoices(self.fanout),
+            seat_bot=self._start_bot,
+        )
+        return Table(state, links)
+
+    def play_back(self) -> None:
+        """Bring the table to where its journal ends, publishing every event (at start).
+
+        A job the journal ends inside of (written by an older host that crashed
+        in it) is finished now and written as one job before anyone is told of it.
+        """
+        rest = play_back(self.table, self.journal, self.fanout.publish)
+        entries, records, _ = rest.take()
+        if entries:
+            self.journal.append_job(entries)
+            log.warning(
+                "table %s: its journal ended inside a job; the job's last %d entr(ies) were "
+                "made again and written",
+                self.table_id,
+                len(entries),
+            )
+        for record in records:
+            self.fanout.publish(record)
+        self.table.links.outbox = self._outbox
+
+    def start(self) -> None:
+        """Run the task; deadlines start afresh and the host bots take their seats."""
+        self.last_request = asyncio.get_running_loop().time()
+        self.table.resume()
+        self._seat_bots()
+        self._note_finished()
+        self._watch()
+        self._task = asyncio.create_task(self._run(), name=f"table {self.table_id}")
+
+    async def stop(self) -> None:
+        for task in self.bots.values():
+            task.cancel()
+        await asyncio.gather(*self.bots.values(), return_exceptions=True)
+        self.bots.clear()
+        if self._task is not None:
+            await self._inbox.put(None)
+            await self._task
+        self.fanout.close()
+
+    async def call(self, job: Callable[[Table], T]) -> T:
+        """Run ``job`` on the table inside its task and return its answer (or raise its refusal)."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self.last_request = asyncio.get_running_loop().time()
+        await self._inbox.put((job, future))
+        return await future
+
+    def call_soon(self, job: Callable[[Table], object]) -> None:
+        """Queue ``job`` for the table's task without waiting (from a closing stream, say)."""
+        self._inbox.put_nowait((job, None))
+
+    # --- Reads that run as jobs ------------------------------------------------------------
+
+    def view(self, seat: int | None) -> table_pb2.TableView:
+        """The table as ``seat`` (None: a spectator) sees it; call it inside a job."""
+        view = table_view(self.table, seat)
+        left = self.clock.remaining()
+        if left is not None:
+            view.turn_time_left_ms = round(left * 1000)
+        return view
+
+    def decide_absence(
+        self, table: Table, caller: int, request: table_pb2.DecideAbsenceRequest
+    ) -> table_pb2.DecideAbsenceResponse:
+        """The deciding seat hands an absent seat to a host bot now, or gives it more time;
+        before the match, it frees a seat somebody took."""
+        if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
+            table.free_seat(caller, request.seat)
+            return table_pb2.DecideAbsenceResponse()
+        if caller != table.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER",
+                "only the first person who joined this table decides for absent seats",
+            )
+        seats = table.state.seats
+        if request.seat >= len(seats) or not seats[request.seat].taken:
+            raise malformed(f"seat {request.seat} has no player at this table")
+        seat = seats[request.seat]
+        if seat.is_bot or seat.away:
+            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
+        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
+            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
+        elif request.choice == table_pb2.ABSENCE_CHOICE_MORE_TIME:
+            self.absences.more_time(request.seat)
+            if self.clock.seat == request.seat:
+                self.clock.restart(table)
+        else:
+            raise malformed(
+                "choose ABSENCE_CHOICE_HAND_TO_BOT, ABSENCE_CHOICE_MORE_TIME or "
+                "ABSENCE_CHOICE_FREE_SEAT"
+            )
+        return table_pb2.DecideAbsenceResponse()
+
+    def subscribe(
+        self, seat: int | None, after_seq: int
+    ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
+        """A stream's first events and its subscriber; call it inside a job."""
+        if after_seq > self.fanout.last_seq:
+            raise Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                f"after_seq {after_seq} is after the table's last event {self.fanout.last_seq}",
+            )
+
+        def snapshot() -> table_pb2.TableEvent:
+            return table_pb2.TableEvent(seq=self.fanout.last_seq, snapshot=self.view(seat))
+
+        return self.fanout.subscribe(seat, after_seq, snapshot)
+
+    def stream_opened(self, seat: int) -> None:
+        """A seat's event stream opened: an away player who reconnects gets the seat back at
+        the next turn boundary, and everyone is told who is there."""
+        self.absences.stream_opened(seat)
+        self._presence_changed(seat)
+
+    def stream_closed(self, seat: int) -> None:
+        self._presence_changed(seat)
+
+    def _presence_changed(self, seat: int) -> None:
+        """Tell who is connected once things settle: streams opened and closed in a burst
+        (a client reconnecting, or one doing it on purpose) make one journaled event."""
+        if seat in self._presence_pending:
+            return
+        self._presence_pending.add(seat)
+
+        def tell() -> None:
+            self._presence_pending.discard(seat)
+            self.call_soon(lambda table: table.connection_changed(seat))
+
+        asyncio.get_running_loop().call_later(PRESENCE_SETTLE_SECONDS, tell)
+
+    def summary(self) -> lobby_pb2.TableSummary:
+        return self.table.summary()
+
+    @property
+    def live(self) -> bool:
+        """Counted against the host's table cap: a match not yet over."""
+        return self.table.state.phase != lobby_pb2.TABLE_PHASE_FINISHED
+
+    # --- The loop ---------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                wait = self._next_wake()
+                if self._inbox.qsize() or wait is None:
+                    item = await self._inbox.get()
+                else:
+                    async with asyncio.timeout(wait):
+                        item = await self._inbox.get()
+            except TimeoutError:
+                await self._wake()
+                continue
+            if item is None:
+                return
+            await self._run_job(*item)
+
+    def _next_wake(self) -> float | None:
+        """Seconds until the first of the deadline, the turn clock and a grace period."""
+        times = [
+            self.deadline.remaining() if self.deadline.armed else None,
+            self.clock.remaining(),
+            self.absences.remaining(self.table.state.grace_seconds),
+        ]
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    async def _wake(self) -> None:
+        """Whatever is due: the fair-deal or rientro deadline, a turn, a grace period."""
+        if self.deadline.armed and self.deadline.remaining() <= 0:
+            self.deadline.clear()
+            await self._run_job(lambda table: table.deadline_passed(), None)
+        left = self.clock.remaining()
+        turn_due = left is not None and left <= 0
+        if turn_due and not await self._run_job(lambda table: table.play_timed_out_turn(), None):
+            self.clock.restart(self.table)  # not saved: tried again a whole turn later
+        for seat in self.absences.due(self.table.state.grace_seconds):
+            if not await self._run_job(_gone(seat), None):
+                self.absences.more_time(seat)  # not saved: tried again a grace period later
+
+    def _watch(self) -> None:
+        """After a job: the turn clock and the grace periods follow the table."""
+        self.clock.watch(self.table)
+        self._back = self.absences.watch(self.table, self.fanout)
+
+    async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> bool:
+        """Run one job, write what it accepted in one transaction, then publish and answer.
+
+        False when the job failed and was undone (the caller was told why).
+        """
+        outcome: BaseException | None = None
+        result: Any = None
+        if self.broken is not None:
+            _answer(
+                future,
+                error=Refusal(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "TABLE_DAMAGED",
+                    f"this table is damaged: {self.broken}",
+                ),
+            )
+            return False
+        try:
+            result = job(self.table)
+        except Refusal as refusal:
+            outcome = refusal  # what it accepted before refusing (a bad reveal) is still kept
+        except Exception as error:  # a bug: answer INTERNAL, undo the job, keep the table alive
+            log.exception("table %s: a job failed; it is undone", self.table_id)
+            self._outbox.take()
+            self._rebuild()
+            _answer(future, error=error)
+            return False
+        entries, records, steps = self._outbox.take()
+        ready: list[Ready] = []
+
+        def committed() -> None:
+            """Everyone hears of the job: run on the loop as soon as the commit returns."""
+            for record, messages in zip(records, ready, strict=True):
+                self.fanout.publish(record, messages)
+            for step in steps:
+                step()
+            self._note_finished()
+            _answer(future, result=result, error=outcome)
+
+        writing = self.journal.write_job(entries, committed) if entries else None
+        # While the writer thread commits (the GIL released in the fsync): every stream
+        # message, so that once it has, publishing only hands them over.
+        ready += [prepare(record) for record in records]
+        if writing is None:
+            committed()
+        else:
+            try:
+                await writing
+            except JournalWriteFailed as failure:
+                self._write_failed(failure)
+                self._rebuild()
+                _answer(
+                    future,
+                    error=Refusal(
+                        grpc.StatusCode.UNAVAILABLE,
+                        "NOT_SAVED",
+                        f"the host could not save this move: {failure.why}; nothing of it "
+                        "was done, try again",
+                    ),
+                )
+                return False
+            self._write_succeeded()
+        self._watch()
+        for seat in self._back:  # players back: from this turn boundary the seat is theirs
+            await self._run_job(_back(seat), None)
+        return True
+
+    def _rebuild(self) -> None:
+        """The table as its journal has it: what a failed job changed in memory is gone.
+
+        Nothing of the job was published, so the fan-out keeps what it has. A
+        deadline the job had armed or cleared starts afresh from the rebuilt state.
+        """
+        table = self._new_table()
+        try:
+            rest = play_back(table, self.journal, None)
+            if rest.entries:  # this host's journals end at job boundaries
+                raise ValueError("the journal ends inside a job")
+        except Exception as error:  # the journal itself went bad under the running table
+            log.exception("table %s: could not be rebuilt from its journal", self.table_id)
+            self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"
+            return
+        table.links.outbox = self._outbox
+        self.table = table
+        table.resume()
+        self._seat_bots()
+        self.clock.watch(table)  # the same turn keeps its clock
+
+    def _write_failed(self, failure: JournalWriteFailed) -> None:
+        if self._failing_since != failure.why:  # logged once per kind of failure, not per move
+            log.error(
+                "table %s: the host could not save a move to %s: %s (moves are refused "
+                "until a write succeeds)",
+                self.table_id,
+                failure.path,
+                failure.why,
+            )
+            self._failing_since = failure.why
+
+    def _write_succeeded(self) -> None:
+        if self._failing_since is not None:
+            log.warning(
+                "table %s: the journal %s takes writes again", self.table_id, self.journal.path
+            )
+            self._failing_since = None
+
+    def _note_finished(self) -> None:
+        if self.finished_at is None and self.table.state.phase == lobby_pb2.TABLE_PHASE_FINISHED:
+            self.finished_at = asyncio.get_running_loop().time()
+
+    # --- Host bot seats ---------------------------------------------------------------------
+
+    def _start_bot(self, seat: int) -> None:
+        if self._run_bot is not None and seat not in self.bots:
+            self.bots[seat] = self._run_bot(self, seat)
+
+    def _seat_bots(self) -> None:
+        for seat in self.table.state.bot_seats():
+            self._start_bot(seat)
+
+    @property
+    def match_over(self) -> bool:
+        m = self.table.match
+        return m is not None and m.phase is match.MatchPhase.OVER
+
+
+def _gone(seat: int) -> Job:
+    """The job that hands a seat with no stream past its grace period to a host bot."""
+    return lambda table: table.mark_away(seat, lobby_pb2.AWAY_REASON_DISCONNECTED)
+
+
+def _back(seat: int) -> Job:
+    """The job that gives a seat back to its player."""
+    return lambda table: table.mark_back(seat)
+
+
+def _answer(
+    future: asyncio.Future[Any] | None, *, result: Any = None, error: BaseException | None = None
+) -> None:
+    if future is None:
+        if error is not None and not isinstance(error, Refusal):
+            log.error("a table's own step failed: %s", error)
+        return
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
