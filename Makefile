@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 	@echo "Installed."
 
+# The packages' docstring examples are tests too (--doctest-modules): an example that no
+# longer holds fails the run like any other test.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --doctest-modules tests scala40_net host client
 
 # The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40).
 soak: $(STAMP)
@@ -43,7 +45,7 @@ LOCALE := scala40_net/locale
 messages: $(STAMP)
 	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output \
 		-k refuse:3 -k N_ -o $(LOCALE)/scala40.pot \
-		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py host/refusal_words.py
+		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py host/edge/refusal_words.py
 	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALE)/scala40.pot -d $(LOCALE) -D scala40
 	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D scala40

@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_host import TimedTable  # noqa: E402
 
-from host.journal import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER  # noqa: E402
-from host.limits import Limits  # noqa: E402
-from host.server import Host  # noqa: E402
-from host.table_core import TableSettings  # noqa: E402
+from host.edge.limits import Limits  # noqa: E402
+from host.edge.server import Host  # noqa: E402
+from host.journal.sqlite import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER  # noqa: E402
+from host.table.state import TableSettings  # noqa: E402
 from scala40_net import wire  # noqa: E402
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2  # noqa: E402
 

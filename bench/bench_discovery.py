@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from host.lobby import MAX_TABLES
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.lobby import MAX_TABLES
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net import wire
 from scala40_net.pb import lobby_pb2
 

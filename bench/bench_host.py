@@ -27,10 +27,10 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from host.bots import SimpleBot  # noqa: E402
-from host.limits import Limits  # noqa: E402
-from host.server import Host  # noqa: E402
-from host.table_core import TableSettings  # noqa: E402
+from host.edge.limits import Limits  # noqa: E402
+from host.edge.server import Host  # noqa: E402
+from host.table.bots import SimpleBot  # noqa: E402
+from host.table.state import TableSettings  # noqa: E402
 from scala40_net import actions, views, wire  # noqa: E402
 from scala40_net.pb import (  # noqa: E402
     lobby_pb2,

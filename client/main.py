@@ -150,8 +150,8 @@ async def play_local(
     ready: asyncio.Future[TableScreen] | None = None,
 ) -> None:
     """A game against bots on a host inside this process; the host stops with the screen."""
-    from host.server import Host  # the host is needed only for a local game
-    from host.table_core import TableSettings
+    from host.edge.server import Host  # the host is needed only for a local game
+    from host.table.state import TableSettings
 
     text = Text(detect_lang(options.lang))
     host_dir = directory / LOCAL_HOST_DIR

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import platformdirs
 
-from host import matches
-from host.datadir import DataDirInUse
-from host.server import Host, serve
-from host.table_core import TableSettings
+from host.edge.server import Host, serve
+from host.journal import matches
+from host.journal.datadir import DataDirInUse
+from host.table.state import TableSettings
 from scala40_net.wire import DEFAULT_PORT
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from host.bots import SimpleBot
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.bots import SimpleBot
+from host.table.state import TableSettings
 from scala40_net import wire
 from scala40_net.bots.base import Bot
 from scala40_net.net import tls

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hostproc import HostProcess, free_port
 
-from host.bots import SimpleBot
+from host.table.bots import SimpleBot
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from host import bots as host_bots
+from host.table import bots as host_bots
 from scala40_net import verifier, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot

@@ -218,8 +218,8 @@ async def test_a_lost_connection_comes_back_and_resumes_after_the_last_event(
     from client.i18n import Text
     from client.main import open_table
     from client.session import SessionState
-    from host.server import Host
-    from host.table_core import TableSettings
+    from host.edge.server import Host
+    from host.table.state import TableSettings
     from scala40_net.pb import ruleset_pb2
 
     settings = TableSettings(bot_delay=0.0)

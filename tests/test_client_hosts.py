@@ -21,8 +21,8 @@ from client.hosts import HostsScreen, host_row
 from client.i18n import Text
 from client.main import Options, join_found
 from client.trust import TRUST_FILE, check_fingerprint
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.net.discovery import FoundHost
 

@@ -14,8 +14,8 @@ from client.connection import LobbyClient, open_channel
 from client.i18n import Text
 from client.lobby import LobbyScreen
 from client.session import SessionState
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net.pb import lobby_pb2
 
 pytestmark = pytest.mark.timeout(60)

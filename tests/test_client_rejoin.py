@@ -26,8 +26,8 @@ from client.main import open_table
 from client.model import Phase
 from client.seats import SeatStore
 from client.session import SessionState
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net.cards import card_text
 from scala40_net.fairdeal.record import DealRecord, parse_deal_event
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2

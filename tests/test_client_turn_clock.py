@@ -20,8 +20,8 @@ from client.i18n import Text
 from client.main import open_table
 from client.model import Phase, TableModel
 from client.session import SessionState
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 

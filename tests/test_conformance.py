@@ -12,8 +12,8 @@ import subprocess
 import sys
 from typing import Any
 
-from host.conformance import Conformance, Invitation, _resumed_wrongly
-from host.conformance_script import Check, Script
+from host.conformance.check import Conformance, Invitation, _resumed_wrongly
+from host.conformance.script import Check, Script
 from scala40_net.bots import make_bot
 from scala40_net.pb import lobby_pb2
 from scala40_net.seat import netbot
@@ -60,7 +60,7 @@ def test_our_network_bot_passes_every_check_from_the_command_line() -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from host.conformance import main; sys.exit(main())",
+            "import sys; from host.conformance.check import main; sys.exit(main())",
             "--",
             *bot,
         ],

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from zeroconf.asyncio import AsyncServiceInfo
 
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.state import TableSettings
 from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.net import discovery

@@ -12,9 +12,9 @@ import grpc
 import pytest
 from conftest import HostClient, bot_seat, start_host, until
 
-import host.lobby
-from host.journal import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
-from host.table_core import TableSettings
+import host.edge.lobby
+from host.journal.sqlite import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
+from host.table.state import TableSettings
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 QUICK = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=0.3, idle_removal=600)
@@ -95,7 +95,7 @@ async def test_a_finished_match_is_archived_listed_exported_and_verifiable(
 async def test_the_table_cap_counts_only_tables_whose_match_is_not_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(host.lobby, "MAX_TABLES", 2)
+    monkeypatch.setattr(host.edge.lobby, "MAX_TABLES", 2)
     settings = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=600)
     served = await start_host(tmp_path / "host", settings)
     try:

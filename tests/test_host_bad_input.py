@@ -11,7 +11,7 @@ import grpc
 import pytest
 from conftest import HostClient, bearer
 
-from host.errors import DOMAIN, error_info
+from host.edge.errors import DOMAIN, error_info
 from scala40_net import melds
 from scala40_net.fairdeal.exchange import SeatExchange
 from scala40_net.pb import cards_pb2, deal_pb2, lobby_pb2, table_pb2

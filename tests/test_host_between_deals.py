@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import HostClient, start_host
 
-from host.table_core import TableSettings
+from host.table.state import TableSettings
 from scala40_net.bots import make_bot
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
@@ -134,7 +134,7 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     )
     table = first.host.registry.tables[table_id].table
     deadline = time.monotonic() + 90
-    while not (table.between_deals.running and table.between_deals.ready):
+    while not (table.deals.between_deals.running and table.deals.between_deals.ready):
         assert time.monotonic() < deadline, "the first deal never ended with a Ready"
         await asyncio.sleep(0.02)
     # Ada (ready) goes first: the pause still waits for Bea; then Bea, and nobody is left,
@@ -142,9 +142,12 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     for task, seat in zip(tasks, (quick.seat, slow.seat), strict=True):
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        while seat in table.presence.connected_seats() or seat in table.between_deals.waiting_for:
+        while (
+            seat in table.links.presence.connected_seats()
+            or seat in table.deals.between_deals.waiting_for
+        ):
             await asyncio.sleep(0.01)
-    assert table.deal_no == 1 and table.between_deals.running
+    assert table.state.deal_no == 1 and table.deals.between_deals.running
     await first.channel.close()
     await first.host.stop(grace=0.5)
 
@@ -152,8 +155,8 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
     back_metadata = (("authorization", f"Bearer {slow_joined.seat_token}"),)
     try:
         table = second.host.registry.tables[table_id].table
-        assert table.deal_no == 1 and table.between_deals.running
-        assert table.between_deals.ready == {quick.seat}
+        assert table.state.deal_no == 1 and table.deals.between_deals.running
+        assert table.deals.between_deals.ready == {quick.seat}
         # A snapshot in the pause holds the deal that ended, so a client shows its end.
         seen = await second.table.GetView(table_pb2.GetViewRequest(), metadata=back_metadata)
         kinds = [
@@ -165,7 +168,7 @@ async def test_a_restart_during_the_pause_keeps_it_and_the_readies_it_had(tmp_pa
         back.take_seat(slow_joined.seat, slow_joined.seat_token)
         playing = asyncio.create_task(back.play_match())
         started = time.monotonic()
-        while table.deal_no < 2:
+        while table.state.deal_no < 2:
             assert time.monotonic() - started < 30, "deal 2 waited for the clock"
             await asyncio.sleep(0.02)
         playing.cancel()
@@ -200,20 +203,20 @@ async def test_a_person_who_leaves_during_the_pause_is_no_longer_waited_for(
         playing = asyncio.create_task(quick.play_match())
         leaving = asyncio.create_task(slow.play_match())
         table = served.host.registry.tables[table_id].table
-        while not table.presence.connected_seats() >= {0, 1}:
+        while not table.links.presence.connected_seats() >= {0, 1}:
             await asyncio.sleep(0.01)
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=quick.metadata
         )
         deadline = time.monotonic() + 90
-        while not (table.between_deals.running and table.between_deals.ready):
+        while not (table.deals.between_deals.running and table.deals.between_deals.ready):
             assert time.monotonic() < deadline, "the first deal never ended with a Ready"
             await asyncio.sleep(0.02)
-        assert table.deal_no == 1
+        assert table.state.deal_no == 1
         leaving.cancel()  # Bea's client goes away without a word
         await asyncio.gather(leaving, return_exceptions=True)
         started = time.monotonic()
-        while table.deal_no < 2:
+        while table.state.deal_no < 2:
             assert time.monotonic() - started < 20, "deal 2 still waited for Bea"
             await asyncio.sleep(0.02)
         playing.cancel()

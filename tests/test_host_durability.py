@@ -20,8 +20,8 @@ import grpc
 import pytest
 from conftest import HostClient, bearer, start_host
 
-from host.errors import error_info
-from host.journal import SUFFIX, TABLES_FOLDER
+from host.edge.errors import error_info
+from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from scala40_net.pb import lobby_pb2, table_pb2
 
 
@@ -316,7 +316,7 @@ async def test_a_second_host_on_the_same_data_dir_refuses_to_start(tmp_path: Pat
 async def test_a_second_host_on_the_same_port_is_an_error(tmp_path: Path) -> None:
     served = await start_host(tmp_path / "one")
     try:
-        from host.server import Host
+        from host.edge.server import Host
 
         second = Host(f"127.0.0.1:{served.host.port}", tmp_path / "two")
         with pytest.raises(OSError, match="cannot listen"):

@@ -23,10 +23,10 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.bots import SimpleBot
-from host.limits import Limits
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.limits import Limits
+from host.edge.server import Host
+from host.table.bots import SimpleBot
+from host.table.state import TableSettings
 from scala40_net import wire
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal

@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from host.journal import Entry, JournaledEvent, JournalStore
+from host.journal.sqlite import Entry, JournaledEvent, JournalStore
 
 
 async def test_a_new_table_journal_rests_until_its_first_job(tmp_path: Path) -> None:

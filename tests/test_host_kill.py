@@ -31,7 +31,7 @@ import grpc
 from conftest import bearer
 from hostproc import HostProcess, free_port
 
-from host.bots import SimpleBot
+from host.table.bots import SimpleBot
 from scala40_net import verifier
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal

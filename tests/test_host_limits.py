@@ -14,11 +14,11 @@ import grpc
 import pytest
 from conftest import HostClient, bearer, host_channel, start_host
 
-from host import limits
-from host.errors import error_info
-from host.journal import SUFFIX, TABLES_FOLDER
-from host.limits import Limits
-from host.server import Host
+from host.edge import limits
+from host.edge.errors import error_info
+from host.edge.limits import Limits
+from host.edge.server import Host
+from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 

@@ -8,8 +8,8 @@ import grpc
 import pytest
 from conftest import HostClient, bearer
 
-from host.errors import error_info
-from host.table_task import PRESENCE_SETTLE_SECONDS
+from host.edge.errors import error_info
+from host.table.task import PRESENCE_SETTLE_SECONDS
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
 
 

@@ -40,13 +40,13 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
     before = first.host.registry.tables[table_id].table
     await first.channel.close()
     await first.host.stop(grace=0.5)
-    stopped_at, deal_no = before.seq, before.deal_no
+    stopped_at, deal_no = before.seq, before.state.deal_no
 
     second = await start_host(data_dir)
     try:
         table = second.host.registry.tables[table_id].table
         # As it was: the host bot seat may already have moved on since (it resumes at once).
-        assert table.seq >= stopped_at and table.deal_no >= deal_no
+        assert table.seq >= stopped_at and table.state.deal_no >= deal_no
         for seat in seats:  # the same clients, the same tokens, a new connection
             seat.tables = table_pb2_grpc.TableServiceStub(second.channel)
         await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=60)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_host_bad_input import context, deal_two_seats, view
 
-from host.fanout import Fanout, Record, prepare
-from host.table_core import TableSettings
+from host.table.fanout import Fanout, Record, prepare
+from host.table.state import TableSettings
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 from scala40_net.seat.netbot import NetworkSeat
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import grpc
 from conftest import HostClient, bearer, bot_seat, start_host
 
-from host.bots import SimpleBot, new_request_id
-from host.table_core import TableSettings
+from host.table.bots import SimpleBot, new_request_id
+from host.table.state import TableSettings
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 # A buy-back is offered only when a seat busts while two others are still in; in a

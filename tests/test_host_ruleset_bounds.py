@@ -11,7 +11,7 @@ import grpc
 import pytest
 from conftest import HostClient, start_host
 
-from host.journal import SUFFIX, TABLES_FOLDER
+from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 CRAFTED = [

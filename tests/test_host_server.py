@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from test_host_bad_input import deal_two_seats
 
-from host.journal import TABLES_FOLDER
+from host.journal.sqlite import TABLES_FOLDER
 from scala40_net.fairdeal.identity import KEY_FILE_NAME
 from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2
@@ -159,7 +159,7 @@ def test_scala40_host_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
 async def test_a_seat_that_never_commits_is_left_out_and_the_deal_goes_on(
     tmp_path: Path, seats: int
 ) -> None:
-    from host.table_core import TableSettings
+    from host.table.state import TableSettings
     from scala40_net.pb import deal_pb2
 
     served = await start_host(tmp_path, TableSettings(commit_timeout=0.3, reveal_timeout=0.3))

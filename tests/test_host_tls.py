@@ -13,7 +13,7 @@ from conftest import start_host
 
 from client.main import Options, join_host
 from client.trust import TRUST_FILE, check_fingerprint
-from host import tls_files
+from host.edge import tls_files
 from scala40_net import invite, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.net import tls

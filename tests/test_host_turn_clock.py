@@ -10,8 +10,8 @@ import grpc
 import pytest
 from conftest import HostClient, bearer, bot_seat, start_host, until
 
-from host.errors import error_info
-from host.table_core import TableSettings
+from host.edge.errors import error_info
+from host.table.state import TableSettings
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record

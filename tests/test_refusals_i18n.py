@@ -32,7 +32,7 @@ SOURCES = (
     "scala40_net/deal.py",
     "scala40_net/melds.py",
     "scala40_net/refusals.py",
-    "host/refusal_words.py",
+    "host/edge/refusal_words.py",
 )
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from host.bots import SimpleBot
-from host.server import Host
-from host.table_core import TableSettings
+from host.edge.server import Host
+from host.table.bots import SimpleBot
+from host.table.state import TableSettings
 from scala40_net import wire
 from scala40_net.fairdeal.record import DealRecord, parse_deal_event
 from scala40_net.net import tls

@@ -6,7 +6,7 @@ from typing import Any, TypeAlias
 
 import grpc
 
-from host.errors import Refusal, malformed
+from host.edge.errors import Refusal, malformed
 from scala40_net import melds, wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.pb import rules_service_pb2, rules_service_pb2_grpc

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 
-from host.table import Table
-from host.table_core import Presence
+from host.table.links import Presence
+from host.table.table import Table
 from scala40_net.pb import lobby_pb2
 
 
@@ -35,9 +35,9 @@ class Absences:
         """After a job: start or stop each seat's grace period; the seats to hand back now."""
         now = asyncio.get_running_loop().time()
         connected = presence.connected_seats()
-        playing = table.phase == lobby_pb2.TABLE_PHASE_PLAYING
+        playing = table.state.phase == lobby_pb2.TABLE_PHASE_PLAYING
         back = []
-        for seat in table.seats:
+        for seat in table.state.seats:
             n = seat.number
             person = seat.taken and not seat.is_bot
             if not (playing and person) or seat.away or n in connected:

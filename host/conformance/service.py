@@ -17,10 +17,10 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from host import auth
-from host.conformance_script import Script
-from host.errors import Refusal
-from host.table_service import TableService
+from host.conformance.script import Script
+from host.edge import auth
+from host.edge.errors import Refusal
+from host.edge.table_service import TableService
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"

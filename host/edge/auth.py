@@ -23,8 +23,8 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from host.errors import Refusal, malformed, permission_denied, unauthenticated
-from host.limits import Limits, address_of
+from host.edge.errors import Refusal, malformed, permission_denied, unauthenticated
+from host.edge.limits import Limits, address_of
 
 log = logging.getLogger(__name__)
 

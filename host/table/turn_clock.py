@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from host.table import Table
+from host.table.table import Table
 from scala40_net import deal, match
 
 TurnKey = tuple[int, int, int]  # (deal, seat to move, turns played so far)
@@ -27,11 +27,11 @@ class TurnClock:
     def watch(self, table: Table) -> None:
         """After a job: a new turn starts the clock, no turn stops it."""
         key = _turn_of(table)
-        if key is None or not table.turn_seconds:
+        if key is None or not table.state.turn_seconds:
             self._turn = self._due = None
         elif key != self._turn:
             self._turn = key
-            self._due = _now() + table.turn_seconds
+            self._due = _now() + table.state.turn_seconds
 
     def restart(self, table: Table) -> None:
         """The running turn starts its clock again (more time was given)."""
@@ -50,12 +50,12 @@ class TurnClock:
 
 
 def _turn_of(table: Table) -> TurnKey | None:
-    state, m = table.deal_state, table.match
+    state, m = table.state.deal_state, table.state.match
     if m is None or m.phase is not match.MatchPhase.IN_DEAL or state is None:
         return None
     if state.phase not in (deal.Phase.DRAW, deal.Phase.PLAY):
         return None
-    return (table.deal_no, state.turn, sum(state.turns_played))
+    return (table.state.deal_no, state.turn, sum(state.turns_played))
 
 
 def _now() -> float:

@@ -1,7 +1,7 @@
 """Refusals as the gRPC error model carries them: a code, a sentence, and a google.rpc ErrorInfo.
 
 Every refusal the host sends goes through ``Refusal``: handlers raise it, the
-interceptor (``host.auth``) turns it into ``google.rpc.Status`` with an
+interceptor (``host.edge.auth``) turns it into ``google.rpc.Status`` with an
 ``ErrorInfo`` detail (UPPER_SNAKE reason, domain ``scala40.v1``, metadata with
 the R-number and the sentence) and aborts the call with it. A refusal of the
 engine's also carries its reason code and parameters in that metadata, and a
@@ -15,7 +15,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from host import refusal_words
+from host.edge import refusal_words
 from scala40_net import refusals
 from scala40_net.errors import RuleViolation
 

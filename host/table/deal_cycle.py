@@ -1,4 +1,5 @@
-"""The deals of a table: the fair-deal exchange before each one, the engine's moves, the end.
+"""A table's deal cycle: the fair-deal exchange before each deal, its rebuilds and end, the
+pause between deals, and the buy-back offers (rientro) that may follow a deal.
 
 FAIR_DEAL.md steps 1-6 run through the fair-deal module's ``HostExchange``
 and ``DealRecorder`` (the hash chain); the table only times them and
@@ -13,11 +14,14 @@ from collections.abc import Callable
 from typing import Literal, TypeVar
 
 import grpc
-from google.protobuf.message import Message
 
-from host.between_deals import BetweenDeals
-from host.errors import Refusal, malformed, not_found, precondition
-from host.table_core import DealInProgress, TableCore
+from host.edge.errors import Refusal, malformed, not_found, precondition
+from host.journal import journaled
+from host.journal.sqlite import Extras
+from host.table.between_deals import BetweenDeals
+from host.table.outbox import EntryDraft
+from host.table.scribe import MadeEvent, Scribe
+from host.table.state import DealInProgress, TableState
 from scala40_net import actions, deal, events, match, rules, wire
 from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.exchange import DealSetup, ExchangeError, HostExchange
@@ -59,68 +63,71 @@ def _bad_reveal(seat: int, deal_no: int) -> Refusal:
     )
 
 
-class DealingTable(TableCore):
-    """A table's deals: the exchange, the moves' consequences, the records."""
+class DealCycle:
+    """The deals of one table, from each announcement to the next, and what a move leads to."""
 
-    def _publish_engine_events(
-        self,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        request_id: str | None,
-        engine_events: list[events.Event],
-    ) -> None:
+    def __init__(self, state: TableState, scribe: Scribe) -> None:
+        self.state = state
+        self.scribe = scribe
+        self._settings = scribe.links.settings
+        self._deadline = scribe.links.deadline
+
+    def _match_event(self) -> MadeEvent:
+        return table_pb2.TableEvent(match_update=self.match_update()), {}
+
+    def after_move(self, draft: EntryDraft, engine_events: list[events.Event]) -> None:
         """Journal and publish an accepted move, then take the table's own steps after it."""
-        out = [self._deal_event_from_engine(e) for e in engine_events if wire.is_deal_event(e)]
+        state = self.state
+        draft.events = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
         # A move's response names the seq of the move's own event, the first one it caused.
-        if response is not None and hasattr(response, "seq"):
-            response.seq = self.seq + 1
-        self._commit(kind, seat, request, response, out, request_id=request_id)
-        assert self.match is not None
-        if self.match.phase is match.MatchPhase.IN_DEAL and self.deal_state is not None:
-            if self.deal_state.phase is deal.Phase.REBUILD:
+        if draft.response is not None and hasattr(draft.response, "seq"):
+            draft.response.seq = state.seq + 1
+        self.scribe.commit(draft)
+        assert state.match is not None
+        if state.match.phase is match.MatchPhase.IN_DEAL and state.deal_state is not None:
+            if state.deal_state.phase is deal.Phase.REBUILD:
                 self._rebuild_stock()
             return
         self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
     def _rebuild_stock(self) -> None:
         """R10.1: the table makes the new stock from the fair deal's stream (FAIR_DEAL.md)."""
-        state = self.deal_state
-        assert state is not None and self.current is not None
-        order = self.current.exchange.rebuilt_stock(state.discard_pile)
-        engine_events = self._apply(None, actions.RebuildStock(tuple(order)))
-        self._publish_engine_events("rebuild", None, None, None, None, engine_events)
+        deal_state, current = self.state.deal_state, self.state.current
+        assert deal_state is not None and current is not None
+        order = current.exchange.rebuilt_stock(deal_state.discard_pile)
+        engine_events = self.scribe.apply(None, actions.RebuildStock(tuple(order)))
+        self.after_move(EntryDraft(journaled.REBUILD.kind, None), engine_events)
 
-    def _announce_deal(self) -> None:
+    def announce_deal(self) -> None:
         """Step 1: a new deal attempt and the host's commitment; its seed is journaled, secret."""
-        assert self.match is not None
-        self.deal_no += 1
+        state = self.state
+        assert state.match is not None
+        state.deal_no += 1
         setup = DealSetup(
-            table_id=self.table_id,
-            deal_no=self.deal_no,
-            dealer=self.match.dealer,
-            seats_in_play=self.match.seats_in_play,
-            deck_size=self.ruleset.deck_size,
-            ruleset=wire.ruleset_to_pb(self.preset, self.ruleset),
+            table_id=state.table_id,
+            deal_no=state.deal_no,
+            dealer=state.match.dealer,
+            seats_in_play=state.match.seats_in_play,
+            deck_size=state.ruleset.deck_size,
+            ruleset=wire.ruleset_to_pb(state.preset, state.ruleset),
         )
-        host_seed = self.randomness.host_seed(self.deal_no)
-        self.current = DealInProgress(
-            HostExchange(setup, host_seed), DealRecorder(self.table_id, self.deal_no)
+        host_seed = self.scribe.links.choices.host_seed(state.deal_no)
+        state.current = DealInProgress(
+            HostExchange(setup, host_seed), DealRecorder(state.table_id, state.deal_no)
         )
-        announced = self.current.exchange.announce()
-        self._commit(
-            "announce",
-            None,
-            None,
-            None,
-            [self._deal_event(announced)],
-            host_seed=(self.deal_no, host_seed),
+        announced = state.current.exchange.announce()
+        self.scribe.commit(
+            EntryDraft(
+                journaled.ANNOUNCE.kind,
+                None,
+                events=[self.scribe.deal_event(announced)],
+                extras=Extras(host_seed=(state.deal_no, host_seed)),
+            )
         )
-        self._set_deadline(self.settings.commit_timeout)
+        self._deadline.arm(self._settings.commit_timeout)
 
     def _exchange_for(self, seat: int, deal_no: int, step: int) -> DealInProgress:
-        current = self.current
+        current = self.state.current
         if current is None or current.deal_no != deal_no:
             now = f"deal {current.deal_no} is" if current is not None else "no deal is"
             raise precondition(
@@ -168,29 +175,32 @@ class DealingTable(TableCore):
             raise malformed(
                 f"a commitment is {spec.DIGEST_BYTES} bytes, not {len(request.commitment)}"
             )
-        repeated = self._repeat(seat, "commit", request.context)
-        if repeated is not None:
+        if self.scribe.repeat(seat, journaled.COMMIT, request.context) is not None:
             return table_pb2.CommitSeedResponse()
         current = self._exchange_for(seat, request.deal_no, table_pb2.TURN_PHASE_COMMIT)
+        host_played = self.state.seats[seat].played_by_host
         _receive(
             seat,
             current,
             "committed",
             current.exchange.awaiting_commitments,
             lambda: current.exchange.receive_commitment(
-                seat, request.commitment, host_played=self.seats[seat].played_by_host
+                seat, request.commitment, host_played=host_played
             ),
         )
         response = table_pb2.CommitSeedResponse()
-        self._commit(
-            "commit",
-            seat,
-            request,
-            response,
-            [],
-            request_id=request.context.request_id,
-            game=False,
-            bot_seed=(current.deal_no, seat, *bot_seed) if bot_seed is not None else None,
+        self.scribe.commit(
+            EntryDraft(
+                journaled.COMMIT.kind,
+                seat,
+                request,
+                response,
+                request_id=request.context.request_id,
+                game=False,
+                extras=Extras(
+                    bot_seed=(current.deal_no, seat, *bot_seed) if bot_seed is not None else None
+                ),
+            )
         )
         if not current.exchange.awaiting_commitments:
             self._publish_commitments()
@@ -198,13 +208,15 @@ class DealingTable(TableCore):
 
     def _publish_commitments(self) -> None:
         """Step 3: every commitment received; the seats without one are left out."""
-        current = self.current
+        current = self.state.current
         assert current is not None
         published = current.exchange.publish_commitments()
         current.step = table_pb2.TURN_PHASE_REVEAL
-        self._commit("commitments", None, None, None, [self._deal_event(published)])
+        self.scribe.commit(
+            EntryDraft(journaled.COMMITMENTS.kind, None, events=[self.scribe.deal_event(published)])
+        )
         if current.exchange.awaiting_reveals:
-            self._set_deadline(self.settings.reveal_timeout)
+            self._deadline.arm(self._settings.reveal_timeout)
         else:
             self._publish_reveals()
 
@@ -213,8 +225,7 @@ class DealingTable(TableCore):
     ) -> table_pb2.RevealSeedResponse:
         if len(request.seed) != spec.SEED_BYTES:
             raise malformed(f"a seed is {spec.SEED_BYTES} bytes, not {len(request.seed)}")
-        repeated = self._repeat(seat, "reveal", request.context)
-        if repeated is not None:
+        if self.scribe.repeat(seat, journaled.REVEAL, request.context) is not None:
             return table_pb2.RevealSeedResponse()
         current = self._exchange_for(seat, request.deal_no, table_pb2.TURN_PHASE_REVEAL)
         if current.exchange.left_out.get(seat) == deal_pb2.LEFT_OUT_REASON_NO_COMMITMENT:
@@ -233,14 +244,15 @@ class DealingTable(TableCore):
         # A wrong reveal is still a fair-deal message the record shows: journal it either way,
         # but keep no answer for its request id: its answer is the refusal, which a retry gets
         # again (the seat is left out: see _exchange_for).
-        self._commit(
-            "reveal",
-            seat,
-            request,
-            response,
-            [],
-            request_id=request.context.request_id if bad is None else None,
-            game=False,
+        self.scribe.commit(
+            EntryDraft(
+                journaled.REVEAL.kind,
+                seat,
+                request,
+                response,
+                request_id=request.context.request_id if bad is None else None,
+                game=False,
+            )
         )
         if not current.exchange.awaiting_reveals:
             self._publish_reveals()
@@ -250,24 +262,28 @@ class DealingTable(TableCore):
 
     def _publish_reveals(self) -> None:
         """Step 4 then 5: every reveal and the seats left out; then the deal itself."""
-        current = self.current
+        current = self.state.current
         assert current is not None
-        self.deadline.clear()
+        self._deadline.clear()
         revealed = current.exchange.publish_reveals()
-        out = [self._deal_event(revealed)]
-        engine_events = self._apply(None, match.StartDeal(tuple(current.exchange.derivation.deck)))
+        out = [self.scribe.deal_event(revealed)]
+        engine_events = self.scribe.apply(
+            None, match.StartDeal(tuple(current.exchange.derivation.deck))
+        )
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
-        out += [self._deal_event_from_engine(e) for e in engine_events]
-        self._commit("deal", None, None, None, out)
+        out += [self.scribe.engine_event(e) for e in engine_events]
+        self.scribe.commit(EntryDraft(journaled.DEAL.kind, None, events=out))
 
     def deadline_passed(self) -> None:
+        """What the table does when its deadline passes: the step waiting is closed."""
         if self.between_deals.running:
             self._pause_over()
             return
-        if self.match is not None and self.match.phase is match.MatchPhase.RIENTRO:
+        m = self.state.match
+        if m is not None and m.phase is match.MatchPhase.RIENTRO:
             self._rientro_unanswered()
             return
-        current = self.current
+        current = self.state.current
         if current is None:
             return
         if current.step == table_pb2.TURN_PHASE_COMMIT:
@@ -277,83 +293,84 @@ class DealingTable(TableCore):
 
     def _end_deal(self, match_events: list[events.Event]) -> None:
         """Step 6 and the record: the host's seed, the signature, the scores; then the next deal."""
-        current, m = self.current, self.match
+        state = self.state
+        current, m = state.current, state.match
         assert current is not None and m is not None
         if m.phase is match.MatchPhase.RIENTRO:
             # The answer's deadline starts with the offer, so the offer can say how long it has.
-            self._set_deadline(self.settings.reveal_timeout)
+            self._deadline.arm(self._settings.reveal_timeout)
         self._pause_if_due()
-        out = [self._deal_event(current.exchange.reveal_host_seed())]
-        record = current.recorder.finish(self.identity)
+        out = [self.scribe.deal_event(current.exchange.reveal_host_seed())]
+        record = current.recorder.finish(self.scribe.links.identity)
         signed = table_pb2.DealSigned(
             deal_no=current.deal_no, chain_head=current.recorder.head, signature=record.signature
         )
         out.append((table_pb2.TableEvent(deal_signed=signed), {}))
-        out.append((table_pb2.TableEvent(match_update=self.match_update()), {}))
-        self.recorders[current.deal_no] = current.recorder
-        self._commit(
-            "deal_end",
-            None,
-            None,
-            None,
-            out,
-            deal_record=(current.deal_no, record.to_json().encode("utf-8")),
+        out.append(self._match_event())
+        state.recorders[current.deal_no] = current.recorder
+        self.scribe.commit(
+            EntryDraft(
+                journaled.DEAL_END.kind,
+                None,
+                events=out,
+                extras=Extras(deal_record=(current.deal_no, record.to_json().encode("utf-8"))),
+            )
         )
-        self.current = None
+        state.current = None
         if m.phase is match.MatchPhase.OVER:
-            self.phase = lobby_pb2.TABLE_PHASE_FINISHED
+            state.phase = lobby_pb2.TABLE_PHASE_FINISHED
         elif m.phase is match.MatchPhase.DEAL_DUE:
             self._next_deal()
 
-    # --- the pause between deals (host.between_deals) --------------------------------
+    # --- the pause between deals (host.table.between_deals) --------------------------------
 
     @functools.cached_property
     def between_deals(self) -> BetweenDeals:
-        wanted = self.config.between_deals_seconds
-        seconds = wanted if self.config.HasField("between_deals_seconds") else None
-        return BetweenDeals(self.settings.between_deals if seconds is None else float(seconds))
+        config = self.state.config
+        seconds = config.between_deals_seconds if config.HasField("between_deals_seconds") else None
+        return BetweenDeals(self._settings.between_deals if seconds is None else float(seconds))
 
     def _pause_if_due(self) -> None:
-        """A deal is due: pause first for the people at the table (all of them while the
-        journal is played back, so a Ready it holds finds the pause it was sent in)."""
-        if self.match is None or self.match.phase is not match.MatchPhase.DEAL_DUE:
+        """A deal is due: pause first for the people at the table the host's choices name
+        (those connected; all of them while the journal is played back, so a Ready it
+        holds finds the pause it was sent in)."""
+        m = self.state.match
+        if m is None or m.phase is not match.MatchPhase.DEAL_DUE:
             return
-        connected = None if self.replaying else self.presence.connected_seats()
-        people = {
-            s.number
-            for s in self.seats
-            if s.taken and not s.is_bot and (connected is None or s.number in connected)
-        }
-        if self.between_deals.begin(people):
-            self._set_deadline(self.between_deals.seconds)
+        people = {s.number for s in self.state.seats if s.taken and not s.is_bot}
+        waited_for = self.scribe.links.choices.pause_waits_for(people)
+        if self.between_deals.begin(waited_for):
+            self._deadline.arm(self.between_deals.seconds)
 
     def _next_deal(self) -> None:
         if not self.between_deals.running:
-            self.deadline.clear()
-            self._announce_deal()
+            self._deadline.clear()
+            self.announce_deal()
 
     def _pause_over(self) -> None:
         self.between_deals.end()
-        self.deadline.clear()
-        self._announce_deal()
+        self._deadline.clear()
+        self.announce_deal()
 
     def ready(self, seat: int, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
         """A seat has read the end of the deal; the last person ready starts the next one."""
         response = table_pb2.ReadyResponse()
-        if self._repeat(seat, "ready", request.context) is not None:
+        if self.scribe.repeat(seat, journaled.READY, request.context) is not None:
             return response
         pause = self.between_deals
         if not pause.running or seat not in pause.waiting_for or seat in pause.ready:
             return response  # late, or said twice: nothing to wait for, nothing to record
         pause.say_ready(seat)
-        self._commit(
-            "ready",
-            seat,
-            request,
-            response,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
-            request_id=request.context.request_id,
-            game=False,
+        self.scribe.commit(
+            EntryDraft(
+                journaled.READY.kind,
+                seat,
+                request,
+                response,
+                [self._match_event()],
+                request_id=request.context.request_id,
+                game=False,
+            )
         )
         if pause.over:
             self._pause_over()
@@ -361,66 +378,86 @@ class DealingTable(TableCore):
 
     def pause_without(self, seat: int) -> None:
         """A person waited for has gone (their stream closed): the pause no longer waits for
-        them. Only while serving: played back, the journal's own next entry says when the
-        deal came, and a pause that waits for more people never ends earlier than it did."""
+        them. Only live: played back, the journal's own next entry says when the deal came
+        (a connection's entry is handed back without this), and a pause that waits for more
+        people never ends earlier than it did."""
         pause = self.between_deals
-        if not pause.running or self.replaying or seat not in pause.waiting_for:
+        if not pause.running or seat not in pause.waiting_for:
             return
-        if seat not in self.presence.connected_seats() and pause.left(seat):
+        if seat not in self.scribe.links.presence.connected_seats() and pause.left(seat):
             self._pause_over()
 
     def resume(self) -> None:
-        super().resume()
+        """After the journal was played back: the deadline starts afresh for the step waiting."""
+        self._deadline.clear()
+        current, m = self.state.current, self.state.match
+        if current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+            timeout = (
+                self._settings.commit_timeout
+                if current.step == table_pb2.TURN_PHASE_COMMIT
+                else self._settings.reveal_timeout
+            )
+            self._deadline.arm(timeout)
+        if m is not None and m.phase is match.MatchPhase.RIENTRO:
+            self._deadline.arm(self._settings.reveal_timeout)
         if self.between_deals.running:
-            self._set_deadline(self.between_deals.seconds)
+            self._deadline.arm(self.between_deals.seconds)
 
     def answer_rientro(
         self, seat: int, buy_back: bool, request: table_pb2.AnswerRientroRequest | None = None
     ) -> table_pb2.AnswerRientroResponse:
         """R11.3: a busted seat buys back in or retires."""
-        if request is not None and self._repeat(seat, "rientro", request.context) is not None:
+        if (
+            request is not None
+            and self.scribe.repeat(seat, journaled.RIENTRO, request.context) is not None
+        ):
             return table_pb2.AnswerRientroResponse()
-        if self.match is None or self.match.phase is not match.MatchPhase.RIENTRO:
+        m = self.state.match
+        if m is None or m.phase is not match.MatchPhase.RIENTRO:
             raise precondition("NO_RIENTRO", "no buy-back is on offer now", "R11.3")
-        self._apply(seat, match.BuyBack() if buy_back else match.Retire())
+        self.scribe.apply(seat, match.BuyBack() if buy_back else match.Retire())
         self._pause_if_due()
         response = table_pb2.AnswerRientroResponse()
         request_id = request.context.request_id if request is not None else None
-        self._commit(
-            "rientro",
-            seat,
-            request,
-            response,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
-            request_id=request_id,
+        self.scribe.commit(
+            EntryDraft(
+                journaled.RIENTRO.kind,
+                seat,
+                request,
+                response,
+                [self._match_event()],
+                request_id=request_id,
+            )
         )
         self._after_rientro()
         return response
 
     def _after_rientro(self) -> None:
-        assert self.match is not None
-        if self.match.phase is match.MatchPhase.OVER:
-            self.phase = lobby_pb2.TABLE_PHASE_FINISHED
-        elif self.match.phase is match.MatchPhase.DEAL_DUE:
+        m = self.state.match
+        assert m is not None
+        if m.phase is match.MatchPhase.OVER:
+            self.state.phase = lobby_pb2.TABLE_PHASE_FINISHED
+        elif m.phase is match.MatchPhase.DEAL_DUE:
             self._next_deal()
 
     def _rientro_unanswered(self) -> None:
         """R11.3: a busted seat that did not answer the buy-back offer in time retires."""
-        assert self.match is not None
-        for seat in self.match.pending_rientro:
-            self._apply(seat, match.Retire())
+        m = self.state.match
+        assert m is not None
+        for seat in m.pending_rientro:
+            self.scribe.apply(seat, match.Retire())
         self._pause_if_due()
-        self._commit(
-            "rientro_timeout",
-            None,
-            None,
-            None,
-            [(table_pb2.TableEvent(match_update=self.match_update()), {})],
+        self.scribe.commit(
+            EntryDraft(journaled.RIENTRO_TIMEOUT.kind, None, events=[self._match_event()])
         )
         self._after_rientro()
 
+    def seconds_to_deadline(self) -> float:
+        """What is left of the running fair-deal or rientro deadline (0 when none runs)."""
+        return self._deadline.remaining()
+
     def match_update(self) -> table_pb2.MatchUpdate:
-        m = self.match
+        m = self.state.match
         assert m is not None
         by_deals = m.ruleset.match_mode is rules.MatchMode.DEALS
         scores = [
@@ -452,10 +489,10 @@ class DealingTable(TableCore):
 
     def deal_record(self, seat: int | None, deal_no: int) -> bytes:
         """The signed record of an ended deal, with the caller's own private events if it played."""
-        recorder = self.recorders.get(deal_no)
+        recorder = self.state.recorders.get(deal_no)
         if recorder is not None:
             return recorder.record_for(seat).to_json().encode("utf-8")
-        record = self.journal.deal_record(deal_no)
+        record = self.scribe.links.journal.deal_record(deal_no)
         if record is None:
             raise not_found(
                 "NO_SUCH_RECORD", f"deal {deal_no} of this table has not ended (or never was)"

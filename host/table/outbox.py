@@ -6,7 +6,7 @@ only a durable write (a token that opens a seat, a bot that takes its seat)
 goes to ``after_commit``. The table's task then writes the whole job in one
 transaction and only then publishes its events and runs those steps; if the
 write fails, the job is dropped whole. The journal's playback after a restart
-is the other ``Outbox``: its entries are already written (``host.recovery``).
+is the other ``Outbox``: its entries are already written (``host.journal.recovery``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Protocol
 
 from google.protobuf.message import Message
 
-from host.fanout import Record
-from host.journal import Entry, JournaledEvent
+from host.journal.sqlite import NO_EXTRAS, Entry, Extras, JournaledEvent
+from host.table.fanout import Record
 from scala40_net.pb import deal_pb2, table_pb2
 
 # Events a job made, each with every seat's private part, before they get their seqs.
@@ -36,34 +36,30 @@ class Numbered(Protocol):
     ) -> None: ...
 
 
-@dataclass(frozen=True)
-class Extras:
-    """What an entry writes besides its events (see ``host.journal.Entry``)."""
+@dataclass
+class EntryDraft:
+    """One accepted action as a table hands it to its outbox: its events not yet numbered.
 
-    host_seed: tuple[int, bytes] | None = None
-    bot_seed: tuple[int, int, bytes, int] | None = None
-    deal_record: tuple[int, bytes] | None = None
-    tokens: tuple[tuple[bytes, int | None], ...] = ()
-    forget_seat: int | None = None
+    ``game`` says whether its events change the game a move is checked against
+    (a move made after seeing an older one is stale); chat, seating and the
+    fair-deal messages do not.
+    """
+
+    kind: str
+    seat: int | None
+    request: Message | None = None
+    response: Message | None = None
+    events: PendingEvents = field(default_factory=list)
+    request_id: str | None = None
+    game: bool = True
+    extras: Extras = NO_EXTRAS
 
 
 class Outbox(Protocol):
     """Where a table's accepted actions go."""
 
-    def commit(
-        self,
-        table: Numbered,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        events: PendingEvents,
-        *,
-        request_id: str | None,
-        game: bool,
-        extras: Extras,
-    ) -> list[int]:
-        """Number ``events`` after the table's last seq and keep the entry; the seqs given."""
+    def commit(self, table: Numbered, draft: EntryDraft) -> list[int]:
+        """Number the draft's events after the table's last seq and keep its entry; the seqs."""
         ...
 
     def after_commit(self, step: Callable[[], None]) -> None:
@@ -79,33 +75,21 @@ class JobOutbox:
     records: list[Record] = field(default_factory=list)
     steps: list[Callable[[], None]] = field(default_factory=list)
 
-    def commit(
-        self,
-        table: Numbered,
-        kind: str,
-        seat: int | None,
-        request: Message | None,
-        response: Message | None,
-        events: PendingEvents,
-        *,
-        request_id: str | None,
-        game: bool,
-        extras: Extras,
-    ) -> list[int]:
+    def commit(self, table: Numbered, draft: EntryDraft) -> list[int]:
         first = table.seq + 1
         records = []
-        for offset, (public, private) in enumerate(events):
+        for offset, (public, private) in enumerate(draft.events):
             public.seq = first + offset
             records.append(Record(public.seq, public, private))
         table.seq += len(records)
-        response_bytes = response.SerializeToString() if response is not None else b""
+        response = draft.response.SerializeToString() if draft.response is not None else b""
         self.entries.append(
             Entry(
-                kind=kind,
-                seat=seat,
-                request_id=request_id or None,
-                request=request.SerializeToString() if request is not None else b"",
-                response=response_bytes,
+                kind=draft.kind,
+                seat=draft.seat,
+                request_id=draft.request_id or None,
+                request=draft.request.SerializeToString() if draft.request is not None else b"",
+                response=response,
                 events=[
                     JournaledEvent(
                         r.seq,
@@ -114,17 +98,13 @@ class JobOutbox:
                     )
                     for r in records
                 ],
-                host_seed=extras.host_seed,
-                bot_seed=extras.bot_seed,
-                deal_record=extras.deal_record,
-                tokens=extras.tokens,
-                forget_seat=extras.forget_seat,
+                extras=draft.extras,
             )
         )
         self.records += records
-        if request_id:
-            table.remember_answer(seat, request_id, kind, response_bytes)
-        if game and records:
+        if draft.request_id:
+            table.remember_answer(draft.seat, draft.request_id, draft.kind, response)
+        if draft.game and records:
             table.last_game_seq = records[-1].seq
         return [r.seq for r in records]
 

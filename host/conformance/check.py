@@ -2,10 +2,10 @@
 
 It starts a host (TLS, as ``scala40-host``) on a loopback port, makes one
 table of six seats — seat 0 for the client under test, five host bots that
-draw and discard and never lay (``host.conformance_bots``) — and prints its
+draw and discard and never lay (``host.conformance.bots``) — and prints its
 id and invite. It then runs the client's command line (``{invite}``,
 ``{table}`` … filled in) or waits for any client to join, starts the match,
-and plays the script (``host.conformance_script``) through the first deal: the
+and plays the script (``host.conformance.script``) through the first deal: the
 cutter sends no commitment (a left-out seat, a derived cut); the client's
 first Draw is refused as a stale view, its first Play as a rule violation, a
 later Draw as not saved; the stock runs out and is rebuilt; the client's
@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from host.conformance_bots import seat_runner
-from host.conformance_script import Check, Script
-from host.conformance_service import ScriptedTableService
-from host.datadir import DataDirInUse
-from host.server import Host
-from host.table_core import FreshRandomness, TableSettings
-from host.table_task import TableTask
+from host.conformance.bots import seat_runner
+from host.conformance.script import Check, Script
+from host.conformance.service import ScriptedTableService
+from host.edge.server import Host
+from host.journal.datadir import DataDirInUse
+from host.table.links import HostChoices
+from host.table.state import TableSettings
+from host.table.task import TableTask
 from scala40_net import wire
 from scala40_net.fairdeal.spec import cutter_seat
 from scala40_net.invite import make_invite
@@ -94,17 +95,20 @@ ClientRunner = Callable[[Invitation], Coroutine[Any, Any, object]]
 
 
 class _FirstDealer:
-    """The host's own randomness, but the first dealer is the script's (the cutter follows)."""
+    """The host's own choices, but the first dealer is the script's (the cutter follows)."""
 
-    def __init__(self, dealer: int) -> None:
+    def __init__(self, dealer: int, live: HostChoices) -> None:
         self._dealer = dealer
-        self._fresh = FreshRandomness()
+        self._live = live
 
     def first_dealer(self, players: list[int]) -> int:
         return self._dealer
 
     def host_seed(self, deal_no: int) -> bytes:
-        return self._fresh.host_seed(deal_no)
+        return self._live.host_seed(deal_no)
+
+    def pause_waits_for(self, people: set[int]) -> set[int]:
+        return self._live.pause_waits_for(people)
 
 
 def command_client(argv: Sequence[str]) -> ClientRunner:
@@ -223,14 +227,18 @@ class Conformance:
 
         def joined() -> bool:
             table = task.table
-            return table.seats[CLIENT_SEAT].taken and CLIENT_SEAT in task.fanout.connected_seats()
+            return (
+                table.state.seats[CLIENT_SEAT].taken
+                and CLIENT_SEAT in task.fanout.connected_seats()
+            )
 
         if not await script.until(joined, self.join_timeout, gone):
             script.left_out.decide(False, "no client joined the table and opened its stream")
             return host
         seats = list(range(SEATS))
-        task.table.randomness = _FirstDealer(
-            next(d for d in seats if cutter_seat(d, seats) == SILENT_SEAT)
+        links = task.table.links
+        links.choices = _FirstDealer(
+            next(d for d in seats if cutter_seat(d, seats) == SILENT_SEAT), links.choices
         )
         start = lobby_pb2.StartMatchRequest(table_id=task.table_id)
         await task.call(lambda table: table.start_match(CLIENT_SEAT, start))

@@ -14,14 +14,15 @@ from scala40_net import deal, views, wire
 from scala40_net.pb import deal_pb2, table_pb2
 
 if TYPE_CHECKING:
-    from host.table import Table
+    from host.table.table import Table
 
 
 def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
-    out = table_pb2.TableView(table=table.summary(), deal_no=table.deal_no)
+    state = table.state
+    out = table_pb2.TableView(table=table.summary(), deal_no=state.deal_no)
     if seat is not None:
         out.my_seat = seat
-    m = table.match
+    m = state.match
     match_view = views.view_state(m, seat) if m is not None else None
     deal_view = match_view.deal if match_view is not None else None
     update = table.match_update() if m is not None else None
@@ -30,7 +31,7 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         out.rientro_offers.extend(update.rientro_offers)
         if update.HasField("between_deals"):
             out.between_deals.CopyFrom(update.between_deals)
-    for number in range(len(table.seats)):
+    for number in range(len(state.seats)):
         # The summary's seat infos, made a moment ago in the same job: the same seats.
         seat_view = table_pb2.SeatView(info=out.table.seats[number])
         if number in scores:
@@ -44,7 +45,7 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         out.seats.append(seat_view)
     if match_view is not None:
         out.dealer_seat = match_view.dealer
-    current = table.current
+    current = state.current
     if current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
         out.phase = current.step  # type: ignore[assignment]
         out.dealer_seat = current.dealer
@@ -74,7 +75,7 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
     if recorder is None and update is not None and update.HasField("between_deals"):
         # During the pause the deal that just ended is still what the table shows: a client
         # joining now reads its end (every hand) from its events like everyone else did.
-        recorder = table.recorders.get(table.deal_no)
+        recorder = state.recorders.get(state.deal_no)
     if recorder is not None:
         out.deal_events.extend(recorder.events)
         for entry in recorder.private_for(seat) if seat is not None else ():

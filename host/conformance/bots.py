@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 
-from host.bots import InHostSeat, run_bot_seat
-from host.table_task import BotRunner, TableTask
+from host.table.bots import InHostSeat, run_bot_seat
+from host.table.task import BotRunner, TableTask
 from scala40_net import actions, views
 from scala40_net.pb import table_pb2
 

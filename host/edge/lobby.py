@@ -8,12 +8,12 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 
 import grpc
 
-from host import auth
-from host.errors import Refusal, malformed, permission_denied
-from host.limits import Limits
-from host.registry import Registry
-from host.table import Table
-from host.table_task import TableTask
+from host.edge import auth
+from host.edge.errors import Refusal, malformed, permission_denied
+from host.edge.limits import Limits
+from host.journal.registry import Registry
+from host.table.table import Table
+from host.table.task import TableTask
 from scala40_net import wire
 from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
@@ -109,7 +109,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
         """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
         per client address."""
-        stored = task.table.password
+        stored = task.table.state.password
         if stored is None:
             return
         self._limits.guessing(peer)

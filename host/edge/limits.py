@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from host.errors import Refusal
+from host.edge.errors import Refusal
 
 # Requests per second on one connection, and for one seat (bursts up to twice that pass):
 # far above what a person or a bot plays at, low enough that one connection cannot take

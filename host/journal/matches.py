@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from host.journal import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
+from host.journal.sqlite import ARCHIVE_FOLDER, SUFFIX, TABLES_FOLDER
 from scala40_net.pb import lobby_pb2, table_pb2
 
 

@@ -16,17 +16,17 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from host import table_service, tls_files
-from host.auth import Access, AuthInterceptor, TokenBook
-from host.datadir import DataDirLock
-from host.journal import JournalStore
-from host.limits import Limits
-from host.lobby import LobbyService
-from host.registry import Registry
-from host.rules_service import RulesService
-from host.table_core import TableSettings
-from host.table_service import TableService
-from host.table_task import BotRunner
+from host.edge import table_service, tls_files
+from host.edge.auth import Access, AuthInterceptor, TokenBook
+from host.edge.limits import Limits
+from host.edge.lobby import LobbyService
+from host.edge.rules_service import RulesService
+from host.edge.table_service import TableService
+from host.journal.datadir import DataDirLock
+from host.journal.registry import Registry
+from host.journal.sqlite import JournalStore
+from host.table.state import TableSettings
+from host.table.task import BotRunner
 from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.invite import lan_address, make_invite
@@ -80,7 +80,7 @@ class Host:
     advertised: list[str] = field(default_factory=list, init=False)  # the addresses, once on
     advertise_problem: str = field(default="", init=False)  # why it is not, when it failed
     _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
-    # What the conformance check composes into the host (host.conformance); None: the host's
+    # What the conformance check composes into the host (host.conformance.check); None: the host's
     # own table service and bots.
     wrap_table_service: Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None = None
     run_bot: BotRunner | None = None

@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from host.errors import Refusal
+from host.edge.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
 from scala40_net.bots.base import playable_state
 from scala40_net.fairdeal.exchange import ExchangeError
@@ -29,8 +29,8 @@ from scala40_net.seat.refusal import HostRefusal
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from host.table import Table
-    from host.table_task import TableTask
+    from host.table.table import Table
+    from host.table.task import TableTask
 
     T = TypeVar("T")
 

@@ -16,7 +16,7 @@ events of another.
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
 their public form and each seat's private part), so streams resume from it
-and a restart rebuilds the table (``host.recovery``).
+and a restart rebuilds the table (``host.journal.recovery``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_config (
@@ -103,6 +103,21 @@ class JournaledEvent:
 
 
 @dataclass(frozen=True)
+class Extras:
+    """What an entry writes besides its events: secrets, records and tokens kept with it."""
+
+    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
+    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
+    bot_seed: tuple[int, int, bytes, int] | None = None
+    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
+    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
+    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+
+
+NO_EXTRAS = Extras()
+
+
+@dataclass(frozen=True)
 class Entry:
     """One accepted action or fair-deal message and the events it caused."""
 
@@ -112,12 +127,7 @@ class Entry:
     request: bytes
     response: bytes
     events: Sequence[JournaledEvent] = ()
-    host_seed: tuple[int, bytes] | None = None  # (deal_no, s_host) drawn with this entry
-    # (deal_no, seat, s_i, cut) of a host bot seat's commitment, so a restart can reveal it
-    bot_seed: tuple[int, int, bytes, int] | None = None
-    deal_record: tuple[int, bytes] | None = None  # (deal_no, record) completed with this entry
-    tokens: Sequence[tuple[bytes, int | None]] = ()  # (digest, seat) handed out with this entry
-    forget_seat: int | None = None  # a seat given up: its tokens no longer open anything
+    extras: Extras = NO_EXTRAS
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,34 @@ class StoredEntry:
     request: bytes
     response: bytes
     events: list[JournaledEvent]
+
+
+class Journal(Protocol):
+    """What a table's task writes to and plays back from: ``TableJournal`` (SQLite, on
+    disk) or ``host.journal.memory.MemoryJournal`` (the same, kept in memory, for tests)."""
+
+    path: Path  # named in the log and in the refusals of a table whose journal failed
+
+    def write_job(
+        self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
+    ) -> asyncio.Future[None]:
+        """Write one job's entries as one transaction; the future is done once it is durable
+        (or raises ``JournalWriteFailed``), ``committed`` run on the loop just before."""
+        ...
+
+    def append_job(self, entries: Sequence[Entry]) -> None:
+        """The same, waiting for it here (``JournalWriteFailed`` when it did not commit)."""
+        ...
+
+    def entries(self) -> list[StoredEntry]:
+        """Every entry in order, each with its events, to play the table back."""
+        ...
+
+    def host_seeds(self) -> dict[int, bytes]: ...
+
+    def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]: ...
+
+    def deal_record(self, deal_no: int) -> bytes | None: ...
 
 
 def _private_file(path: Path) -> None:
@@ -172,7 +210,7 @@ def _why(error: sqlite3.Error | OSError) -> str:
 
 
 class TableJournal:
-    """The journal file of one table; every write returns once it is durable."""
+    """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
     def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
@@ -298,16 +336,17 @@ class TableJournal:
         private = [(e.seq, s, data) for e in entry.events for s, data in e.private.items()]
         if private:
             self._db.executemany("INSERT INTO private_events VALUES (?, ?, ?)", private)
-        if entry.host_seed is not None:
-            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", entry.host_seed)
-        if entry.bot_seed is not None:
-            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", entry.bot_seed)
-        if entry.deal_record is not None:
-            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", entry.deal_record)
-        if entry.tokens:
-            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", entry.tokens)
-        if entry.forget_seat is not None:
-            self._db.execute("DELETE FROM tokens WHERE seat = ?", (entry.forget_seat,))
+        extras = entry.extras
+        if extras.host_seed is not None:
+            self._db.execute("INSERT INTO host_seeds VALUES (?, ?)", extras.host_seed)
+        if extras.bot_seed is not None:
+            self._db.execute("INSERT INTO bot_seeds VALUES (?, ?, ?, ?)", extras.bot_seed)
+        if extras.deal_record is not None:
+            self._db.execute("INSERT INTO deal_records VALUES (?, ?)", extras.deal_record)
+        if extras.tokens:
+            self._db.executemany("INSERT INTO tokens VALUES (?, ?)", extras.tokens)
+        if extras.forget_seat is not None:
+            self._db.execute("DELETE FROM tokens WHERE seat = ?", (extras.forget_seat,))
 
     def _last_entry(self) -> int:
         row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
@@ -423,9 +462,7 @@ class JournalStore:
 
     def set_aside(self, path: Path, reason: str) -> Path:
         """Move a journal that cannot be used to ``damaged/``, with the reason beside it."""
-        journal = self._open.get(path)
-        if journal is not None:
-            self.forget(journal)
+        self._close(path)
         target = self.damaged_folder / path.name
         _move_with_companions(path, target)
         reason_file = Path(f"{target}.reason")
@@ -453,18 +490,23 @@ class JournalStore:
             return []
         return [(bytes(digest), seat) for digest, seat in rows]
 
-    def archive(self, journal: TableJournal) -> Path:
+    def _close(self, path: Path) -> None:
+        journal = self._open.get(path)
+        if journal is not None:
+            self.forget(journal)
+
+    def archive(self, path: Path) -> Path:
         """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
-        self.forget(journal)
-        target = self.archive_folder / journal.path.name
-        _move_with_companions(journal.path, target)
+        self._close(path)
+        target = self.archive_folder / path.name
+        _move_with_companions(path, target)
         return target
 
-    def remove(self, journal: TableJournal) -> None:
+    def remove(self, path: Path) -> None:
         """Delete the journal of a table that never started (nothing in it is worth keeping)."""
-        self.forget(journal)
+        self._close(path)
         for suffix in ("", "-wal", "-shm"):
-            Path(f"{journal.path}{suffix}").unlink(missing_ok=True)
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
         self._writers.shutdown(wait=True)

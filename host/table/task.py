@@ -8,7 +8,7 @@ that fails, because its write failed (a full disk, a journal locked by
 another process) or because it raised, leaves nothing behind: the table is
 rebuilt from its journal, the caller is told why, and the table serves on.
 The table's deadline, its turn clock and the grace periods of absent
-players (``host.turn_clock``, ``host.absences``) wake the task even when
+players (``host.table.turn_clock``, ``host.table.absences``) wake the task even when
 nobody calls.
 """
 
@@ -21,18 +21,19 @@ from typing import Any, TypeVar
 
 import grpc
 
-from host import auth
-from host.absences import Absences
-from host.deadline import Deadline
-from host.errors import Refusal, malformed, permission_denied, precondition
-from host.fanout import Fanout, Ready, Subscriber, prepare
-from host.journal import JournalWriteFailed, TableJournal
-from host.outbox import JobOutbox
-from host.recovery import play_back
-from host.table import Table
-from host.table_core import TableSettings
-from host.turn_clock import TurnClock
-from host.views import table_view
+from host.edge import auth
+from host.edge.errors import Refusal, malformed, permission_denied, precondition
+from host.journal.recovery import play_back
+from host.journal.sqlite import Journal, JournalWriteFailed
+from host.table.absences import Absences
+from host.table.deadline import Deadline
+from host.table.fanout import Fanout, Ready, Subscriber, prepare
+from host.table.links import LiveChoices, TableLinks
+from host.table.outbox import JobOutbox
+from host.table.state import TableSettings, TableState
+from host.table.table import Table
+from host.table.turn_clock import TurnClock
+from host.table.views import table_view
 from scala40_net import match, rules
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2, table_pb2
@@ -55,7 +56,7 @@ class TableTask:
         table_id: str,
         config: lobby_pb2.CreateTableRequest,
         ruleset: rules.Ruleset,
-        journal: TableJournal,
+        journal: Journal,
         identity: HostIdentity,
         tokens: auth.TokenBook,
         settings: TableSettings,
@@ -86,20 +87,20 @@ class TableTask:
         self._presence_pending: set[int] = set()  # seats whose connection news is due
 
     def _new_table(self) -> Table:
-        table = Table(
-            self.table_id,
-            self.config,
-            self.ruleset,
-            self.journal,
-            self.identity,
-            self.tokens,
-            self.settings,
+        """The table as created, before its journal is played back into it."""
+        state = TableState.new(self.table_id, self.config, self.ruleset, self.settings)
+        links = TableLinks(
+            journal=self.journal,
+            identity=self.identity,
+            tokens=self.tokens,
+            settings=self.settings,
             presence=self.fanout,
             deadline=self.deadline,
-            start_bot=self._start_bot,
+            outbox=self._outbox,
+            choices=LiveChoices(self.fanout),
+            seat_bot=self._start_bot,
         )
-        table.outbox = self._outbox
-        return table
+        return Table(state, links)
 
     def play_back(self) -> None:
         """Bring the table to where its journal ends, publishing every event (at start).
@@ -119,7 +120,7 @@ class TableTask:
             )
         for record in records:
             self.fanout.publish(record)
-        self.table.outbox = self._outbox
+        self.table.links.outbox = self._outbox
 
     def start(self) -> None:
         """Run the task; deadlines start afresh and the host bots take their seats."""
@@ -174,9 +175,10 @@ class TableTask:
                 "NOT_THE_DECIDER",
                 "only the first person who joined this table decides for absent seats",
             )
-        if request.seat >= len(table.seats) or not table.seats[request.seat].taken:
+        seats = table.state.seats
+        if request.seat >= len(seats) or not seats[request.seat].taken:
             raise malformed(f"seat {request.seat} has no player at this table")
-        seat = table.seats[request.seat]
+        seat = seats[request.seat]
         if seat.is_bot or seat.away:
             raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
         if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
@@ -236,7 +238,7 @@ class TableTask:
     @property
     def live(self) -> bool:
         """Counted against the host's table cap: a match not yet over."""
-        return self.table.phase != lobby_pb2.TABLE_PHASE_FINISHED
+        return self.table.state.phase != lobby_pb2.TABLE_PHASE_FINISHED
 
     # --- The loop ---------------------------------------------------------------------------
 
@@ -261,7 +263,7 @@ class TableTask:
         times = [
             self.deadline.remaining() if self.deadline.armed else None,
             self.clock.remaining(),
-            self.absences.remaining(self.table.grace_seconds),
+            self.absences.remaining(self.table.state.grace_seconds),
         ]
         due = [t for t in times if t is not None]
         return min(due) if due else None
@@ -275,7 +277,7 @@ class TableTask:
         turn_due = left is not None and left <= 0
         if turn_due and not await self._run_job(lambda table: table.play_timed_out_turn(), None):
             self.clock.restart(self.table)  # not saved: tried again a whole turn later
-        for seat in self.absences.due(self.table.grace_seconds):
+        for seat in self.absences.due(self.table.state.grace_seconds):
             if not await self._run_job(_gone(seat), None):
                 self.absences.more_time(seat)  # not saved: tried again a grace period later
 
@@ -366,7 +368,7 @@ class TableTask:
             log.exception("table %s: could not be rebuilt from its journal", self.table_id)
             self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"
             return
-        table.outbox = self._outbox
+        table.links.outbox = self._outbox
         self.table = table
         table.resume()
         self._seat_bots()
@@ -391,7 +393,7 @@ class TableTask:
             self._failing_since = None
 
     def _note_finished(self) -> None:
-        if self.finished_at is None and self.table.phase == lobby_pb2.TABLE_PHASE_FINISHED:
+        if self.finished_at is None and self.table.state.phase == lobby_pb2.TABLE_PHASE_FINISHED:
             self.finished_at = asyncio.get_running_loop().time()
 
     # --- Host bot seats ---------------------------------------------------------------------
@@ -401,7 +403,7 @@ class TableTask:
             self.bots[seat] = self._run_bot(self, seat)
 
     def _seat_bots(self) -> None:
-        for seat in self.table.bot_seats():
+        for seat in self.table.state.bot_seats():
             self._start_bot(seat)
 
     @property

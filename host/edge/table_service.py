@@ -12,12 +12,12 @@ from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
-from host import auth
-from host.errors import Refusal
-from host.limits import Limits
-from host.registry import Registry
-from host.table import Table
-from host.table_task import TableTask
+from host.edge import auth
+from host.edge.errors import Refusal
+from host.edge.limits import Limits
+from host.journal.registry import Registry
+from host.table.table import Table
+from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -27,7 +27,7 @@ Response = TypeVar("Response")
 
 def add_to_server(service: table_pb2_grpc.TableServiceServicer, server: grpc.aio.Server) -> None:
     """The generated registration of TableService, but for SubscribeEvents' serializer: its
-    stream sends the bytes the fan-out made ready (``host.fanout.prepare``) as they are."""
+    stream sends the bytes the fan-out made ready (``host.table.fanout.prepare``) as they are."""
     captured = _Handlers()
     table_pb2_grpc.add_TableServiceServicer_to_server(service, captured)
     handlers = dict(captured.handlers)

@@ -16,12 +16,12 @@ import secrets
 import sqlite3
 from pathlib import Path
 
-from host import auth
-from host.bots import run_bot_seat
-from host.errors import not_found
-from host.journal import JournalStore, TableJournal
-from host.table_core import TableSettings
-from host.table_task import BotRunner, TableTask
+from host.edge import auth
+from host.edge.errors import not_found
+from host.journal.sqlite import JournalStore, TableJournal
+from host.table.bots import run_bot_seat
+from host.table.state import TableSettings
+from host.table.task import BotRunner, TableTask
 from scala40_net import rules, wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2
@@ -59,8 +59,8 @@ class Registry:
         return sum(
             1
             for task in self.tables.values()
-            if task.table.phase == lobby_pb2.TABLE_PHASE_WAITING
-            and any(not seat.taken for seat in task.table.seats)
+            if task.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
+            and any(not seat.taken for seat in task.table.state.seats)
         )
 
     async def create_table(
@@ -131,7 +131,7 @@ class Registry:
         journal = self.journals.open(path)
         stored = journal.config()
         if stored is None:  # created but never written: nothing to reopen
-            self.journals.remove(journal)
+            self.journals.remove(journal.path)
             return None
         table_id = path.name.removesuffix(path.suffix)
         config = lobby_pb2.CreateTableRequest.FromString(stored[1])
@@ -158,7 +158,7 @@ class Registry:
 
     def _archive(self, task: TableTask) -> None:
         self.tokens.remove_table(task.table_id)
-        target = self.journals.archive(task.journal)
+        target = self.journals.archive(task.journal.path)
         log.info("table %s: match over, archived as %s", task.table_id, target)
 
     async def _retire(self, task: TableTask, *, archive: bool) -> None:
@@ -168,7 +168,7 @@ class Registry:
             self._archive(task)
         else:
             self.tokens.remove_table(task.table_id)
-            self.journals.remove(task.journal)
+            self.journals.remove(task.journal.path)
             log.info("table %s: never started and idle, removed", task.table_id)
 
     async def tidy(self) -> None:
@@ -181,7 +181,7 @@ class Registry:
             ):
                 await self._retire(task, archive=True)
             elif (
-                task.table.phase == lobby_pb2.TABLE_PHASE_WAITING
+                task.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
                 and now - task.last_request >= self.settings.idle_removal
             ):
                 await self._retire(task, archive=False)

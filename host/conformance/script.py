@@ -2,10 +2,10 @@
 
 The client under test sits at seat 0 of one table; host bots fill the other
 seats. ``Script`` is told of every move the client sends and every event its
-stream is given (``host.conformance_service``), decides the refusals the host
+stream is given (``host.conformance.service``), decides the refusals the host
 scripts (each once), when its stream is dropped, and keeps one ``Check`` per
 situation with what was expected and what was seen. The run itself — the
-table, the host restart, the waiting — is ``host.conformance``'s.
+table, the host restart, the waiting — is ``host.conformance.check``'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import grpc
 from google.protobuf.message import Message
 
-from host.errors import Refusal
+from host.edge.errors import Refusal
 from scala40_net.pb import deal_pb2, table_pb2
 
 NOT_REACHED = "not reached: the run ended before this situation came"
