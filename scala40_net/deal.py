@@ -432,7 +432,11 @@ class _Scratch:
     laid_any: bool = False
 
 
-def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[int]) -> None:
+def _take_from_hand(
+    scratch: _Scratch, cards: Sequence[int], original: Sequence[int], taken: int | None
+) -> None:
+    """Move a play's ``cards`` from the hand to the table. Whichever operation moves the
+    card taken from the pile (a new meld, an attach, a joker's place) uses it (R3.2)."""
     if len(set(cards)) != len(cards):
         raise refuse(
             "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
@@ -444,6 +448,8 @@ def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[
             raise _not_in_hand(c)
     for c in cards:
         scratch.hand.remove(c)
+    if taken is not None and taken in cards:
+        scratch.taken_laid = True
 
 
 def _not_in_hand(card: int, discard: bool = False) -> RuleViolation:
@@ -479,8 +485,12 @@ def _place(
 ) -> tuple[tuple[int, Meld], ...]:
     """Put melds on the table: the first at ``index`` (None = a new place), the rest at the end.
 
-    Runs cut off by R4.6 go to the end so that every other meld keeps its index.
+    Runs cut off by R4.6 go to the end so that every other meld keeps its index. A run
+    cut from a meld on the table is still that meld's: it keeps the seat that laid it,
+    whoever cut it (R7.4, S21), as its joker is still the one that seat laid.
     """
+    if index is not None:
+        owner = scratch.owners[index]
     placed: list[tuple[int, Meld]] = []
     for k, meld in enumerate(pieces):
         if k == 0 and index is not None:
@@ -559,13 +569,11 @@ def _lay(
     for k, op in enumerate(operations, start=1):
         try:
             if isinstance(op, NewMeld):
-                _take_from_hand(scratch, op.cards, original)
+                _take_from_hand(scratch, op.cards, original, taken)
                 meld = make_meld(op.cards, op.joker_as)
                 pieces = split_run(meld, rules.max_run, op.split)
                 placed = _place(scratch, None, pieces, seat)
                 applied.append(MeldLaid(tuple(op.cards), op.joker_as, placed))
-                if taken is not None and taken in op.cards:
-                    scratch.taken_laid = True
                 if not scratch.opened:
                     scratch.opening_total += meld.points
                     if scratch.opening_total >= needed and (
@@ -578,13 +586,11 @@ def _lay(
                 target = _meld_index(scratch, op.meld)
                 if agreed and taken in op.cards:
                     raise _agreed_refusal(taken)
-                _take_from_hand(scratch, op.cards, original)
+                _take_from_hand(scratch, op.cards, original, taken)
                 grown = attach(target, op.cards, op.joker_as)
                 pieces = split_run(grown, rules.max_run, op.split)
                 placed = _place(scratch, op.meld, pieces, seat)
                 applied.append(CardsAttached(op.meld, tuple(op.cards), op.joker_as, placed))
-                if taken is not None and taken in op.cards:
-                    scratch.taken_laid = True
             elif isinstance(op, SwapJoker):
                 if not scratch.opened:
                     raise _not_open_yet(
@@ -594,7 +600,7 @@ def _lay(
                 _check_swap_owner(state, seat, scratch.owners[op.meld])
                 if agreed and op.card == taken:
                     raise _agreed_refusal(taken)
-                _take_from_hand(scratch, (op.card,), original)
+                _take_from_hand(scratch, (op.card,), original, taken)
                 was = target.joker_as
                 swapped_meld, joker = swap_joker(target, op.card)
                 assert was is not None
@@ -632,7 +638,7 @@ def _lay(
         raise refuse(
             "R3.2", "TAKEN_NOT_USED",
             "the card taken from the discard pile ({card}) must be used in this "
-            "turn, in a new meld or attached (or put back)",
+            "turn: in a new meld, attached, or put in a joker's place (or put back)",
             card=face(taken),
         )  # fmt: skip
     kept = [j for j in swapped if j in scratch.hand]

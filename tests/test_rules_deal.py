@@ -603,3 +603,25 @@ def test_r12_a_finished_deal_refuses_everything() -> None:
     state = closing_position()
     after, _ = apply(state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "9C")))
     assert "over" in refused(after, 1, STOCK).reason
+
+
+def test_r3_2_the_taken_discard_put_in_a_jokers_place_is_used() -> None:
+    # 000_…: the taken card "deve essere necessariamente utilizzata in una combinazione o
+    # sequenza": put in place of a joker it is in a meld, and the freed joker is laid (R7.2).
+    state = position(
+        hands={0: "2D 3C KD", 1: ""},
+        table=["8H 8D JK=8C", "5S 6S 7S"],
+        owners=[1, 1],
+        opened=[0, 1],
+        discard_pile="8C",
+    )
+    state = drawn(state, 0, DISCARD)
+    taken = state.taken_discard
+    joker = state.table[0].joker
+    assert taken is not None and joker is not None
+    play = Play((SwapJoker(0, taken), Attach(1, (joker,), f("8S"))), one(state, 0, "KD"))
+    after, _ = apply(state, 0, play)
+    assert taken in after.table[0].cards and joker in after.table[1].cards
+    # Taken and not used at all, it is still refused, and the sentence names every use.
+    err = refused(state, 0, Play((), one(state, 0, "KD")))
+    assert err.code == "TAKEN_NOT_USED" and "joker's place" in err.reason

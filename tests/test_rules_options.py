@@ -275,3 +275,32 @@ def test_every_option_value_crosses_the_wire_and_back(
     field = getattr(message.options, option)
     setattr(alone.options, option, field)
     assert getattr(wire.ruleset_from_pb(alone, 4), option) == value
+
+
+def test_r7_4_owner_keeps_the_joker_of_a_run_another_player_cut() -> None:
+    # 003_…: "Il giocatore che ha calato una combinazione con un jolly può … sostituire il
+    # jolly". Seat 1's 2♥ makes seat 0's run six cards, cut 3+3 (R4.6): the piece holding
+    # the joker is still seat 0's, and seat 0 may take the joker.
+    rules = Ruleset(joker_swap=JokerSwap.OWNER, max_run=5)
+    state = position(
+        rules,
+        hands={0: "5H 8C 9C 2D", 1: "2H KS QS"},
+        table=["3H 4H JK=5H 6H 7H"],
+        owners=[0],
+        opened=[0, 1],
+        turn=1,
+        stock_top="KD JD",
+    )
+    state = apply(state, 1, STOCK)[0]
+    state = apply(state, 1, Play((Attach(0, ids(state, 1, "2H")),), one(state, 1, "KS")))[0]
+    assert [len(m.cards) for m in state.table] == [3, 3]
+    assert state.table[1].joker is not None and state.owners == (0, 0)
+    state = apply(state, 0, STOCK)[0]
+    joker = state.table[1].joker
+    assert joker is not None
+    ops = (
+        SwapJoker(1, one(state, 0, "5H")),
+        NewMeld((*ids(state, 0, "8C 9C"), joker), parse_face("10C")),
+    )
+    after = apply(state, 0, Play(ops, one(state, 0, "2D")))[0]
+    assert after.table[1].joker is None
