@@ -901,12 +901,15 @@ class _Search:
                     lost = dead_weight - own[k]
                 if value + gain + bound - spent - lost <= self.best_value:
                     continue
-                for x in faces:
+                # Taken off one copy at a time: a plan that cuts a run (R4.6) may hold two
+                # copies of one face, and both must be in the hand.
+                for j, x in enumerate(faces):
                     if not counts[x]:
+                        for y in faces[:j]:
+                            counts[y] += 1
                         break
+                    counts[x] -= 1
                 else:
-                    for x in faces:
-                        counts[x] -= 1
                     if lost:
                         # The last joker laid: only candidates without one can follow.
                         chosen.append(options[k][0])

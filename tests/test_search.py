@@ -540,3 +540,16 @@ def test_best_opening_equals_brute_force_with_a_joker_at_every_place(
             place,
         )
         check_play(state, found)
+
+
+def test_r4_6_a_face_is_never_laid_more_often_than_the_hand_holds_it() -> None:
+    # Runs of at most 4 (tradizionale plays 5): 8D 9D on 4D-7D makes six cards, cut 3+3,
+    # and the cut-off piece may take the other 8D. The search once let that attach use both
+    # 8Ds while two new groups used them too, and building the play failed (IndexError).
+    pool = CardPool()
+    table = [pool.meld("4D 5D 6D 7D")]
+    hand = list(pool.cards("8D JK 2S QC 3D 8H 8C 9D 8D 4C JK JK"))
+    state = play_state(hand, table, Ruleset(max_run=4))
+    found = best_play(state)
+    assert found is not None
+    check_play(state, found)
