@@ -800,14 +800,14 @@ def _check_discard(
             card=face(discard),
         )  # fmt: skip
     closing = len(hand) == 1
-    if closing:
-        if is_joker(discard):
-            raise refuse("R8.3", "JOKER_CLOSING", "a joker may never be the closing discard")
-        return
+    if closing and is_joker(discard):
+        raise refuse("R8.3", "JOKER_CLOSING", "a joker may never be the closing discard")
     mode = rules.discard_attachable
     if mode in (DiscardAttachable.FREE, DiscardAttachable.AGREED):
         return
-    if mode is DiscardAttachable.CLASSIC and scratch.opened:
+    # classic (000_…): the closing discard and an opened player's are allowed; never (004_…)
+    # has no exception, the closing discard included.
+    if mode is DiscardAttachable.CLASSIC and (scratch.opened or closing):
         return
 
     def barred(card: int) -> bool:
@@ -815,15 +815,16 @@ def _check_discard(
 
     if barred(discard):
         # When every card that could be discarded would attach, the table lets any go:
-        # otherwise the turn could not end at all (see "Settled points").
+        # otherwise the turn could not end at all (S9). Not the closing discard: a player
+        # about to go out can always end the turn keeping a card back instead.
         others = [c for c in hand if c != taken]
-        if any(not barred(c) for c in others):
+        if closing or any(not barred(c) for c in others):
             # Two sentences, not one with a word put in: each is translated whole.
             if mode is DiscardAttachable.NEVER:
                 raise refuse(
                     "R8.2", "DISCARD_ATTACHES",
                     "{card} could be attached to a meld on the table: nobody may discard it, "
-                    "except as the closing discard",
+                    "not even to go out",
                     card=face(discard),
                 )  # fmt: skip
             raise refuse(

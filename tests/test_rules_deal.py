@@ -409,17 +409,34 @@ def test_r8_2_free_anyone_discards_anything() -> None:
     apply(state, 0, Play((), one(state, 0, "8C")))
 
 
-def test_r8_2_closing_with_an_attachable_card_is_allowed() -> None:
+def test_r8_2_classic_closing_with_an_attachable_card_is_allowed() -> None:
+    # 000_…: "…o che si 'chiuda' con lo scarto": the closing discard is the exception.
+    state = drawn(
+        position(
+            hands={0: "2H 3H 4H 9S 9D 9C QS KS AS", 1: "KD"}, table=["5C 6C 7C"], stock_top="8C"
+        )
+    )
+    melds = (NewMeld(ids(state, 0, "2H 3H 4H")), NewMeld(ids(state, 0, "9S 9D 9C")))
+    after, events = apply(
+        state, 0, Play((*melds, NewMeld(ids(state, 0, "QS KS AS"))), one(state, 0, "8C"))
+    )
+    assert after.is_over and isinstance(events[-1], DealEnded)
+
+
+def test_r8_2_never_the_closing_discard_may_not_be_an_attachable_card() -> None:
+    # 004_…: "non è consentito a nessun giocatore … scartare una carta che troverebbe
+    # sistemazione", with no exception for the closing discard (000_…'s is not 004_…'s).
     rules = Ruleset(discard_attachable=DiscardAttachable.NEVER)
     state = drawn(
         position(
             rules, hands={0: "2H 3H 4H", 1: "KD"}, table=["5C 6C 7C"], opened=[0], stock_top="8C"
         )
     )
-    after, events = apply(
-        state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "8C"))
-    )
-    assert after.is_over and isinstance(events[-1], DealEnded)
+    err = refused(state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "8C")))
+    assert err.rule == "R8.2" and err.code == "DISCARD_ATTACHES"
+    assert "not even to go out" in err.reason
+    # Keeping a card back, the player ends the turn: 2H does not attach.
+    apply(state, 0, Play((), one(state, 0, "2H")))
 
 
 def test_r8_2_when_every_card_would_attach_any_may_be_discarded() -> None:

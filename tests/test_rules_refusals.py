@@ -284,8 +284,8 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "opened takes the discard": (
         _opened_takes_without_using,
-        "R3.2: the card taken from the discard pile (7S) must be used in this turn, in a new "
-        "meld or attached (or put back)",
+        "R3.2: the card taken from the discard pile (7S) must be used in this turn: in a new "
+        "meld, attached, or put in a joker's place (or put back)",
     ),
     "kept joker": (
         _kept_joker,
@@ -373,8 +373,8 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "never attachable discard": (
         _discard_attachable(DiscardAttachable.NEVER),
-        "R8.2: 8C could be attached to a meld on the table: nobody may discard it, except as "
-        "the closing discard",
+        "R8.2: 8C could be attached to a meld on the table: nobody may discard it, not even "
+        "to go out",
     ),
 }
 
