@@ -695,9 +695,34 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
         events.append(ended)
         return _changed(new, phase=Phase.OVER, result=ended), events
     new = _changed(new, turn=new.next_seat(seat), phase=Phase.DRAW)
+    # R10.2 "as soon as": only a play that changes the table can leave nothing to lay.
+    if scratch.laid_any and _stalled(new):
+        return _void(new, events, STALLED), events
     if not new.stock:
         return _stock_ran_out(new, events)
     return new, events
+
+
+STALLED = (
+    "R10.2: no card off the table can be attached to a meld on the table "
+    "or make a new meld with others"
+)
+
+
+def _stalled(state: DealState) -> bool:
+    """R10.2: no card off the table (hands, stock, pile) can still be laid or attached."""
+    off_table = [c for hand in state.hands for c in hand]
+    off_table += state.stock
+    off_table += state.discard_pile
+    return is_stalled(state.table, off_table, state.ruleset.max_run)
+
+
+def _void(state: DealState, events: list[Event], reason: str, **changes: object) -> DealState:
+    """The deal ends void (R10.2, S13): no score."""
+    n = len(state.seats)
+    ended = DealEnded(DealOutcome.VOID, None, state.seats, state.hands, (0,) * n, False, reason)
+    events.append(ended)
+    return _changed(state, phase=Phase.OVER, result=ended, **changes)
 
 
 def _agreed_refusal(card: int) -> RuleViolation:
@@ -843,23 +868,13 @@ def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, li
     reason: str | None = None
     if not below_top:
         reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
-    elif is_stalled(
-        state.table,
-        [c for hand in state.hands for c in hand] + list(state.discard_pile),
-        state.ruleset.max_run,
-    ):
-        # Checked only here, when a rebuild is due: between rebuilds the stock still
-        # holds cards, and the check needs every card off the table (R10.2).
-        reason = (
-            "R10.2: no card off the table can be attached to a meld on the table "
-            "or make a new meld with others"
-        )
+    elif _stalled(state):
+        # Every play that lays is checked when it is made; a deal given in mid-play
+        # (a position, a replay of an older record) is checked here too.
+        reason = STALLED
     elif stall is not None and idle >= stall:
+        # This project's own guarantee that a deal ends: no source counts rebuilds.
         reason = f"R10.2: the stock ran out {idle} times with no card laid down or attached"
     if reason is not None:
-        ended = DealEnded(
-            DealOutcome.VOID, None, state.seats, state.hands, (0,) * len(state.seats), False, reason
-        )
-        events.append(ended)
-        return _changed(state, phase=Phase.OVER, idle_rebuilds=idle, result=ended), events
+        return _void(state, events, reason, idle_rebuilds=idle), events
     return _changed(state, phase=Phase.REBUILD, idle_rebuilds=idle), events
