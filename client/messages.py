@@ -182,6 +182,8 @@ ENGLISH: dict[str, str] = dict(
         M("why_unopened_double", "not opened: hand ×2"),
         M("why_lone_ace", "lone ace: 1"),
         M("why_lone_ace_double", "lone ace: 1, ×2 chiusura in mano"),
+        M("why_one_ace", "the hand's only ace: 1"),
+        M("why_one_ace_double", "the hand's only ace: 1, ×2 chiusura in mano"),
         M("why_in_hand_double", "×2: chiusura in mano"),
         M(
             "end_press_ready",

@@ -249,25 +249,33 @@ def could_attach(table: Sequence[Meld], card: int) -> bool:
     return False
 
 
-def hand_penalty(hand: Sequence[int], lone_ace_counts_one: bool = True) -> int:
-    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; a lone ace may count 1."""
-    lone_ace = len(hand) == 1 and not is_joker(hand[0]) and face(hand[0]).rank == 1
-    if lone_ace and lone_ace_counts_one:
-        return 1
-    return sum(face_points(face(c)) for c in hand)
+_CLASSIC = Ruleset()
 
 
-def lone_ace_counts_one(rules: Ruleset, total: int) -> bool:
-    """R9.4: whether a lone ace costs 1 to a player whose match total is ``total``.
+def hand_penalty(hand: Sequence[int], rules: Ruleset = _CLASSIC, total: int = 0) -> int:
+    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; one ace may count 1
+    (``ace_counts_one``) for a player whose match total is ``total``."""
+    points = sum(face_points(face(c)) for c in hand)
+    return points - 10 if ace_counts_one(hand, rules, total) else points
 
-    ``at_99`` gives it to the player one point short of the total that keeps
-    them in after paying it: 99 when busting at 101 (Settled points).
+
+def ace_counts_one(hand: Sequence[int], rules: Ruleset, total: int) -> bool:
+    """R9.4: whether an ace of ``hand`` costs 1, not 11, as ``lone_ace`` reads it.
+
+    ``always``: the ace that is the only card left; ``at_99`` the same, only for the
+    player one point short of the total that keeps them in after paying it (99 when
+    busting at 101, S12); ``single``: the one ace of a hand holding exactly one.
     """
-    if rules.lone_ace is LoneAce.ALWAYS:
-        return True
-    if rules.lone_ace is LoneAce.NEVER:
+    aces = sum(1 for c in hand if not is_joker(c) and face(c).rank == 1)
+    mode = rules.lone_ace
+    if mode is LoneAce.SINGLE:
+        return aces == 1
+    lone = aces == 1 and len(hand) == 1
+    if mode is LoneAce.ALWAYS:
+        return lone
+    if mode is LoneAce.NEVER:
         return False
-    return total == rules.bust_at - 2
+    return lone and total == rules.bust_at - 2
 
 
 def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tuple[int, ...]:
@@ -280,7 +288,7 @@ def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tup
     for seat, hand, opened, total in zip(
         state.seats, state.hands, state.opened, totals, strict=True
     ):
-        paid = hand_penalty(hand, lone_ace_counts_one(rules, total))
+        paid = hand_penalty(hand, rules, total)
         if seat == closer:
             out.append(rules.closer_bonus)
         elif seat == partner:

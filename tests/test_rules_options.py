@@ -228,11 +228,29 @@ def test_r8_2_agreed_marks_only_a_discard_that_could_be_attached() -> None:
         (LoneAce.AT_99, 98, 11),
         (LoneAce.AT_99, 0, 11),
         (LoneAce.NEVER, 99, 11),
+        (LoneAce.SINGLE, 0, 1),
     ],
 )
 def test_r9_4_lone_ace(name: str, mode: LoneAce, total: int, paid: int) -> None:
     state = position(rules_of(name, lone_ace=mode), hands={0: "", 1: "AS"}, opened=[1])
     state = replace(state, totals=(0, total))
+    assert deal_penalties(state, 0, False) == (0, paid)
+
+
+@pytest.mark.parametrize(
+    ("mode", "hand", "paid"),
+    [
+        # 000_…: "in caso il giocatore abbia un solo Asso in mano, esso vale 1 punto".
+        (LoneAce.SINGLE, "AS KD 5C", 1 + 10 + 5),
+        (LoneAce.SINGLE, "AS AD 5C", 11 + 11 + 5),
+        (LoneAce.SINGLE, "AS JK", 1 + 25),
+        # The other readings count an ace 1 only when it is the only card left.
+        (LoneAce.ALWAYS, "AS KD 5C", 11 + 10 + 5),
+        (LoneAce.NEVER, "AS", 11),
+    ],
+)
+def test_r9_4_single_counts_the_one_ace_of_a_hand_1(mode: LoneAce, hand: str, paid: int) -> None:
+    state = position(Ruleset(lone_ace=mode), hands={0: "", 1: hand}, opened=[1])
     assert deal_penalties(state, 0, False) == (0, paid)
 
 
