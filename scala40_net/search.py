@@ -1006,7 +1006,12 @@ class _Search:
             taken_stays = jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
-            taken_stays = self.taken_held and not any(taken_face in c.faces for c in chosen)
+            # Put in a joker's place, the taken card is used too (R3.2).
+            taken_stays = (
+                self.taken_held
+                and not any(taken_face in c.faces for c in chosen)
+                and not any(s.face == taken_face for s in self.swaps)
+            )
             in_new = any(taken_face in c.faces for c in new)
         if taken_face is not None:
             if self.taken_must_open and not in_new:
@@ -1284,8 +1289,10 @@ def _search(
     lays = opened or by_points or _may_open(counts, own_jokers, ruleset, masks)
     preps = [_slot_prep(meld) for meld in table]
     swaps = _possible_swaps(preps, counts, swappable) if table and not by_points and lays else []
-    # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
-    reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
+    # A swap uses the taken card (R3.2), but one that must open cannot wait for a swap (R7.3):
+    # then keep one copy of its face for the opening melds.
+    must_open = classic and not opened
+    reserved = taken_face if must_open and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
     best_value = floor
     for subset in _swap_subsets(swaps, counts, reserved) if swaps else ((),):
@@ -1361,7 +1368,8 @@ def _leftover(
     (``counts`` and ``own_jokers`` are the hand's, before any swap).
 
     ``_build`` takes each face's cards from the front of the hand's copies (the
-    taken card first), a swap's card from the back; the jokers of the melds laid
+    taken card first, or last when only a swap takes its face), a swap's card from
+    the back; the jokers of the melds laid
     before any swap from the hand's own (the taken one first), every later joker
     from the swapped ones first, then the rest of the hand's own.
     """
@@ -1389,8 +1397,10 @@ def _leftover(
     # Each card's place among the copies of its face (the jokers: among the jokers), the
     # taken card first.
     taken_face = -2 if taken is None else _CARD_FACE_INDEX[taken]
+    # The taken card is its face's first copy, or its last when a swap uses it.
+    taken_last = taken_face >= 0 and _taken_swapped(search, chosen, taken_face)
     place = [0] * FACES
-    if taken_face >= 0:
+    if taken_face >= 0 and not taken_last:
         place[taken_face] = 1
     jokers_seen = 1 if taken_face < 0 and taken is not None and taken in hand else 0
     out: list[int] = []
@@ -1406,7 +1416,7 @@ def _leftover(
                 out.append(card)
         else:
             if card == taken:
-                k = 0
+                k = counts[fi] - 1 if taken_last else 0
             else:
                 k = place[fi]
                 place[fi] += 1
@@ -1466,6 +1476,14 @@ def _some_card(fi: int) -> int:
     return (fi // 13) * 13 + fi % 13
 
 
+def _taken_swapped(search: _Search, chosen: Sequence[_Candidate], taken_face: int) -> bool:
+    """Whether the taken card is used by a swap rather than a meld (R3.2): no meld holds its
+    face and a swap puts that face in a joker's place."""
+    return not any(taken_face in c.faces for c in chosen) and any(
+        s.face == taken_face for s in search.swaps
+    )
+
+
 def _build(
     hand: Sequence[int],
     search: _Search,
@@ -1490,10 +1508,14 @@ def _build(
         else:
             jokers_held.append(card)
     if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
-        # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
+        # The taken card goes into the melds before any copy of its face (R3.2, R3.3); when
+        # no meld takes its face but a swap does, it is the one put in the joker's place.
         copies = pool[_CARD_FACE_INDEX[taken]]
         copies.remove(taken)
-        copies.insert(0, taken)
+        if _taken_swapped(search, chosen, _CARD_FACE_INDEX[taken]):
+            copies.append(taken)
+        else:
+            copies.insert(0, taken)
     own_jokers = sorted(jokers_held, key=lambda c: c != taken)
     swapped_jokers = [s.joker for s in search.swaps]
     swap_ops: list[Operation] = []

@@ -553,3 +553,13 @@ def test_r4_6_a_face_is_never_laid_more_often_than_the_hand_holds_it() -> None:
     found = best_play(state)
     assert found is not None
     check_play(state, found)
+
+
+def test_r3_2_the_taken_card_put_in_a_jokers_place_is_used() -> None:
+    # AS taken from the pile by an opened player: in place of the joker of AH AD JK=AS it is
+    # used (R3.2), and the freed joker is laid with AH 2H (R7.2).
+    table = [make_meld((54, 13, 53), Face(1, Suit.SPADES))]
+    state = play_state([4, 58, 0, 1, 39], table, opened=True, taken=39)
+    found = best_play(state)
+    assert found is not None and found.relief == brute_best_relief(state) == 24
+    check_play(state, found)
