@@ -451,7 +451,7 @@ def _take_from_hand(
         )
     for c in cards:
         if c not in scratch.hand and c in original:
-            raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
+            raise refuse("R3", "CARD_USED", "{card} is already used in this play", card=face(c))
         if c not in scratch.hand:
             raise _not_in_hand(c)
     for c in cards:
@@ -470,19 +470,20 @@ def _not_in_hand(card: int, discard: bool = False) -> RuleViolation:
                 "R8.1", "DISCARD_NOT_IN_HAND", "the discard card id {id} is not in your hand",
                 id=card,
             )  # fmt: skip
-        return refuse(None, "NOT_IN_HAND", "card id {id} is not in your hand", id=card)
+        return refuse("R3", "NOT_IN_HAND", "card id {id} is not in your hand", id=card)
     if discard:
         return refuse(
             "R8.1", "DISCARD_NOT_IN_HAND", "the discard {card} is not in your hand",
             card=face(card),
         )  # fmt: skip
-    return refuse(None, "NOT_IN_HAND", "{card} is not in your hand", card=face(card))
+    return refuse("R3", "NOT_IN_HAND", "{card} is not in your hand", card=face(card))
 
 
-def _meld_index(scratch: _Scratch, index: int) -> Meld:
+def _meld_index(scratch: _Scratch, index: int, rule: str) -> Meld:
+    """The table meld an attach (R6.1) or a swap (R7.1) names."""
     if not 0 <= index < len(scratch.table):
         raise refuse(
-            None, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
+            rule, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
             index=index, n=len(scratch.table),
         )  # fmt: skip
     return scratch.table[index]
@@ -591,9 +592,9 @@ def _lay(
             elif isinstance(op, Attach):
                 if not scratch.opened:
                     raise _not_open_yet("attach", "R6.1", scratch, must_open_with_taken, needed)
-                target = _meld_index(scratch, op.meld)
+                target = _meld_index(scratch, op.meld, "R6.1")
                 if agreed and taken in op.cards:
-                    raise _agreed_refusal(taken)
+                    raise _agreed_refusal(taken, swap=False)
                 _take_from_hand(scratch, op.cards, original, taken)
                 grown = attach(target, op.cards, op.joker_as)
                 pieces = split_run(grown, rules.max_run, op.split)
@@ -604,10 +605,10 @@ def _lay(
                     raise _not_open_yet(
                         "swap a joker", "R7.1", scratch, must_open_with_taken, needed
                     )
-                target = _meld_index(scratch, op.meld)
+                target = _meld_index(scratch, op.meld, "R7.1")
                 _check_swap_owner(state, seat, scratch.owners[op.meld])
                 if agreed and op.card == taken:
-                    raise _agreed_refusal(taken)
+                    raise _agreed_refusal(taken, swap=True)
                 _take_from_hand(scratch, (op.card,), original, taken)
                 was = target.joker_as
                 swapped_meld, joker = swap_joker(target, op.card)
@@ -733,14 +734,21 @@ def _void(state: DealState, events: list[Event], reason: str, **changes: object)
     return _changed(state, phase=Phase.OVER, result=ended, **changes)
 
 
-def _agreed_refusal(card: int) -> RuleViolation:
+def _agreed_refusal(card: int, swap: bool) -> RuleViolation:
+    # Two sentences, not one with a word put in: each is translated whole.
+    if swap:
+        return refuse(
+            "R8.2", "AGREED_DISCARD_ATTACHED",
+            "{card} was discarded though it could be attached (di comune accordo): "
+            "who takes it may not put it in a joker's place on the table in this turn",
+            card=face(card),
+        )  # fmt: skip
     return refuse(
-        "R8.2",
-        "AGREED_DISCARD_ATTACHED",
+        "R8.2", "AGREED_DISCARD_ATTACHED",
         "{card} was discarded though it could be attached (di comune accordo): "
         "who takes it may not attach it to a meld on the table in this turn",
         card=face(card),
-    )
+    )  # fmt: skip
 
 
 def agreed_mark(rules: Ruleset, table: Sequence[Meld], discard: int | None) -> int | None:

@@ -46,6 +46,7 @@ from scala40_net.melds import (
     face_points,
     joker_attach_faces,
     make_meld,
+    run_cuts,
     scale_face,
     scale_points,
     split_run,
@@ -540,16 +541,6 @@ def _run_extensions(
     return out
 
 
-def _cuts(n: int, max_run: int) -> list[tuple[int, ...]]:
-    """Every way to cut a sequence of ``n`` cards into runs of 3..``max_run`` (R4.6), low first."""
-    if n < MELD_MIN:
-        return []
-    out: list[tuple[int, ...]] = [(n,)] if n <= max_run else []
-    for first in range(MELD_MIN, min(max_run, n - MELD_MIN) + 1):
-        out += [(first, *rest) for rest in _cuts(n - first, max_run)]
-    return out
-
-
 _Plan = tuple[tuple[int, ...], int, tuple[_Step, ...], int]
 
 
@@ -576,7 +567,7 @@ def _grow(
         if max_run is None or n_new <= max_run:
             out.append((reals, has_joker, (_Step(piece, layout, joker_as, ()),), next_piece))
             continue
-        cuts = [c for c in _cuts(n_new, max_run) if len(c) > 1]
+        cuts = [c for c in run_cuts(n_new, max_run) if len(c) > 1]
         first = _Step(piece, layout, joker_as, cuts[0])
         out.append((reals, has_joker, (first,), next_piece + len(cuts[0]) - 1))
         for x in reals:
@@ -1139,7 +1130,7 @@ def _deferrals(cand: _Candidate, max_run: int | None) -> tuple[_Deferral, ...]:
         if len(bare) < MELD_MIN:
             continue
         points = sum(scale_points(low + i) for i in range(lo, hi))
-        cuts = [()] if max_run is None or len(bare) <= max_run else _cuts(len(bare), max_run)
+        cuts = [()] if max_run is None or len(bare) <= max_run else run_cuts(len(bare), max_run)
         for cut in cuts:
             end = (cut[piece] if cut else len(bare)) + len(rest)
             rest_split = run_lengths(end, max_run)

@@ -261,16 +261,16 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "card used twice": (
         _used_twice,
-        "operation 2: 9H is already used in this play",
+        "R3: operation 2: 9H is already used in this play",
     ),
-    "card not in hand": (_not_in_hand, "operation 1: card id 200 is not in your hand"),
+    "card not in hand": (_not_in_hand, "R3: operation 1: card id 200 is not in your hand"),
     "no such meld": (
         lambda: (
             s := drawn(opener(opened=[0])),
             0,
             Play((Attach(3, ids(s, 0, "2C")),), one(s, 0, "5D")),
         ),
-        "operation 1: there is no meld 3 on the table (0 melds)",
+        "R6.1: operation 1: there is no meld 3 on the table (0 melds)",
     ),
     "opening short": (_opening_37, "R5.1: opening melds total 37 points, 40 needed"),
     "taken card outside the opening": (
