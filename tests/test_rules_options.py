@@ -7,7 +7,7 @@ import pytest
 from scala40_net import wire
 from scala40_net.actions import Attach, Draw, DrawSource, NewMeld, Play, SwapJoker
 from scala40_net.bots.base import playable_state
-from scala40_net.cards import Face, parse_face, parse_faces, pick_from_hand
+from scala40_net.cards import parse_face, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, apply, deal_penalties
 from scala40_net.errors import RuleViolation
 from scala40_net.pb import ruleset_pb2
@@ -128,6 +128,18 @@ def test_r9_2_first_turn_close(name: str, mode: FirstTurnClose, source: DrawSour
         assert apply(state, 0, out)[0].is_over
 
 
+def swap_and_lay(
+    state: DealState, meld: int, card: str, pair: str, declared: str
+) -> tuple[SwapJoker, NewMeld]:
+    """Seat 0 puts ``card`` in place of meld ``meld``'s joker and lays it with ``pair`` (R7)."""
+    joker = state.table[meld].joker
+    assert joker is not None
+    return (
+        SwapJoker(meld, one(state, 0, card)),
+        NewMeld((*ids(state, 0, pair), joker), parse_face(declared)),
+    )
+
+
 # R7.4 joker_swap (item 5).
 @pytest.mark.parametrize("name", PRESETS)
 @pytest.mark.parametrize("mode", list(JokerSwap))
@@ -142,15 +154,7 @@ def test_r7_4_joker_swap(name: str, mode: JokerSwap, laid_by: int) -> None:
         stock_top="KD",
     )
     state = apply(state, 0, STOCK)[0]
-    joker = state.table[0].joker
-    assert joker is not None
-    swap = Play(
-        (
-            SwapJoker(0, one(state, 0, "5S")),
-            NewMeld((*ids(state, 0, "8H 9H"), joker), Face(10, parse_face("10H").suit)),
-        ),
-        one(state, 0, "2C"),
-    )
+    swap = Play(swap_and_lay(state, 0, "5S", "8H 9H", "10H"), one(state, 0, "2C"))
     if mode is JokerSwap.OWNER and laid_by != 0:
         err = refusal(state, 0, swap)
         assert str(err) == (
@@ -168,13 +172,7 @@ def test_r7_4_owner_counts_a_partners_meld_as_ones_own() -> None:
         rules, hands=hands, table=["4S JK=5S 6S"], owners=[2], opened=[0], stock_top="KD", turn=0
     )
     state = apply(state, 0, STOCK)[0]
-    joker = state.table[0].joker
-    assert joker is not None
-    ops = (
-        SwapJoker(0, one(state, 0, "5S")),
-        NewMeld((*ids(state, 0, "8H 9H"), joker), parse_face("10H")),
-    )
-    apply(state, 0, Play(ops, one(state, 0, "2C")))
+    apply(state, 0, Play(swap_and_lay(state, 0, "5S", "8H 9H", "10H"), one(state, 0, "2C")))
 
 
 # R8.2 discard_attachable=agreed (item 6).
@@ -314,11 +312,6 @@ def test_r7_4_owner_keeps_the_joker_of_a_run_another_player_cut() -> None:
     assert [len(m.cards) for m in state.table] == [3, 3]
     assert state.table[1].joker is not None and state.owners == (0, 0)
     state = apply(state, 0, STOCK)[0]
-    joker = state.table[1].joker
-    assert joker is not None
-    ops = (
-        SwapJoker(1, one(state, 0, "5H")),
-        NewMeld((*ids(state, 0, "8C 9C"), joker), parse_face("10C")),
-    )
+    ops = swap_and_lay(state, 1, "5H", "8C 9C", "10C")
     after = apply(state, 0, Play(ops, one(state, 0, "2D")))[0]
     assert after.table[1].joker is None
