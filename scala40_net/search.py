@@ -34,7 +34,7 @@ from typing import NamedTuple, TypedDict
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import CARDS_PER_DECK, Face, Suit, face, is_joker
-from scala40_net.deal import DealState, Phase, may_close_in_first_turn
+from scala40_net.deal import DealState, Phase, accepted_discards, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     ACE_HIGH,
@@ -53,7 +53,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
-from scala40_net.rules import DiscardPickup, JokerSwap, Ruleset
+from scala40_net.rules import DiscardAttachable, DiscardPickup, JokerSwap, Ruleset
 
 FACES = 52
 JOKER_PENALTY = 25
@@ -1684,7 +1684,18 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     meets R3.2 with the card taken from the discard pile (it must go back).
     """
     hand, table, rules, options = _play_question(state, seat)
-    return _search(hand, table, rules, by_points=False, **options)
+    found = _search(hand, table, rules, by_points=False, **options)
+    if (
+        found is not None
+        and len(found.leftover) == 1
+        and rules.discard_attachable is DiscardAttachable.NEVER
+        and not accepted_discards(state, found.operations, found.leftover)
+    ):
+        # R8.2 never: a last card that could be attached may not be the closing discard, so
+        # the best play that does not go out this turn (the search's "may not go out").
+        options["first_turn"] = True
+        found = _search(hand, table, rules, by_points=False, **options)
+    return found
 
 
 def has_play(state: DealState, seat: int | None = None) -> bool:

@@ -2,7 +2,8 @@
 
 Kept word for word so that tests can ask it and the faster search the same
 questions and compare the answers; only a change of the rules is made in both
-(R3.2: a taken card put in a joker's place is used, so a swap may use it).
+(R3.2: a taken card put in a joker's place is used, so a swap may use it; R8.2
+never: a last card that attaches is no closing discard).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from itertools import combinations, product
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import Face, Suit, face, is_joker
-from scala40_net.deal import DealState, Phase, may_close_in_first_turn
+from scala40_net.deal import DealState, Phase, accepted_discards, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     ACE_HIGH,
@@ -32,7 +33,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
-from scala40_net.rules import DiscardPickup, JokerSwap, Ruleset
+from scala40_net.rules import DiscardAttachable, DiscardPickup, JokerSwap, Ruleset
 
 FACES = 52
 JOKER_PENALTY = 25
@@ -1077,7 +1078,7 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if rules.joker_swap is JokerSwap.OWNER:
         own = (seat, state.partner(seat))
         swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
-    return _search(
+    found = _search(
         state.hands[i],
         state.table,
         rules,
@@ -1087,3 +1088,21 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
         first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
         swappable=swappable,
     )
+    if (
+        found is not None
+        and len(found.leftover) == 1
+        and rules.discard_attachable is DiscardAttachable.NEVER
+        and not accepted_discards(state, found.operations, found.leftover)
+    ):
+        # R8.2 never: the last card may not be discarded if it attaches: no going out.
+        found = _search(
+            state.hands[i],
+            state.table,
+            rules,
+            opened=state.opened[i],
+            by_points=False,
+            taken=state.taken_discard,
+            first_turn=True,
+            swappable=swappable,
+        )
+    return found

@@ -25,7 +25,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import operation_cards, run_lengths
-from scala40_net.rules import Ruleset
+from scala40_net.rules import DiscardAttachable, Ruleset
 from scala40_net.scenario import CardPool, position
 from scala40_net.search import LayDown, best_opening, best_play, can_open
 
@@ -563,3 +563,19 @@ def test_r3_2_the_taken_card_put_in_a_jokers_place_is_used() -> None:
     found = best_play(state)
     assert found is not None and found.relief == brute_best_relief(state) == 24
     check_play(state, found)
+
+
+def test_r8_2_never_the_best_play_keeps_a_card_that_may_be_discarded() -> None:
+    # 2H 3H 4H laid would leave 8C, which attaches to 5C 6C 7C: under never it may not be
+    # the closing discard, so the best play attaches 8C and keeps a card to discard.
+    pool = CardPool()
+    table = [pool.meld("5C 6C 7C")]
+    hand = list(pool.cards("2H 3H 4H 8C"))
+    rules = Ruleset(discard_attachable=DiscardAttachable.NEVER)
+    state = play_state(hand, table, rules, opened=True)
+    found = best_play(state)
+    assert found is not None and len(found.leftover) == 3
+    check_play(state, found)
+    # Under classic the last card may go: 2H 3H 4H laid, 8C the closing discard.
+    classic = play_state(hand, table, opened=True)
+    assert len(best_play(classic).leftover) == 1  # type: ignore[union-attr]
