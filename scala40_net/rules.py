@@ -268,6 +268,15 @@ def preset(name: str = "classic", players: int = 4) -> Ruleset:
     return ruleset
 
 
+def preset_players(name: str) -> range:
+    """The table sizes the named preset is for (R1.2): semplice 2 to 4, the others 2 to 6.
+
+    >>> list(preset_players("semplice"))
+    [2, 3, 4]
+    """
+    return range(MIN_PLAYERS, preset(name, 4).max_players + 1)
+
+
 def with_options(ruleset: Ruleset, **options: object) -> Ruleset:
     """A copy of ``ruleset`` with some options changed, validated again."""
     unknown = set(options) - set(Ruleset.__dataclass_fields__)

@@ -21,6 +21,7 @@ from scala40_net.rules import (
     LoneAce,
     UnopenedPenalty,
     preset,
+    preset_players,
     with_options,
 )
 
@@ -156,7 +157,8 @@ def test_simulation_of_random_legal_deals_keeps_every_invariant() -> None:
     for k in range(DEALS):
         name = PRESETS[k % len(PRESETS)]
         # Every table size the preset is for (semplice: 2 to 4, R1.2).
-        players = 2 + (k // len(PRESETS)) % (preset(name, 4).max_players - 1)
+        sizes = preset_players(name)
+        players = sizes[(k // len(PRESETS)) % len(sizes)]
         options = {option: choices.choice(values) for option, values in OPTION_VALUES.items()}
         rules = with_options(preset(name, players), **options)
         for option, value in options.items():
