@@ -1078,16 +1078,20 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if rules.joker_swap is JokerSwap.OWNER:
         own = (seat, state.partner(seat))
         swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
-    found = _search(
-        state.hands[i],
-        state.table,
-        rules,
-        opened=state.opened[i],
-        by_points=False,
-        taken=state.taken_discard,
-        first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
-        swappable=swappable,
-    )
+
+    def search(first_turn: bool) -> LayDown | None:
+        return _search(
+            state.hands[i],
+            state.table,
+            rules,
+            opened=state.opened[i],
+            by_points=False,
+            taken=state.taken_discard,
+            first_turn=first_turn,
+            swappable=swappable,
+        )
+
+    found = search(state.turns_played[i] == 0 and not may_close_in_first_turn(state))
     if (
         found is not None
         and len(found.leftover) == 1
@@ -1095,14 +1099,5 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
         and not accepted_discards(state, found.operations, found.leftover)
     ):
         # R8.2 never: the last card may not be discarded if it attaches: no going out.
-        found = _search(
-            state.hands[i],
-            state.table,
-            rules,
-            opened=state.opened[i],
-            by_points=False,
-            taken=state.taken_discard,
-            first_turn=True,
-            swappable=swappable,
-        )
+        found = search(True)
     return found
