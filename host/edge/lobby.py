@@ -168,4 +168,4 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def StartMatch(
         self, request: lobby_pb2.StartMatchRequest, context: Context
     ) -> lobby_pb2.StartMatchResponse:
-        return await self._as_own_seat(Table.start_match, request)
+        return await self._as_own_seat(Table.start_match_asked, request)

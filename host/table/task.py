@@ -25,7 +25,7 @@ from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal.recovery import play_back
 from host.journal.sqlite import Journal, JournalWriteFailed
-from host.table.absences import Absences
+from host.table.absences import MORE_TIME_PER_DEAL, Absences
 from host.table.deadline import Deadline
 from host.table.fanout import Fanout, Ready, Subscriber, prepare
 from host.table.links import LiveChoices, TableLinks
@@ -166,7 +166,13 @@ class TableTask:
         self, table: Table, caller: int, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
         """The deciding seat hands an absent seat to a host bot now, or gives it more time;
-        before the match, it frees a seat somebody took."""
+        before the match, it frees a seat somebody took.
+
+        Absent is a person's seat with no event stream open: a player who is here
+        (the decider included) plays their own turns. More time is bounded
+        (``Absences.more_time``), so the table never waits on one seat longer than
+        its clock plus the grace period, whatever is decided.
+        """
         if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
             table.free_seat(caller, request.seat)
             return table_pb2.DecideAbsenceResponse()
@@ -178,20 +184,37 @@ class TableTask:
         seats = table.state.seats
         if request.seat >= len(seats) or not seats[request.seat].taken:
             raise malformed(f"seat {request.seat} has no player at this table")
-        seat = seats[request.seat]
-        if seat.is_bot or seat.away:
-            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
-        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
-            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
-        elif request.choice == table_pb2.ABSENCE_CHOICE_MORE_TIME:
-            self.absences.more_time(request.seat)
-            if self.clock.seat == request.seat:
-                self.clock.restart(table)
-        else:
+        if request.choice not in (
+            table_pb2.ABSENCE_CHOICE_HAND_TO_BOT,
+            table_pb2.ABSENCE_CHOICE_MORE_TIME,
+        ):
             raise malformed(
                 "choose ABSENCE_CHOICE_HAND_TO_BOT, ABSENCE_CHOICE_MORE_TIME or "
                 "ABSENCE_CHOICE_FREE_SEAT"
             )
+        seat = seats[request.seat]
+        if table.state.phase != lobby_pb2.TABLE_PHASE_PLAYING:
+            raise precondition("NOT_ABSENT", "no match is being played: nobody is absent")
+        if seat.is_bot or seat.away:
+            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
+        if request.seat == caller or request.seat in self.fanout.connected_seats():
+            raise precondition(
+                "NOT_ABSENT",
+                f"seat {request.seat}'s player is connected: only a seat with no event "
+                "stream is decided for",
+            )
+        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
+            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
+            return table_pb2.DecideAbsenceResponse()
+        deal_no = table.state.deal_no
+        if not self.absences.more_time(request.seat, deal_no, table.state.grace_seconds):
+            raise precondition(
+                "NO_MORE_TIME",
+                f"seat {request.seat} had its {MORE_TIME_PER_DEAL} extensions this deal: "
+                "hand it to a host bot or wait",
+            )
+        if self.clock.seat == request.seat:
+            self.clock.more_time(table, table.state.grace_seconds)
         return table_pb2.DecideAbsenceResponse()
 
     def subscribe(
@@ -279,7 +302,7 @@ class TableTask:
             self.clock.restart(self.table)  # not saved: tried again a whole turn later
         for seat in self.absences.due(self.table.state.grace_seconds):
             if not await self._run_job(_gone(seat), None):
-                self.absences.more_time(seat)  # not saved: tried again a grace period later
+                self.absences.retry(seat)  # not saved: tried again a grace period later
 
     def _watch(self) -> None:
         """After a job: the turn clock and the grace periods follow the table."""
