@@ -12,6 +12,7 @@ from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
 from host.journal.registry import Registry
+from host.table import durations
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net import wire
@@ -37,17 +38,7 @@ ForTable = TypeVar("ForTable", bound=_NamesTable)
 Response = TypeVar("Response")
 
 
-# The turn clock and the grace period a table may choose (CreateTableRequest, in seconds).
-TURN_SECONDS = range(2, 601)
-GRACE_SECONDS = range(1, 601)
-
-
-def _check_clock(request: lobby_pb2.CreateTableRequest) -> None:
-    """turn_seconds 0 (off) or 2..600, grace_seconds 1..600, a known stand-in level."""
-    if request.HasField("turn_seconds") and request.turn_seconds not in (0, *TURN_SECONDS):
-        raise malformed(f"turn_seconds is 0 (no clock) or 2..600, not {request.turn_seconds}")
-    if request.HasField("grace_seconds") and request.grace_seconds not in GRACE_SECONDS:
-        raise malformed(f"grace_seconds is 1..600, not {request.grace_seconds}")
+def _check_stand_in(request: lobby_pb2.CreateTableRequest) -> None:
     if request.stand_in_level not in lobby_pb2.BotLevel.values():
         raise malformed(f"stand_in_level {request.stand_in_level} is not a known bot level")
 
@@ -76,7 +67,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
-        _check_clock(request)
+        durations.check(request)
+        _check_stand_in(request)
         self._limits.new_table(context.peer())
         if self._registry.live_count() >= MAX_TABLES:
             raise Refusal(

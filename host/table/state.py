@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from host.table import durations
 from scala40_net import deal, match, rules, wire
 from scala40_net.fairdeal.exchange import HostExchange
 from scala40_net.fairdeal.record import DealRecorder
@@ -125,10 +126,14 @@ class TableState:
             seats=[SeatState(n) for n in range(config.seats)],
             password=config.password if config.HasField("password") else None,
             turn_seconds=(
-                config.turn_seconds if config.HasField("turn_seconds") else settings.turn_seconds
+                durations.held("turn_seconds", config.turn_seconds)
+                if config.HasField("turn_seconds")
+                else settings.turn_seconds
             ),
             grace_seconds=(
-                config.grace_seconds if config.HasField("grace_seconds") else settings.grace_seconds
+                durations.held("grace_seconds", config.grace_seconds)
+                if config.HasField("grace_seconds")
+                else settings.grace_seconds
             ),
         )
 

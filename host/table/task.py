@@ -388,8 +388,13 @@ class TableTask:
             if rest.entries:  # this host's journals end at job boundaries
                 raise ValueError("the journal ends inside a job")
         except Exception as error:  # the journal itself went bad under the running table
-            log.exception("table %s: could not be rebuilt from its journal", self.table_id)
-            self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"
+            log.exception(
+                "table %s: could not be rebuilt from its journal %s",
+                self.table_id,
+                self.journal.path,
+            )
+            # The log names the file; the players are told what it means for them.
+            self.broken = f"its journal can no longer be played back ({error}): moves are refused"
             return
         table.links.outbox = self._outbox
         self.table = table
