@@ -88,6 +88,16 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 sentence or rule,
                 rule if sentence else None,
             ) from None
+        if ruleset.stall_rebuilds is None:
+            # Without it nothing ends a deal nobody can go out of (nobody can open, say):
+            # the table would play, and write its journal, for ever.
+            raise Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "BAD_RULESET",
+                "the stall rule stays on at this host's tables (stall_rebuilds 1..99): "
+                "without it a deal nobody can go out of never ends",
+                "R10.2",
+            )
         table = await self._registry.create_table(request, ruleset)
         return lobby_pb2.CreateTableResponse(table_id=table.table_id)
 
@@ -117,6 +127,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         task = self._registry.get(request.table_id)
         password = request.password if request.HasField("password") else None
         await self._check_password(task, password, context.peer())
+        self._limits.seat_change(request.table_id, context.peer())
         return await task.call(lambda table: table.join(request))
 
     async def SpectateTable(
@@ -136,17 +147,23 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         return principal.seat
 
     async def _as_own_seat(
-        self, act: Callable[[Table, int, ForTable], Response], request: ForTable
+        self,
+        act: Callable[[Table, int, ForTable], Response],
+        request: ForTable,
+        seat_change: str | None = None,
     ) -> Response:
-        """Hand ``act`` of the caller's seat at the table the request names to its task."""
+        """Hand ``act`` of the caller's seat at the table the request names to its task;
+        ``seat_change``: the caller's peer, when the act changes a seat (rate-limited)."""
         seat = self._own_seat(request.table_id)
+        if seat_change is not None:
+            self._limits.seat_change(request.table_id, seat_change)
         task = self._registry.get(request.table_id)
         return await task.call(lambda table: act(table, seat, request))
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
-        answer = await self._as_own_seat(Table.leave, request)
+        answer = await self._as_own_seat(Table.leave, request, seat_change=context.peer())
         # The seat's streams end now: its private events are no longer the leaver's to read.
         task = self._registry.get(request.table_id)
         task.fanout.close_seat(auth.current_principal().seat)
@@ -155,7 +172,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
-        return await self._as_own_seat(Table.add_bot, request)
+        return await self._as_own_seat(Table.add_bot, request, seat_change=context.peer())
 
     async def StartMatch(
         self, request: lobby_pb2.StartMatchRequest, context: Context

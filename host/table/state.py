@@ -24,6 +24,8 @@ class TableSettings:
     reveal_timeout: float = 30.0
     queue_size: int = 256
     keep_events: int = 100_000
+    # Events kept while the match has not started (seats, chat, connections: host.table.fanout).
+    keep_waiting_events: int = 1_000
     # A pause before each bot move, so people can follow; 0 in tests and benchmarks.
     bot_delay: float = 0.0
     # A finished match stays live this long (its seats fetch the last records), then is archived.
@@ -32,6 +34,9 @@ class TableSettings:
     idle_removal: float = 1800.0
     # The pause between deals when the table's config does not set one (host.table.between_deals).
     between_deals: float = 20.0
+    # A match with nobody watching (no seat's or spectator's stream open) this long pauses:
+    # its host bots and clocks wait until someone opens a stream (host.table.task).
+    nobody_there: float = 300.0
     # The turn clock and the grace period of a table that does not set its own.
     turn_seconds: int = 90
     grace_seconds: int = 60
