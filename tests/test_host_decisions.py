@@ -4,6 +4,7 @@ the match started by the table's first player (real host on 127.0.0.1, short clo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -68,74 +69,75 @@ async def test_a_connected_player_is_not_absent_whatever_the_decider_asks(
     await stop(tasks)
 
 
+@pytest.fixture
+async def short(tmp_path: Path) -> AsyncIterator[HostClient]:
+    """A host whose fair-deal deadlines are short enough to be met in a test."""
+    served = await start_host(tmp_path / "host", SHORT)
+    try:
+        yield served
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
 async def test_more_time_for_an_absent_seat_is_bounded_and_the_seat_is_handed_over(
-    tmp_path: Path,
+    short: HostClient,
 ) -> None:
     """The decider asks for more time as often as they like: only MORE_TIME_PER_DEAL are
     granted, and the absent seat is still handed to a host bot within two grace periods."""
-    served = await start_host(tmp_path / "host", SHORT)
-    try:
-        table_id, (ann, bea) = await seated(served, ["ann", "bea"], grace_seconds=2)
-        playing = asyncio.create_task(ann.play_match())  # bea never opens a stream
-        await until(lambda: bool(ann.log and ann.log.events))
-        await served.lobby.StartMatch(
-            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
-        )
-        task = served.host.registry.tables[table_id]
-        more = decide(bea.seat, table_pb2.ABSENCE_CHOICE_MORE_TIME)
-        granted, refused = 0, []
-        for _ in range(40):  # bounded: 40 asks, half a second apart
-            if task.table.seats[bea.seat].away:
-                break
-            try:
-                await served.table.DecideAbsence(more, metadata=ann.metadata)
-                granted += 1
-            except grpc.aio.AioRpcError as error:
-                info = error_info(error)
-                refused.append((error.code(), info.reason if info else ""))
-            await asyncio.sleep(0.5)
-        assert granted == MORE_TIME_PER_DEAL
-        assert refused and set(refused) <= {
-            (grpc.StatusCode.FAILED_PRECONDITION, "NO_MORE_TIME"),
-            (grpc.StatusCode.FAILED_PRECONDITION, "NOT_ABSENT"),  # handed over meanwhile
-        }
-        assert task.table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_DISCONNECTED
-        await stop([playing])
-    finally:
-        await served.channel.close()
-        await served.host.stop(grace=0.5)
+    served = short
+    table_id, (ann, bea) = await seated(served, ["ann", "bea"], grace_seconds=2)
+    playing = asyncio.create_task(ann.play_match())  # bea never opens a stream
+    await until(lambda: bool(ann.log and ann.log.events))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    task = served.host.registry.tables[table_id]
+    more = decide(bea.seat, table_pb2.ABSENCE_CHOICE_MORE_TIME)
+    granted, refused = 0, []
+    for _ in range(40):  # bounded: 40 asks, half a second apart
+        if task.table.seats[bea.seat].away:
+            break
+        try:
+            await served.table.DecideAbsence(more, metadata=ann.metadata)
+            granted += 1
+        except grpc.aio.AioRpcError as error:
+            info = error_info(error)
+            refused.append((error.code(), info.reason if info else ""))
+        await asyncio.sleep(0.5)
+    assert granted == MORE_TIME_PER_DEAL
+    assert refused and set(refused) <= {
+        (grpc.StatusCode.FAILED_PRECONDITION, "NO_MORE_TIME"),
+        (grpc.StatusCode.FAILED_PRECONDITION, "NOT_ABSENT"),  # handed over meanwhile
+    }
+    assert task.table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_DISCONNECTED
+    await stop([playing])
 
 
 async def test_more_time_on_a_turn_never_passes_its_clock_plus_the_grace_period(
-    tmp_path: Path,
+    short: HostClient,
 ) -> None:
-    served = await start_host(tmp_path / "host", SHORT)
-    try:
-        table_id, (ann, bea) = await seated(
-            served, ["ann", "bea"], turn_seconds=3, grace_seconds=600
-        )
-        playing = asyncio.create_task(ann.play_match())  # bea never opens a stream
-        await until(lambda: bool(ann.log and ann.log.events))
-        await served.lobby.StartMatch(
-            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
-        )
-        task = served.host.registry.tables[table_id]
-        await until(lambda: task.clock.seat == bea.seat, seconds=60)
-        more = decide(bea.seat, table_pb2.ABSENCE_CHOICE_MORE_TIME)
-        for _ in range(MORE_TIME_PER_DEAL):
-            await served.table.DecideAbsence(more, metadata=ann.metadata)
-            left = task.clock.remaining()
-            assert left is not None and left <= 3 + 600
-        # However long a turn is given, it ends: the host plays bea's timed-out turn.
-        assert await refusal(served.table.DecideAbsence(more, metadata=ann.metadata)) == (
-            grpc.StatusCode.FAILED_PRECONDITION,
-            "NO_MORE_TIME",
-        )
-        await until(lambda: task.table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_TIMED_OUT)
-        await stop([playing])
-    finally:
-        await served.channel.close()
-        await served.host.stop(grace=0.5)
+    served = short
+    table_id, (ann, bea) = await seated(served, ["ann", "bea"], turn_seconds=3, grace_seconds=600)
+    playing = asyncio.create_task(ann.play_match())  # bea never opens a stream
+    await until(lambda: bool(ann.log and ann.log.events))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    task = served.host.registry.tables[table_id]
+    await until(lambda: task.clock.seat == bea.seat, seconds=60)
+    more = decide(bea.seat, table_pb2.ABSENCE_CHOICE_MORE_TIME)
+    for _ in range(MORE_TIME_PER_DEAL):
+        await served.table.DecideAbsence(more, metadata=ann.metadata)
+        left = task.clock.remaining()
+        assert left is not None and left <= 3 + 600
+    # However long a turn is given, it ends: the host plays bea's timed-out turn.
+    assert await refusal(served.table.DecideAbsence(more, metadata=ann.metadata)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "NO_MORE_TIME",
+    )
+    await until(lambda: task.table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_TIMED_OUT)
+    await stop([playing])
 
 
 async def test_only_the_first_player_starts_the_match(served: HostClient) -> None:
