@@ -56,8 +56,8 @@ async def test_a_connected_player_is_not_absent_whatever_the_decider_asks(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
     )
     task = served.host.registry.tables[table_id]
-    await until(lambda: task.clock.seat is not None)
-    journaled = task.table.seq
+    await until(lambda: task.clock.seat == bea.seat, seconds=60)  # bea's turn: she thinks
+    left = task.clock.remaining()
     for seat in (bea.seat, ann.seat):  # a connected player, and the decider's own seat
         for choice in (table_pb2.ABSENCE_CHOICE_MORE_TIME, table_pb2.ABSENCE_CHOICE_HAND_TO_BOT):
             answer = await refusal(
@@ -65,7 +65,9 @@ async def test_a_connected_player_is_not_absent_whatever_the_decider_asks(
             )
             assert answer == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_ABSENT"), (seat, choice)
     assert not any(s.away for s in task.table.seats)
-    assert task.table.seq == journaled  # nothing was written
+    now_left = task.clock.remaining()
+    assert left is not None and now_left is not None and now_left <= left  # no more time given
+    assert task.clock.seat == bea.seat
     await stop(tasks)
 
 
