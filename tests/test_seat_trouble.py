@@ -106,7 +106,8 @@ async def test_another_host_at_the_pinned_address_is_not_the_host_and_not_asked_
 
             with pytest.raises(HostChanged):
                 await asyncio.wait_for(
-                    stream.follow(never, on_link=lambda up, n: attempts.append(n)), 60
+                    stream.follow(never, on_link=lambda up, n, seen=attempts: seen.append(n)),
+                    60,
                 )
             assert attempts == []  # not one reconnect attempt
     finally:
