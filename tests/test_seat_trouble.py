@@ -9,14 +9,18 @@ never sent anything again, and ends the stream of every kind of seat.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
 import grpc
 import pytest
 from conftest import HostClient, start_host
+from hostproc import HostProcess, free_port
 
+from client.connection import LobbyClient
 from scala40_net.net import tls
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.seat.link import GrpcTable, SeatLink, bearer, resend
 from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble
 from scala40_net.seat.stream import (
@@ -134,3 +138,57 @@ async def test_a_pin_check_says_who_answers(tmp_path: Path) -> None:
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
+
+
+async def test_scala40_bot_gives_up_on_another_host_at_its_address_and_says_both_fingerprints(
+    tmp_path: Path,
+) -> None:
+    """The bot would wait ten minutes for a host that is down; another host is not waited for."""
+    port = free_port()
+    first = HostProcess(tmp_path / "first", port)
+    second = HostProcess(tmp_path / "second", port)
+    bot: subprocess.Popen[str] | None = None
+    try:
+        await first.start()
+        assert first.channel is not None and first.fingerprint is not None
+        lobby = LobbyClient(first.channel)
+        table_id = await lobby.create_table("Sera", ruleset_pb2.PRESET_CLASSIC, 2)
+        bot = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "scala40_net.seat.netbot",
+                f"127.0.0.1:{port}",
+                "--table",
+                table_id,
+                "--fingerprint",
+                first.fingerprint,
+                "--give-up-after",
+                "600",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+        for _ in range(600):
+            tables = await lobby.tables()
+            if any(s.taken for t in tables if t.table_id == table_id for s in t.seats):
+                break
+            assert bot.poll() is None, bot.communicate()
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the bot did not sit down")
+        await first.kill()
+        await second.start()
+        assert second.fingerprint is not None
+        code = await asyncio.to_thread(bot.wait, 90)
+        _, said = bot.communicate()
+        assert code == 1
+        assert f"its fingerprint is {second.fingerprint} (expected {first.fingerprint})" in said
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        await first.stop()
+        await second.stop()

@@ -94,9 +94,16 @@ class HostChanged(HostRefusal):
     and no retry changes it. ``found``: its fingerprint ("" when its certificate binds none)."""
 
     def __init__(self, found: str, expected: str, detail: str) -> None:
-        super().__init__(grpc.StatusCode.UNAVAILABLE, detail, trouble=Trouble.NOT_THE_HOST)
+        proved = f"its fingerprint is {found}" if found else "it proves no host's identity"
+        sentence = f"this is not the host joined: {proved} (expected {expected})"
+        super().__init__(grpc.StatusCode.UNAVAILABLE, sentence, trouble=Trouble.NOT_THE_HOST)
         self.found = found
         self.expected = expected
+        self.detail = detail  # what gRPC and the TLS check said, for a log
+
+    @property
+    def line(self) -> str:
+        return f"{super().line} [{self.detail}]"
 
 
 def unreachable(code: grpc.StatusCode, detail: str) -> HostRefusal:
