@@ -16,13 +16,14 @@ from pathlib import Path
 import grpc
 import pytest
 from conftest import HostClient, start_host
+from google.rpc import error_details_pb2, status_pb2
 from hostproc import HostProcess, free_port
 
 from client.connection import LobbyClient
 from scala40_net.net import tls
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.seat.link import GrpcTable, SeatLink, bearer, resend
-from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble
+from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble, refusal_from_error
 from scala40_net.seat.stream import (
     ResumableStream,
     gives_up_if_seat_refused,
@@ -192,3 +193,33 @@ async def test_scala40_bot_gives_up_on_another_host_at_its_address_and_says_both
             bot.wait()
         await first.stop()
         await second.stop()
+
+
+def _error(code: grpc.StatusCode, details: str, reason: str = "") -> grpc.aio.AioRpcError:
+    """A failed call as grpc.aio hands it over: with the host's Status trailer when ``reason``."""
+    trailers = grpc.aio.Metadata()
+    if reason:
+        info = error_details_pb2.ErrorInfo(reason=reason, metadata={"sentence": details})
+        status = status_pb2.Status(code=code.value[0], message=details)
+        status.details.add().Pack(info)
+        trailers.add("grpc-status-details-bin", status.SerializeToString())
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailers, details)
+
+
+def test_a_failure_is_the_hosts_refusal_only_when_the_host_said_it() -> None:
+    gone = refusal_from_error(_error(grpc.StatusCode.UNAVAILABLE, "failed to connect to all"))
+    assert gone.trouble is Trouble.UNREACHABLE and gone.transient
+    slow = refusal_from_error(_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"))
+    assert slow.trouble is Trouble.UNREACHABLE and slow.transient
+    # The host could not save the move: its own answer, sent again as it is.
+    unsaved = refusal_from_error(
+        _error(grpc.StatusCode.UNAVAILABLE, "the move was not saved", "NOT_SAVED")
+    )
+    assert unsaved.trouble is Trouble.REFUSED and unsaved.transient
+    ruled = refusal_from_error(
+        _error(grpc.StatusCode.FAILED_PRECONDITION, "not your turn", "NOT_YOUR_TURN")
+    )
+    assert ruled.trouble is Trouble.REFUSED and ruled.broke_rule and not ruled.transient
+    changed = HostChanged("AAAA", "BBBB", "handshake failed")
+    assert not changed.transient and "AAAA" in changed.message and "BBBB" in changed.message
+    assert "handshake failed" in changed.line and "handshake" not in changed.message
