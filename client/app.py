@@ -336,7 +336,8 @@ class TableScreen:
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
         words = failure_words(refusal, self.session.host)
         if words is not None:  # the network's or trust's failure, not a rule's: said as such
-            logging.getLogger(__name__).warning("the link to the host: %s", refusal)
+            detail = refusal.line if isinstance(refusal, HostRefusal) else str(refusal)
+            logging.getLogger(__name__).warning("the link to the host: %s", detail)
             self.session.say_failure(words)
             self.model.note(words[0], **words[1])
             self.invalidate()
