@@ -357,5 +357,24 @@ ENGLISH: dict[str, str] = dict(
             "No list of LAN hosts: {reason}. Join by the host's address or invite instead: "
             "scala40 ADDRESS",
         ),
+        M(
+            "net_unreachable",
+            "Nobody answers at {host}: the host may be down, or out of reach. Try again when "
+            "it is back.",
+        ),
+        M(
+            "net_not_the_host",
+            "This is not the host you joined: its fingerprint is {found} (expected {expected}). "
+            "Nothing more is sent to it.",
+        ),
+        M(
+            "net_not_a_host",
+            "{host} is not a Scala 40 host: its certificate proves no host's identity. Nothing "
+            "more is sent to it.",
+        ),
+        M(
+            "status_link_given_up",
+            "No longer connected to the host (the log says why): Ctrl-Q leaves.",
+        ),
     ]
 )
