@@ -113,17 +113,14 @@ def arrange_meld(cards: Sequence[int], declared: Face | None) -> tuple[Meld, tup
 
     Raises the engine's ``RuleViolation`` for the cards as typed when no order makes a meld.
     """
-    first_error: RuleViolation | None = None
     for order in _meld_orders(cards, declared):
         options = (declared,) if declared is not None else melds.declarations(order) or (None,)
         try:
             meld = melds.make_meld(order, options[0])
-        except RuleViolation as refusal:
-            first_error = first_error or refusal
+        except RuleViolation:
             continue
         return meld, tuple(f for f in options[1:] if f is not None)
-    assert first_error is not None
-    raise first_error
+    return melds.make_meld(cards, declared), ()  # no order makes one: the engine says why
 
 
 def _attach_faces(meld: Meld) -> list[Face]:
@@ -141,15 +138,15 @@ def arrange_attach(
         return melds.attach(meld, cards, None), None, ()
     options = [declared] if declared is not None else _attach_faces(meld)
     fits: list[tuple[Meld, Face]] = []
-    first_error: RuleViolation | None = None
     for f in options:
         try:
             fits.append((melds.attach(meld, cards, f), f))
-        except RuleViolation as refusal:
-            first_error = first_error or refusal
+        except RuleViolation:
+            continue
     if not fits:
-        assert first_error is not None
-        raise first_error
+        # No declaration fits (a full group offers none at all): the engine's own refusal of
+        # the cards as typed says why (R4.2, R6.1 …).
+        return melds.attach(meld, cards, declared), declared, ()
     return fits[0][0], fits[0][1], tuple(f for _, f in fits[1:])
 
 
