@@ -378,6 +378,13 @@ class TableLink:
         request = table_pb2.ReadyRequest(context=self._context())
         await _call(lambda: self.stub.Ready(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
 
+    async def decide_absence(self, seat: int, choice: table_pb2.AbsenceChoice) -> None:
+        """The first player's decision for an absent seat (``seat``)."""
+        request = table_pb2.DecideAbsenceRequest(context=self._context(), seat=seat, choice=choice)
+        await _call(
+            lambda: self.stub.DecideAbsence(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+        )
+
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)
         answer: table_pb2.GetDealRecordResponse = await _call(

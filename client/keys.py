@@ -52,6 +52,10 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     def _melds(event: KeyPressEvent) -> None:
         screen.session.show_melds = not screen.session.show_melds
 
+    @kb.add("f4")
+    def _absent(event: KeyPressEvent) -> None:
+        screen.offer_absence()
+
     session = screen.session
 
     @kb.add(

@@ -271,8 +271,7 @@ ENGLISH: dict[str, str] = dict(
         M(
             "help_text",
             "Commands (the Italian words in brackets work too):\n"
-            " draw (pesca)            draw from the stock (tallone)\n"
-            " take (prendi)           take the top of the discard pile (pozzo)\n"
+            " draw (pesca) · take (prendi)  from the stock (tallone) · the discard (pozzo)\n"
             " return (rimetti)        put the taken discard back and draw instead\n"
             " meld 7H 8H 9H (cala)    lay down a meld; JK(8H) = a joker standing for 8H\n"
             " meld 3H … 9H / 4 3      cut a long sequence into runs of 4 and 3\n"
@@ -280,14 +279,16 @@ ENGLISH: dict[str, str] = dict(
             " swap 2 7H (scambia)     put 7H in place of the joker of meld 2\n"
             " discard KS (scarta)     discard and send the whole play\n"
             " undo / clear            drop the last planned step / all (annulla / azzera)\n"
-            " sort / hint             hand by suit or rank / a play (ordina / suggerisci)\n"
+            " sort / hint             by suit or rank / what to play (ordina / suggerisci)\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
             " ready/scores/back       deal read / score sheet / play again after being away\n"
-            "Cards: rank and suit: H hearts, D diamonds, C clubs, S spades (♥♦♣♠), JK.\n"
-            "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
-            " Enter/c melds, a attaches, d discards, p draws, t takes, u undo, o sorts.\n"
-            " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, F3 all melds, Ctrl-Q quit.",
+            " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
+            "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
+            "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"
+            " steps right, Enter/c melds, a attaches, d discards, p draws, t takes, u undo,\n"
+            " o sorts. ↑/↓ history, PgUp/PgDn log (End: newest), F1 help, F2 scores,\n"
+            " F3 all melds, F4 absent seat, Ctrl-Q quit.",
         ),
         M("seat_away", "away, a bot plays"),
         M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),
@@ -303,6 +304,21 @@ ENGLISH: dict[str, str] = dict(
         M("back_asked", "Back at the table: your seat is yours again from the next turn."),
         M("err_not_away", "You are at the table already: nobody plays for you."),
         M("help_close", "Esc or F1 closes the help."),
+        M(
+            "err_absent_usage",
+            "absent SEAT bot | wait | free, e.g. absent 2 bot: a bot plays seat 2 until its "
+            "player is back; wait gives them more time; free (before the match) frees the seat",
+        ),
+        M("err_absent_self", "that is your own seat: you are here"),
+        M(
+            "err_nobody_absent",
+            "No seat to decide for: nobody is absent, or the first person at the table decides",
+        ),
+        M("absent_prompt", "{name} is not here: add bot (a bot plays) or wait (more time), Enter"),
+        M("absence_bot_done", "A bot plays {name}'s seat until they are back."),
+        M("absence_wait_done", "{name} has more time to come back."),
+        M("absence_free_done", "{name}'s seat is free again."),
+        M("status_absent_turn", "{name} is not connected: F4 decides (a bot, or more time)"),
         M("lobby_title", "Tables on {host}"),
         M("lobby_none", "No tables yet: create one."),
         M("lobby_row", "{name}  [{preset}]  {seats}  {phase}"),

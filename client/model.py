@@ -78,6 +78,7 @@ class SeatState:
     rientri: int = 0
     chips: int = 0
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
+    decides_absences: bool = False  # the first person at the table (DecideAbsence)
 
 
 @dataclass(frozen=True)
@@ -526,6 +527,7 @@ class TableModel:
         state.bot = info.bot
         state.connected = info.connected
         state.away = info.away
+        state.decides_absences = info.decides_absences
 
     def _set_turn_time(self, milliseconds: int) -> None:
         self.turn_time = milliseconds / 1000
@@ -535,6 +537,17 @@ class TableModel:
     def i_am_away(self) -> bool:
         """A host bot plays this client's own seat (its turn clock ran out, say)."""
         return self.my_seat is not None and self.seat(self.my_seat).away != 0
+
+    def absent_seats(self) -> list[int]:
+        """Seats of people not connected that no host bot plays yet: the ones this seat may
+        decide for (DecideAbsence) when it is the first person at the table."""
+        if self.my_seat is None or not self.seat(self.my_seat).decides_absences:
+            return []
+        return [
+            s.seat
+            for s in sorted(self.seats.values(), key=lambda s: s.seat)
+            if s.taken and not s.bot and not s.connected and not s.away and s.seat != self.my_seat
+        ]
 
     @staticmethod
     def _set_score(state: SeatState, score: table_pb2.SeatScore) -> None:

@@ -630,6 +630,10 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         return ("class:warning", t("status_you_away"))
     if model.is_spectator:
         return ("", t("status_wait_turn", name=model.name_of(model.turn)))
+    absent = model.absent_seats()
+    if model.turn in absent:
+        # The table waits on a person who is not there: the first player may decide (F4).
+        return ("class:warning", t("status_absent_turn", name=model.name_of(model.turn)))
     return _with_clock(_turn_now(model, t), session)
 
 
