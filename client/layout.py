@@ -133,7 +133,7 @@ def table_panel(screen: TableScreen) -> Window:
     def lines(width: int, height: int) -> render.Lines:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
-            return render_end.deal_end_lines(model, screen.text, width, screen.session)
+            return render_end.deal_end_lines(model, screen.text, width, screen.session, height)
         return render.meld_lines(model, screen.text, width, height)
 
     def rows() -> Dimension:

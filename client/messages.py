@@ -190,6 +190,11 @@ ENGLISH: dict[str, str] = dict(
         M("end_waiting_for", "Waiting for {names} · next deal in {secs} s · F2 scores"),
         M("end_next_deal_in", "Next deal in {secs} s · F2 scores"),
         M("standing_row", "{place}. {name}  {total}"),
+        M("end_last_play", "   last play: {play}"),
+        M("end_play_meld", "{cards}"),
+        M("end_play_attach", "{cards} on meld {meld}"),
+        M("end_play_swap", "{card} for the joker of meld {meld}"),
+        M("end_play_discard", "discard {card}"),
         M("end_new_match", "F2 (or 'scores') shows the score sheet."),
         M(
             "end_new_match_local",

@@ -238,6 +238,7 @@ class TableModel:
         self.last_drawn: int | None = None  # the card this seat drew this turn (highlighted)
         self.deals: dict[int, FairDealState] = {}
         self.result: DealResult | None = None
+        self.closing_play: Played | None = None  # the closer's last play, for the end panel
         self.match_over = False
         self.winners: tuple[int, ...] = ()
         # R11.3: busted seats the host offers a buy-back to, and its fee in chips; and the
@@ -733,6 +734,7 @@ class TableModel:
         self._log("log_reveals", n=len(fd.reveals))
 
     def _started(self, started: deal_pb2.DealStarted) -> None:
+        self.closing_play = None
         self.phase = Phase.DRAW
         for seat in self.seats_in_play:
             self.seat(seat).in_deal = True
@@ -758,17 +760,25 @@ class TableModel:
 
     def _played(self, played: Played) -> None:
         name = self.name_of(played.seat)
-        opening_points = 0
+        if played.opened:
+            # Said first: an opening is made of the new melds, and only then may the same
+            # play attach or swap (R5, R6.1).
+            points = sum(
+                meld.points
+                for op in played.operations
+                if isinstance(op, MeldLaid)
+                for _, meld in op.placed
+            )
+            self._log("log_opened", name=name, points=points)
         for op in played.operations:
             if isinstance(op, MeldLaid):
-                opening_points += sum(meld.points for _, meld in op.placed)
                 self._log("log_new_meld", name=name, cards=cards_text(op.cards))
             elif isinstance(op, JokerSwapped):
                 self._log("log_swap", name=name, meld=op.meld + 1, card=card_text(op.card))
             else:
                 self._log("log_attach", name=name, cards=cards_text(op.cards), meld=op.meld + 1)
-        if played.opened:
-            self._log("log_opened", name=name, points=opening_points)
+        if played.went_out:
+            self.closing_play = played
         if played.discard is not None:
             self._log("log_discard", name=name, card=card_text(played.discard))
         if played.seat == self.my_seat:

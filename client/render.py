@@ -151,6 +151,27 @@ _LINK_DOWN = (LinkState.CONNECTING, LinkState.RECONNECTING)
 
 # Columns of the players panel: marker+name, cards, opened, score; then bust and connection.
 _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
+_NAME_MIN = 10
+
+
+def _seat_label(model: TableModel, t: Text, seat: int) -> str:
+    """A seat's name as its row shows it: "(you)", "(bot)", the dealer's ◆."""
+    state = model.seats[seat]
+    name = state.name or f"#{seat}"
+    if seat == model.my_seat:
+        name = f"{name} ({t('you')})"
+    elif state.bot:
+        name = f"{name} ({t('bot')})"
+    if model.dealer == seat and model.deal_no:
+        name = f"{name} ◆"
+    return name
+
+
+def _name_column(model: TableModel, t: Text) -> int:
+    """The name column as wide as the longest name at the table needs (up to _NAME), so the
+    row's end (bust, away, the clock, the connection) keeps its room at 80 columns."""
+    names = [len(_seat_label(model, t, s)) for s in model.seats if model.seats[s].taken]
+    return min(_NAME, max([_NAME_MIN, *names]) + 4)
 
 
 def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
@@ -158,7 +179,7 @@ def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples
     against the bust limit (R11.1), or deals won (R11.2)."""
     limit = model.bust_at
     score = t("col_deals_won") if limit is None else t("col_penalty", limit=limit)
-    start = _NAME + _CARDS + _OPENED - 1
+    start = _name_column(model, t) + _CARDS + _OPENED - 1
     text = "─" * start + f" {score} "
     if len(text) > width:
         text = "─" * max(1, width - len(score) - 2) + f" {score} "
@@ -184,6 +205,7 @@ def player_lines(
     the bust limit, bust, away (a host bot plays it), the turn clock of the seat to move
     (``clock``, seconds), connection (unknown while this client reconnects)."""
     lines: Lines = []
+    column = _name_column(model, t)
     for seat in sorted(model.seats):
         state = model.seats[seat]
         if not state.taken:
@@ -191,18 +213,12 @@ def player_lines(
             continue
         turn = model.turn == seat
         marker = "▶ " if turn else "  "
-        name = state.name or f"#{seat}"
-        if seat == model.my_seat:
-            name = f"{name} ({t('you')})"
-        elif state.bot:
-            name = f"{name} ({t('bot')})"
-        if model.dealer == seat and model.deal_no:
-            name = f"{name} ◆"
+        name = _seat_label(model, t, seat)
         line: StyleAndTextTuples = [
             ("class:turn" if turn else "", marker),
             (
                 "class:player.me" if seat == model.my_seat else "class:player",
-                f"{name[: _NAME - 3]:<{_NAME - 2}}",
+                f"{name[: column - 3]:<{column - 2}}",
             ),
         ]
         if not state.in_deal and model.deal_no:
@@ -225,12 +241,16 @@ def player_lines(
             line.append((_clock_style(clock), f"⏱ {clock} s "))
         if not state.bot and not state.away:
             if link in _LINK_DOWN and seat != model.my_seat:
-                line.append(("class:dim", f"● {t('connection_unknown')}"))
+                style, conn, dot = "class:dim", t("connection_unknown"), "●?"
             elif seat == model.my_seat and link in _LINK_DOWN:
-                line.append(("class:warning", f"● {t('reconnecting')}"))
+                style, conn, dot = "class:warning", t("reconnecting"), "●…"
+            elif state.connected:
+                style, conn, dot = "class:dim", t("connected"), "●"
             else:
-                conn = t("connected") if state.connected else t("disconnected")
-                line.append(("class:dim" if state.connected else "class:warning", f"● {conn}"))
+                style, conn, dot = "class:warning", t("disconnected"), "○"
+            # Where the words do not fit, the dot alone says it (the status line says more).
+            room = width - sum(len(f[1]) for f in line)
+            line.append((style, f"● {conn}" if len(conn) + 2 <= room else dot))
         lines.append(cut(line, width))
     return lines
 

@@ -138,7 +138,7 @@ def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None
     model.apply(deal_event(6, ended=ended))
     lines = [render.plain(x) for x in render_end.deal_end_lines(model, IT, 80)]
     assert "Ada → 100 (non ha aperto: 100)  totale 0/101" in lines
-    assert "   9♦ 10♣ 8♣ 3♠ 4♠ 10♣ J♣ A♠ Q♠ K♦ A♣ 10♠ 9♠" in lines
+    assert "   9♦ K♦ A♣ 8♣ 10♣ 10♣ J♣ A♠ 3♠ 4♠ 9♠ 10♠ Q♠" in lines  # sorted, as in hand
     assert all(len(line) <= 80 for line in lines)
 
 

@@ -1,0 +1,70 @@
+"""What a player notices over an evening: the log's order, the closer's last play and the
+final standings on the end panels (the defects found playing whole matches)."""
+
+from __future__ import annotations
+
+from test_client_deal_end import end_deal
+from test_client_model import (
+    attach,
+    card,
+    cards,
+    deal_event,
+    new_meld,
+    played,
+    private,
+    started_model,
+)
+from test_client_screen import busy_table
+
+from client import render, render_end
+from client.i18n import Text
+from scala40_net.pb import deal_pb2, table_pb2
+
+EN, IT = Text("en"), Text("it")
+
+
+def test_an_opening_is_logged_before_the_attach_of_the_same_play() -> None:
+    # Defect: the log said "attacca …" and only then "apre con …".
+    model = busy_table()  # Bea laid five melds; this seat drew 6♥
+    play = played(
+        0,
+        new_meld(cards("7H 8H 9H")),
+        new_meld(cards("JD QD KD")),
+        attach(5, [card("5C")]),  # on Bea's 2♣ 3♣ 4♣
+        discard="10S",
+        opened=True,
+        new_meld_ids=[6, 7],
+    )
+    model.apply(deal_event(8, played=play))
+    keys = [e.key for e in model.log[-5:]]
+    assert keys == ["log_opened", "log_new_meld", "log_new_meld", "log_attach", "log_discard"]
+    assert IT(model.log[-5].key, **model.log[-5].as_dict()) == "Ada apre con 54 punti."
+
+
+def test_the_end_panel_shows_the_closers_last_play() -> None:
+    model = started_model()
+    mine = private(stock_card_drawn=deal_pb2.StockCardDrawn(card=card("6H")))
+    stock = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_STOCK)
+    model.apply(deal_event(6, mine, drawn=stock))
+    model.apply(deal_event(7, played=played(0, discard="6H")))
+    model.apply(deal_event(8, drawn=deal_pb2.CardDrawn(seat=1, source=deal_pb2.DRAW_SOURCE_STOCK)))
+    laid = [new_meld(cards(t)) for t in ("AS 2S 3S 4S", "6C 7C 8C", "9S 9H 9D", "JC QC KC")]
+    out = played(1, *laid, discard="KH", opened=True, went_out=True, new_meld_ids=[1, 2, 3, 4])
+    model.apply(deal_event(9, played=out))
+    end_deal(model, 10, {0: 21, 1: 0, 2: 100, 3: 1})
+    for t, words in ((EN, "last play"), (IT, "ultima giocata")):
+        text = render.plain(render.join_lines(render_end.deal_end_lines(model, t, 80)))
+        assert f"{words}: A♠ 2♠ 3♠ 4♠ · 6♣ 7♣ 8♣ · 9♠ 9♥ 9♦ · J♣ Q♣ K♣ · " in text, text
+        assert ("discard K♥" if t is EN else "scarta K♥") in text
+
+
+def test_the_standings_rank_the_busted_by_who_went_out_last() -> None:
+    # Defect: busted players were ranked by their total: Cleo, out after deal 1 with 110,
+    # came before Ada, who lasted a deal longer and went out with 150.
+    model = started_model()
+    end_deal(model, 6, {0: 60, 1: 0, 2: 110, 3: 30}, out=frozenset({2}), pause_ms=0)
+    end_deal(model, 8, {0: 150, 1: 0, 2: 110, 3: 40}, deal_no=2, out=frozenset({0, 2}), pause_ms=0)
+    over = table_pb2.MatchUpdate(match_over=True, winners=[1])
+    model.apply(table_pb2.TableEvent(seq=20, match_update=over))
+    rows = [render.plain(x) for x in render_end.standings_lines(model, EN, 80)[1:]]
+    assert [r.split()[1] for r in rows] == ["Bea", "Dino", "Ada", "Cleo"], rows
