@@ -81,6 +81,15 @@ def log_bindings(screen: TableScreen) -> KeyBindings:
     def _forward(event: KeyPressEvent) -> None:
         screen.session.log_scroll = max(screen.session.log_scroll - 3, 0)
 
+    # End on an empty command line, while the log is scrolled back: its newest entries again.
+    scrolled = Condition(
+        lambda: screen.session.log_scroll > 0 and not screen.input_field.buffer.text
+    )
+
+    @kb.add("end", filter=scrolled)
+    def _newest(event: KeyPressEvent) -> None:
+        screen.session.log_scroll = 0
+
     return kb
 
 

@@ -190,6 +190,7 @@ ENGLISH: dict[str, str] = dict(
         M("end_waiting_for", "Waiting for {names} · next deal in {secs} s · F2 scores"),
         M("end_next_deal_in", "Next deal in {secs} s · F2 scores"),
         M("standing_row", "{place}. {name}  {total}"),
+        M("log_scrolled", "↓ {n} newer below · PgDn or End"),
         M("end_last_play", "   last play: {play}"),
         M("end_play_meld", "{cards}"),
         M("end_play_attach", "{cards} on meld {meld}"),

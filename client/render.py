@@ -494,9 +494,13 @@ def hint_text(found: Hint, t: Text | None = None) -> str:
 def log_lines(
     model: TableModel, t: Text, width: int, height: int, scroll: int = 0, chat: bool = True
 ) -> Lines:
-    """The newest log entries that fit, wrapped to the width; ``scroll`` entries back."""
+    """The newest log entries that fit, wrapped to the width; ``scroll`` entries back, with a
+    last line that says how many newer ones are below (they keep arriving while scrolled)."""
     entries = [e for e in model.log if chat or e.key != "log_chat"]
     end = max(0, len(entries) - scroll)
+    if end < len(entries) and height > 1:
+        mark: Lines = [[("class:warning", t("log_scrolled", n=len(entries) - end)[:width])]]
+        return log_lines(model, t, width, height - 1, scroll, chat) + mark
     lines: Lines = []
     for entry in reversed(entries[:end]):
         style = "class:chat" if entry.key == "log_chat" else "class:log"
@@ -663,7 +667,9 @@ def _with_clock(now: tuple[str, str], session: SessionState) -> tuple[str, str]:
     left = session.turn_seconds_left()
     if style != "class:turn" or left is None:
         return now
-    return ("class:alarm" if left <= CLOCK_WARNING_SECONDS else style, f"{text}  ⏱ {left} s")
+    # No-break spaces: a wrapped status line moves the clock whole to the next line.
+    clock = f"⏱\u00a0{left}\u00a0s"
+    return ("class:alarm" if left <= CLOCK_WARNING_SECONDS else style, f"{text}  {clock}")
 
 
 def _turn_now(model: TableModel, t: Text) -> tuple[str, str]:
@@ -708,7 +714,7 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
             *wrapped[: STATUS_NOTICE_LINES - 1],
             " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
         ]
-    lines: Lines = [[(style, piece)] for piece in wrapped]
+    lines: Lines = [[(style, piece.replace("\u00a0", " "))] for piece in wrapped]
     return [*lines, cut(second, width)]
 
 

@@ -68,3 +68,34 @@ def test_the_standings_rank_the_busted_by_who_went_out_last() -> None:
     model.apply(table_pb2.TableEvent(seq=20, match_update=over))
     rows = [render.plain(x) for x in render_end.standings_lines(model, EN, 80)[1:]]
     assert [r.split()[1] for r in rows] == ["Bea", "Dino", "Ada", "Cleo"], rows
+
+
+def test_a_scrolled_log_says_how_many_newer_entries_are_below_and_end_brings_them() -> None:
+    # Defect: after PgUp the log stayed scrolled with no mark, hiding the new events.
+    from test_client_screen import screen_text
+
+    from client.session import SessionState
+
+    for lang, mark in (("en", "↓ 3 newer below"), ("it", "↓ altre 3 più recenti")):
+        session = SessionState()
+        session.log_scroll = 3
+        lines = screen_text(busy_table(), [24, 80], session=session, lang=lang)
+        assert any(line.startswith(mark) for line in lines), lines
+        back = SessionState()
+        back.log_scroll = 3
+        lines = screen_text(busy_table(), [24, 80], keys="\x1b[F", session=back, lang=lang)
+        assert not any("↓" in line for line in lines) and back.log_scroll == 0
+
+
+def test_the_italian_status_line_wraps_the_turn_clock_whole() -> None:
+    # Defect: the line wrapped between "⏱ 78" and "s".
+    import time
+
+    from client.session import SessionState
+
+    model = busy_table()  # this seat's turn, after drawing
+    session = SessionState()
+    session.turn_deadline = time.monotonic() + 78.4
+    lines = [render.plain(x) for x in render.status_lines(model, session, IT, 80)[:-1]]
+    assert len(lines) == 2 and all(len(x) <= 80 for x in lines), lines
+    assert lines[1] in ("⏱ 78 s", "⏱ 77 s"), lines
