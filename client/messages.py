@@ -370,7 +370,8 @@ ENGLISH: dict[str, str] = dict(
             "No host answered yet (still looking). A host with --no-advertise, on another "
             "network or without TLS is not listed: join it with scala40 ADDRESS or its invite.",
         ),
-        M("hosts_row", "{name}  {address}  {fp}  open tables: {open}"),
+        M("hosts_row", "{name}  {address}  open tables: {open}"),
+        M("hosts_row_fp", "   fingerprint {fp}"),
         M("hosts_keys", "↑/↓ choose · Enter open its tables · q quit"),
         M(
             "hosts_unavailable",
