@@ -157,8 +157,16 @@ def deal_running(screen: TableScreen) -> Filter:
 
 
 def piles_bar(screen: TableScreen) -> ConditionalContainer:
+    def rows() -> Dimension:
+        columns = get_app().output.get_size().columns
+        width = columns - SIDE_WIDTH - 1 if is_wide() else columns
+        return Dimension.exact(len(render.piles_lines(screen.model, screen.text, width)))
+
     return ConditionalContainer(
-        _panel(lambda w, h: render.piles_line(screen.model, screen.text, w), height=1),
+        _panel(
+            lambda w, h: render.join_lines(render.piles_lines(screen.model, screen.text, w)),
+            height=rows,
+        ),
         filter=deal_running(screen),
     )
 

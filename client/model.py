@@ -802,6 +802,11 @@ class TableModel:
             self._log("log_deal_abandoned", deal=deal_no)
 
     def _discard_returned(self, returned: deal_pb2.DiscardReturned) -> None:
+        # The card put back was not kept: it leaves the list of what each seat took (R3.2).
+        taken = (returned.seat, returned.card)
+        if taken in self.pile_takes:
+            at = len(self.pile_takes) - 1 - self.pile_takes[::-1].index(taken)
+            self.pile_takes = self.pile_takes[:at] + self.pile_takes[at + 1 :]
         if returned.seat == self.my_seat:
             self.last_drawn = None
         self._log(

@@ -296,9 +296,10 @@ def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
 RECENT_DISCARDS = 3
 
 
-def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTuples:
+def piles_lines(model: TableModel, t: Text, width: int = 200) -> Lines:
     """The discard pile's top and the few cards under it, the stock, and who last took a card
-    from the pile (what a player watches to guess the others' hands)."""
+    from the pile (what a player watches to guess the others' hands): beside the piles when
+    it fits, else on a line of its own."""
     top = model.discard_top
     line: StyleAndTextTuples = []
     if top is None:
@@ -318,9 +319,10 @@ def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTupl
             for seat, card in model.pile_takes[-2:]
         )
         extra: StyleAndTextTuples = [("class:dim", "   " + t("pile_takes", takes=takes))]
-        if fragments_width(line) + fragments_width(extra) <= width:
-            line += extra
-    return cut(line, width)
+        if fragments_width(line) + fragments_width(extra) > width:
+            return [cut(line, width), cut(extra, width)]
+        line += extra
+    return [cut(line, width)]
 
 
 # --- the hand ---------------------------------------------------------------------------

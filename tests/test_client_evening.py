@@ -99,3 +99,29 @@ def test_the_italian_status_line_wraps_the_turn_clock_whole() -> None:
     lines = [render.plain(x) for x in render.status_lines(model, session, IT, 80)[:-1]]
     assert len(lines) == 2 and all(len(x) <= 80 for x in lines), lines
     assert lines[1] in ("⏱ 78 s", "⏱ 77 s"), lines
+
+
+def test_a_discard_put_back_leaves_the_taken_list() -> None:
+    from test_client_model import started_model
+
+    model = started_model()
+    take = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    model.apply(deal_event(6, drawn=take))
+    assert model.pile_takes == [(0, card("3C"))]
+    back = deal_pb2.DiscardReturned(seat=0, card=card("3C"))
+    model.apply(deal_event(7, discard_returned=back))
+    assert model.pile_takes == []
+    assert "taken:" not in render.plain(render.join_lines(render.piles_lines(model, EN, 200)))
+
+
+def test_the_taken_list_is_shown_on_the_english_screen_at_120_columns() -> None:
+    # Defect: beside the side column the English piles line had no room left for it.
+    from test_client_model import with_view
+    from test_client_screen import screen_text
+
+    for lang, words in (("en", "taken: Bea Q♦, Cleo 5♠"), ("it", "Bea Q♦, Cleo 5♠")):
+        model = with_view(busy_table(), discard_pile=tuple(cards("3C 7S 9D KH")))
+        model.pile_takes = [(1, card("QD")), (2, card("5S"))]
+        for size in ([40, 120], [24, 80]):
+            text = "\n".join(screen_text(model, size, lang=lang))
+            assert words in text, (lang, size, text)
