@@ -238,6 +238,9 @@ ENGLISH: dict[str, str] = dict(
         ),
         M("hint_not_now", "an opening: lay it on your turn, after drawing"),
         M("hint_none", "No meld to lay down from this hand."),
+        M("hint_draw_stock", "draw from the stock (draw)"),
+        M("hint_take", "take {card} from the discard pile (take)"),
+        M("hint_discard", "discard {card}"),
         M("err_unknown_command", "unknown command '{word}': type help"),
         M("err_not_card", "'{word}' is not a card: write rank then suit, like 7H, 10D, QS or JK"),
         M(

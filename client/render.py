@@ -19,7 +19,7 @@ from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net import refusals
-from scala40_net.actions import Attach, NewMeld, SwapJoker
+from scala40_net.actions import Attach, DrawSource, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2
 
@@ -460,8 +460,27 @@ def plan_summary(preview: Preview, t: Text) -> StyleAndTextTuples:
 
 
 def hint_text(found: Hint, t: Text | None = None) -> str:
-    """A proposal in one line: new melds with their points, then attaches and swaps; and,
-    plainly, when it cannot be played now (under the opening total, or not this turn)."""
+    """A proposal in one line: where to draw from, new melds with their points, then attaches
+    and swaps, then the discard; and, plainly, when the melds cannot be played now (under the
+    opening total, or not this turn)."""
+    text = _melds_text(found, t)
+    if t is None:
+        return text
+    advice = []
+    if found.draw is DrawSource.DISCARD and found.take is not None:
+        advice.append(t("hint_take", card=face_label(face(found.take))))
+    elif found.draw is DrawSource.STOCK:
+        advice.append(t("hint_draw_stock"))
+    if text:
+        advice.append(text)
+    if found.discard is not None:
+        advice.append(t("hint_discard", card=face_label(face(found.discard))))
+    return " · ".join(advice)
+
+
+def _melds_text(found: Hint, t: Text | None) -> str:
+    if not found.made and not found.operations:
+        return ""
     parts = []
     for meld in found.made:
         labels = []

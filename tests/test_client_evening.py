@@ -18,6 +18,8 @@ from test_client_screen import busy_table
 
 from client import render, render_end
 from client.i18n import Text
+from scala40_net.actions import Play
+from scala40_net.cards import face
 from scala40_net.pb import deal_pb2, table_pb2
 
 EN, IT = Text("en"), Text("it")
@@ -125,3 +127,45 @@ def test_the_taken_list_is_shown_on_the_english_screen_at_120_columns() -> None:
         for size in ([40, 120], [24, 80]):
             text = "\n".join(screen_text(model, size, lang=lang))
             assert words in text, (lang, size, text)
+
+
+def test_hint_before_drawing_says_to_take_the_discard_that_opens() -> None:
+    # Defect: the hint proposed melds only, never where to draw from nor what to discard.
+    from test_client_model import started_model
+
+    from client.planner import hint
+    from scala40_net.actions import DrawSource
+
+    model = started_model("4C 5C KH KD KS 2D 7H 9S JD 6H 8S 10D QH")  # 3♣ on the pile
+    assert model.my_turn
+    found = hint(model)
+    assert found is not None and found.draw is DrawSource.DISCARD and found.take == card("3C")
+    assert render.hint_text(found, EN).startswith("take 3♣ from the discard pile (take)")
+    assert render.hint_text(found, IT).startswith("prendi 3♣ dal pozzo (prendi)")
+
+
+def test_hint_before_drawing_says_to_draw_when_the_discard_is_no_use() -> None:
+    from test_client_model import started_model
+
+    from client.planner import hint
+    from scala40_net.actions import DrawSource
+
+    found = hint(started_model("7H 8H 9H 2D 5D 10D JD 4S 4D AS QS KS JK"))
+    assert found is not None and found.draw is DrawSource.STOCK
+    assert render.hint_text(found, IT).startswith("pesca dal tallone (pesca) · ")
+
+
+def test_hint_after_drawing_ends_its_play_with_a_legal_discard() -> None:
+    from test_client_planner import my_play_phase
+
+    from client.planner import hint, local_state
+    from scala40_net import deal
+
+    model = my_play_phase("7H 8H 9H 2D 5D 10D JD 4C 4C AS QS KS JK")
+    found = hint(model)
+    assert found is not None and found.playable and found.discard is not None
+    state = local_state(model)
+    assert state is not None
+    deal.apply(state, 0, Play(found.operations, found.discard))  # the engine accepts it
+    discard = render.face_label(face(found.discard))
+    assert render.hint_text(found, EN).endswith(f"· discard {discard}")
