@@ -179,9 +179,13 @@ class LobbyClient:
         seats: int,
         password: str | None = None,
         options: ruleset_pb2.RulesetOptions | None = None,
+        settings: lobby_pb2.CreateTableRequest | None = None,
     ) -> str:
-        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …)."""
+        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …);
+        ``settings``' fields that are set (the turn clock, the pause …) are sent too."""
         request = lobby_pb2.CreateTableRequest(name=name, seats=seats)
+        if settings is not None:
+            request.MergeFrom(settings)
         request.ruleset.preset = preset  # type: ignore[assignment]
         if options is not None:
             request.ruleset.options.CopyFrom(options)
