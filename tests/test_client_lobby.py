@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,19 +70,26 @@ async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -
         await host.stop(grace=0.2)
 
 
-def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> None:
-    from client.lobby import table_row
-
+@contextlib.contextmanager
+def offline_form(lang: str) -> Iterator[LobbyScreen]:
+    """A lobby screen with no host, its new-table form open."""
     with create_pipe_input() as pipe:
         screen = LobbyScreen(
-            Text("it"),
-            None,
+            Text(lang),  # type: ignore[arg-type]
+            None,  # type: ignore[arg-type]
             SessionState(host="h"),
             "Ada",
             input=pipe,
-            output=DummyOutput(),  # type: ignore[arg-type]
+            output=DummyOutput(),
         )
         screen._new_table_form()
+        yield screen
+
+
+def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> None:
+    from client.lobby import table_row
+
+    with offline_form("it") as screen:
         labels = [q.label for q in screen.questions]
         assert labels[1] == "Regole (classica | tradizionale | semplice)"
         assert labels[4] == "Livello dei bot (facile | medio | difficile | esperto)"
@@ -168,16 +177,7 @@ def test_the_form_reads_any_rule_option_by_name() -> None:
 def test_a_long_answer_in_the_form_is_wrapped_at_80_columns_not_cut() -> None:
     from client.tableform import NewTable, read_rule_options, rule_names
 
-    with create_pipe_input() as pipe:
-        screen = LobbyScreen(
-            Text("en"),
-            None,
-            SessionState(host="h"),
-            "Ada",
-            input=pipe,
-            output=DummyOutput(),  # type: ignore[arg-type]
-        )
-        screen._new_table_form()
+    with offline_form("en") as screen:
         with pytest.raises(ValueError) as wrong:
             read_rule_options(NewTable(), "colour=red")
         screen.error = str(wrong.value)
