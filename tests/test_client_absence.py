@@ -99,3 +99,23 @@ def test_absent_parses_in_both_languages_and_says_how_when_wrong() -> None:
         with pytest.raises(c.CommandError) as error:
             c.parse_command(wrong)
         assert error.value.key == "err_absent_usage"
+
+
+def test_the_status_line_says_when_the_table_waits_on_an_absent_person() -> None:
+    from test_client_model import started_model, with_view
+
+    from client import render
+    from client.session import SessionState
+
+    model = with_view(started_model(), turn=1)
+    bea = model.seat(1)
+    bea.bot, bea.connected = False, False
+    for lang in ("en", "it"):
+        text = Text(lang)  # type: ignore[arg-type]
+        # Only the first person at the table decides: the others are told nothing to do.
+        assert "F4" not in render.what_now(model, SessionState(), text)[1]
+        model.seat(0).decides_absences = True
+        style, said = render.what_now(model, SessionState(), text)
+        assert said == text("status_absent_turn", name=bea.name) and "F4" in said
+        assert style == "class:warning"
+        model.seat(0).decides_absences = False
