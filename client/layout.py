@@ -275,7 +275,7 @@ def status_bar(screen: TableScreen) -> Window:
         lambda w, h: render.join_lines(
             render.status_lines(screen.model, screen.session, screen.text, w)
         ),
-        height=Dimension(min=2, max=render.STATUS_NOTICE_LINES + 1),
+        height=Dimension(min=2, max=render.STATUS_NOTICE_LINES + 2),
         dont_extend_height=True,
     )
 

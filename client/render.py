@@ -432,7 +432,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
             line.append(
                 ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
             )
-        lines.append(cut(line, width))
+        lines += wrap_fragments(line, width)  # a long step goes on, never loses its end
     lines += summary
     return lines[-max(1, height) :]
 
@@ -725,7 +725,10 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
         first = [what_now(model, session, t)]
     second = fair_deal_fragment(model, t)
     fp = fingerprint_fragment(session, t)
-    if fp:
+    below: Lines = []
+    if fp and second and fragments_width(second) + 5 + fragments_width(fp) > width:
+        below = [cut(fp, width)]  # the fingerprint on a line of its own, whole
+    elif fp:
         second = [*second, ("", "  ·  "), *fp] if second else fp
     # A long refusal wraps (up to three lines) rather than losing its end at the edge.
     style, text = first[0][0], plain(first)
@@ -736,7 +739,7 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
             " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
         ]
     lines: Lines = [[(style, piece.replace("\u00a0", " "))] for piece in wrapped]
-    return [*lines, cut(second, width)]
+    return [*lines, cut(second, width), *below]
 
 
 STATUS_NOTICE_LINES = 3

@@ -95,6 +95,15 @@ def new_match_offered() -> SessionState:
     return session
 
 
+def fingerprint_new() -> SessionState:
+    from client.session import TrustState
+
+    session = SessionState()
+    session.fingerprint = "0B49-6407-FCAC-4196-6B1E-6F9B-62A9-0272"
+    session.trust = TrustState.NEW
+    return session
+
+
 def reconnecting() -> SessionState:
     session = SessionState()
     session.link = LinkState.RECONNECTING
@@ -118,6 +127,7 @@ SCREENS: dict[str, tuple[Callable[[], TableModel], str, Callable[[], SessionStat
     "the end of the match": (match_over, "", lambda: None),
     "a lost connection": (started_model, "", reconnecting),
     "the end of a match at make play": (full_hands_over, "", new_match_offered),
+    "a new host's fingerprint": (started_model, "", fingerprint_new),
 }
 
 
@@ -128,3 +138,23 @@ def test_no_line_is_cut_at_80x24(name: str, lang: str, cuts: list[str]) -> None:
     lines = screen_text(make(), SIZE, keys=keys, session=session(), lang=lang)
     assert len(lines) == 24
     assert cuts == [], f"{name} ({lang}): " + " | ".join(cuts)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_planned_swap_is_not_cut_at_80x24(lang: str, cuts: list[str]) -> None:
+    # Defect: the plan line ended "joker to hand (it was J♠):" at 80 columns.
+    from test_client_model import card, deal_event, new_meld, played, with_view
+
+    from client.commands import parse_card_face
+
+    model = started_model("4H 5H 6H 2D 5D 10D JD 4C 4C AS QS KS KD")
+    laid = new_meld([card("4H", 1), card("JK"), card("6H", 1)], joker_as="5H")
+    model.apply(deal_event(6, played=played(1, laid, discard="KH", opened=True, new_meld_ids=[1])))
+    with_view(model, turn=0, opened=(True, True, False, False))
+
+    def swap(screen: TableScreen) -> None:
+        screen.planner.add_swap(model, 1, parse_card_face("5H"))
+
+    lines = screen_text(model, SIZE, keys="x", act=swap, lang=lang)  # x: a redraw
+    assert any("5♥" in line and "(" in line for line in lines)
+    assert cuts == [], " | ".join(cuts)
