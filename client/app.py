@@ -43,6 +43,13 @@ from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 
+# What ``absent`` sends for each choice (DecideAbsence).
+_ABSENCE_CHOICES = {
+    "bot": table_pb2.ABSENCE_CHOICE_HAND_TO_BOT,
+    "wait": table_pb2.ABSENCE_CHOICE_MORE_TIME,
+    "free": table_pb2.ABSENCE_CHOICE_FREE_SEAT,
+}
+
 
 class CommandCompleter(Completer):
     """Command words first; then cards still in the (planned) hand, or meld numbers."""
@@ -426,6 +433,8 @@ class TableScreen:
                 self._start(command)
             case c.RientroCmd():
                 self._answer_rientro(command)
+            case c.AbsentCmd():
+                self._decide_absence(command)
             case _:
                 assert_never(command)
 
@@ -594,6 +603,33 @@ class TableScreen:
         if self._seated() and self.start_match is not None:
             start = self.start_match
             self._send(lambda link: start())
+
+    def _decide_absence(self, cmd: c.AbsentCmd) -> None:
+        """The first player's decision for an absent seat; the host checks who may decide."""
+        if not self._seated():
+            return
+        if cmd.seat == self.model.my_seat:
+            raise c.CommandError("err_absent_self")
+        choice = _ABSENCE_CHOICES[cmd.choice]
+        name = self.model.name_of(cmd.seat)
+
+        async def decide(link: TableLink) -> None:
+            await link.decide_absence(cmd.seat, choice)
+            self.session.say(NoticeKind.OK, f"absence_{cmd.choice}_done", name=name)
+            self.invalidate()
+
+        self._send(decide)
+
+    def offer_absence(self) -> None:
+        """The key for the absent-seat decision: the command line, written up to the choice."""
+        absent = self.model.absent_seats()
+        if not absent:
+            self.say_error("err_nobody_absent")
+            return
+        self.input_field.buffer.text = f"{self.word('absent')} {absent[0]} "
+        self.input_field.buffer.cursor_position = len(self.input_field.buffer.text)
+        self.app.layout.focus(self.input_field)
+        self.session.say(NoticeKind.INFO, "absent_prompt", name=self.model.name_of(absent[0]))
 
     def _answer_rientro(self, cmd: c.RientroCmd) -> None:
         if not self._seated():

@@ -135,9 +135,13 @@ class LobbyClient:
         seats: int,
         password: str | None = None,
         options: ruleset_pb2.RulesetOptions | None = None,
+        settings: lobby_pb2.CreateTableRequest | None = None,
     ) -> str:
-        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …)."""
+        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …);
+        ``settings``' fields that are set (the turn clock, the pause …) are sent too."""
         request = lobby_pb2.CreateTableRequest(name=name, seats=seats)
+        if settings is not None:
+            request.MergeFrom(settings)
         request.ruleset.preset = preset  # type: ignore[assignment]
         if options is not None:
             request.ruleset.options.CopyFrom(options)
@@ -279,6 +283,13 @@ class TableLink:
     async def ready(self) -> None:
         """Between deals: this seat has read the end of the deal."""
         await self.link.ready()
+
+    async def decide_absence(self, seat: int, choice: table_pb2.AbsenceChoice) -> None:
+        """The first player's decision for an absent seat (``seat``)."""
+        request = table_pb2.DecideAbsenceRequest(
+            context=self.link.context(), seat=seat, choice=choice
+        )
+        await resend(lambda: self.table.decide_absence(request))
 
     async def deal_record(self, deal_no: int) -> bytes:
         return await self.link.deal_record(deal_no)

@@ -10,6 +10,7 @@ no host, the screen says so and how to join by address or invite instead.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
@@ -26,14 +27,11 @@ from client.theme import STYLE
 from scala40_net.net.discovery import BROWSE_SECONDS, FoundHost
 
 
-def host_row(host: FoundHost, t: Text) -> str:
-    return t(
-        "hosts_row",
-        name=host.name,
-        address=host.target,
-        fp=host.fingerprint,
-        open=host.open_tables,
-    )
+def host_row(host: FoundHost, t: Text) -> tuple[str, str]:
+    """A host's two lines: its name, address and open tables; then the fingerprint it is
+    pinned to (a line of its own, so the count of tables is never cut at 80 columns)."""
+    first = t("hosts_row", name=host.name, address=host.target, open=host.open_tables)
+    return first, t("hosts_row_fp", fp=host.fingerprint)
 
 
 class HostsScreen:
@@ -96,15 +94,18 @@ class HostsScreen:
         hosts = self.hosts()
         if not hosts:
             key = "hosts_none" if self.waited else "hosts_looking"
-            return [("class:dim", self.text(key))]
+            said = textwrap.wrap(self.text(key), max(width - 1, 8))
+            return join_lines([[("class:dim", piece)] for piece in said])
         lines: list[StyleAndTextTuples] = []
         for i, host in enumerate(hosts):
             style = "class:lobby.selected" if i == self.cursor else ""
-            lines.append([(style, f" {host_row(host, self.text)[: width - 2]} ")])
+            first, fingerprint = host_row(host, self.text)
+            lines.append([(style, f" {first[: width - 2]} ")])
+            lines.append([("class:dim", fingerprint[:width])])
         return join_lines(lines)
 
     def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
-        return [("class:dim", self.text("hosts_keys"))]
+        return [("class:dim", self.text("hosts_keys")[:width])]
 
     # --- keys -------------------------------------------------------------------------
 
