@@ -1055,15 +1055,23 @@ class _Search:
         return True
 
     def _opening_total(self, new: list[_Candidate]) -> int:
-        """R5.1 total reached before any swap, or -1 when the taken card cannot be in it."""
+        """R5.1 total reached before any swap, or -1 when no opening is laid before them.
+
+        An opening is new melds (R5.1), whatever ``opening_points`` asks: a seat that
+        lays none before its swaps and attaches has not opened (R6.1, R7.1), even at a
+        table where the opening is worth 0. The taken card, where R3.2 binds it, must be
+        in the opening.
+        """
         taken = self.taken_face if self.taken_must_open else None
         if sum(c.jokers for c in new) <= self.own_jokers:
             # Every meld whole, before any swap: the common case, counted without a plan.
-            if taken is not None and not any(_holds(c, taken) for c in new):
+            if not new or (taken is not None and not any(_holds(c, taken) for c in new)):
                 return -1
             return sum(c.points for c in new)
         plan = opening_first(new, self.own_jokers, taken, self.ruleset.max_run)
-        return -1 if plan is None else plan.total
+        if plan is None or not (plan.first or plan.deferred):
+            return -1
+        return plan.total
 
 
 def _lone_plans(meld: Meld, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:

@@ -300,13 +300,19 @@ def test_best_opening_equals_brute_force(
     first_turn=st.booleans(),
     take=st.integers(-4, 5),
     max_run=st.sampled_from((None, None, 4)),
+    threshold=st.sampled_from((20, 20, 0)),
 )
 def test_best_play_equals_brute_force(
-    data: st.DataObject, opened: bool, first_turn: bool, take: int, max_run: int | None
+    data: st.DataObject,
+    opened: bool,
+    first_turn: bool,
+    take: int,
+    max_run: int | None,
+    threshold: int,
 ) -> None:
     hand = data.draw(hands(2, 6))
     table = data.draw(table_melds(hand))
-    rules = Ruleset(opening_points=20, max_run=max_run)
+    rules = Ruleset(opening_points=threshold, max_run=max_run)
     taken = hand[take] if 0 <= take < len(hand) else None
     state = play_state(hand, table, rules, opened=opened, taken=taken, first_turn=first_turn)
     found = best_play(state)
@@ -579,3 +585,33 @@ def test_r8_2_never_the_best_play_keeps_a_card_that_may_be_discarded() -> None:
     # Under classic the last card may go: 2H 3H 4H laid, 8C the closing discard.
     classic = play_state(hand, table, opened=True)
     assert len(best_play(classic).leftover) == 1  # type: ignore[union-attr]
+
+
+def test_r5_1_an_opening_worth_0_is_still_a_new_meld_before_any_swap() -> None:
+    # With opening_points 0 an unopened seat still opens only by laying a meld (R5.1): 8H in
+    # place of the run's joker and the joker attached alone would be a swap and an attach by
+    # a seat that has not opened, which the engine refuses (R7.1, R6.1).
+    rules = Ruleset(opening_points=0)
+    state = position(
+        ruleset=rules,
+        hands={0: "8H 2C 3D KS 4S", 1: "2D"},
+        table=["7H JK=8H 9H"],
+        phase=Phase.PLAY,
+        turn=0,
+    )
+    found = best_play(state)
+    assert found is not None and found.is_empty
+    check_play(state, found)
+    # With a meld of its own to lay first, the same seat opens, then swaps and attaches.
+    state = position(
+        ruleset=rules,
+        hands={0: "8H 2C 3C 4C KS 4S", 1: "2D"},
+        table=["7H JK=8H 9H"],
+        phase=Phase.PLAY,
+        turn=0,
+    )
+    found = best_play(state)
+    assert found is not None
+    assert isinstance(found.operations[0], NewMeld)
+    assert any(isinstance(op, SwapJoker) for op in found.operations)
+    check_play(state, found)
