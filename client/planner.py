@@ -407,17 +407,6 @@ def _truest_total(
     return found
 
 
-def _accepted(state: deal.DealState, found: search.LayDown) -> bool:
-    """Whether the engine accepts ``found`` as this turn's play, with one of its discards."""
-    if found.leftover:
-        return bool(deal.accepted_discards(state, found.operations, found.leftover))
-    try:
-        deal.apply(state, state.turn, Play(found.operations, None))
-    except RuleViolation:
-        return False
-    return True
-
-
 def hint(model: TableModel) -> Hint | None:
     """What the engine's search proposes: the best play when this seat plays now, else the
     best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal."""
@@ -428,8 +417,6 @@ def hint(model: TableModel) -> Hint | None:
     playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
         found = _truest_total(model, ruleset, search.best_play(state, me))
-        if found is not None and not _accepted(state, found):
-            found = None  # (the search does not weigh every rule: R8.2 agreed, for one)
         playable = found is not None and not found.is_empty
     elif ruleset is not None and state is not None:
         if model.i_have_opened():
