@@ -592,25 +592,21 @@ def test_r5_1_an_opening_worth_0_is_still_a_new_meld_before_any_swap() -> None:
     # With opening_points 0 an unopened seat still opens only by laying a meld (R5.1): 8H in
     # place of the run's joker and the joker attached alone would be a swap and an attach by
     # a seat that has not opened, which the engine refuses (R7.1, R6.1).
-    rules = Ruleset(opening_points=0)
-    state = position(
-        ruleset=rules,
-        hands={0: "8H 2C 3D KS 4S", 1: "2D"},
-        table=["7H JK=8H 9H"],
-        phase=Phase.PLAY,
-        turn=0,
-    )
+    def at_free_opening(hand: str) -> DealState:
+        return position(
+            ruleset=Ruleset(opening_points=0),
+            hands={0: hand, 1: "2D"},
+            table=["7H JK=8H 9H"],
+            phase=Phase.PLAY,
+            turn=0,
+        )
+
+    state = at_free_opening("8H 2C 3D KS 4S")
     found = best_play(state)
     assert found is not None and found.is_empty
     check_play(state, found)
     # With a meld of its own to lay first, the same seat opens, then swaps and attaches.
-    state = position(
-        ruleset=rules,
-        hands={0: "8H 2C 3C 4C KS 4S", 1: "2D"},
-        table=["7H JK=8H 9H"],
-        phase=Phase.PLAY,
-        turn=0,
-    )
+    state = at_free_opening("8H 2C 3C 4C KS 4S")
     found = best_play(state)
     assert found is not None
     assert isinstance(found.operations[0], NewMeld)
