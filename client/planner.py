@@ -409,17 +409,6 @@ def _truest_total(
     return found
 
 
-def _accepted(state: deal.DealState, found: search.LayDown) -> bool:
-    """Whether the engine accepts ``found`` as this turn's play, with one of its discards."""
-    if found.leftover:
-        return bool(deal.accepted_discards(state, found.operations, found.leftover))
-    try:
-        deal.apply(state, state.turn, Play(found.operations, None))
-    except RuleViolation:
-        return False
-    return True
-
-
 def _draw_advice(model: TableModel) -> DrawSource | None:
     """Before this seat's draw, where the medium bot would draw from (its rule: the discard
     only to use it at once)."""
@@ -470,8 +459,6 @@ def _melds_hint(model: TableModel) -> tuple[Hint | None, search.LayDown | None]:
     playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
         found = _truest_total(model, ruleset, search.best_play(state, me))
-        if found is not None and not _accepted(state, found):
-            found = None  # (the search does not weigh every rule: R8.2 agreed, for one)
         playable = found is not None and not found.is_empty
     elif ruleset is not None and state is not None:
         if model.i_have_opened():

@@ -136,6 +136,9 @@ class NetworkSeat:
         # This seat's view of the deal and the seq of the event it is at, carried from event
         # to event of this stream (``views.after_event``); None: ask the host for it.
         self._known: tuple[DealView, int] | None = None
+        # The offer this seat last answered, by how many times it had bought back in then
+        # (R11.3): every update until the host has the answer still lists the offer.
+        self._answered_offer: int | None = None
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -214,7 +217,8 @@ class NetworkSeat:
                 self._observe(public, None)
                 await self._fair_deal(public, replaying=True)
             await self._commit_late(event.snapshot)
-            await self._answer_rientro(event.snapshot.rientro_offers)
+            scores = [view.score for view in event.snapshot.seats if view.HasField("score")]
+            await self._answer_rientro(event.snapshot.rientro_offers, scores)
             if event.snapshot.HasField("between_deals"):
                 await self._ready(event.snapshot.between_deals)
             # The snapshot is the seat's view: no deal in play (None), no move until an event.
@@ -234,7 +238,7 @@ class NetworkSeat:
             if update.match_over:
                 self.winners = tuple(update.winners)
             else:
-                await self._answer_rientro(update.rientro_offers)
+                await self._answer_rientro(update.rientro_offers, update.scores)
                 if update.HasField("between_deals"):
                     await self._ready(update.between_deals)
 
@@ -243,11 +247,23 @@ class NetworkSeat:
         if self.seat in pause.waiting_for_seats and self.seat not in pause.ready_seats:
             await self._quietly(self.link.ready())
 
-    async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
-        """R11.3: buy back in or retire, when the offer is to this seat."""
+    async def _answer_rientro(
+        self, offers: Iterable[table_pb2.RientroOffer], scores: Iterable[table_pb2.SeatScore]
+    ) -> None:
+        """R11.3: buy back in or retire, when the offer is to this seat, once.
+
+        An offer stands until the host has the answer, so an update sent in the meantime
+        (another busted seat's answer, say) lists it again: answered twice, it would be
+        refused. An offer is told apart from the next one by the seat's buy-backs so far.
+        """
         offer = next((o for o in offers if o.seat == self.seat), None)
-        if offer is not None:
-            await self._quietly(self.link.answer_rientro(self.bot.buys_back(offer.fee)))
+        if offer is None:
+            return
+        bought = next((s.rientri for s in scores if s.seat == self.seat), 0)
+        if self._answered_offer == bought:
+            return
+        self._answered_offer = bought
+        await self._quietly(self.link.answer_rientro(self.bot.buys_back(offer.fee)))
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
