@@ -110,11 +110,8 @@ async def test_guessing_tokens_is_throttled_per_address(tmp_path: Path) -> None:
             served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer("one more"))
         )
         assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_WRONG_GUESSES")
-        # From this address even the right token waits now: guessing gains nothing.
-        code, _, _ = await refused(
-            served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(real))
-        )
-        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # The right token is served still: the lockout stops guesses, not the players.
+        await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(real))
 
 
 async def test_a_table_password_is_kept_as_scrypt_and_guessing_it_is_throttled(

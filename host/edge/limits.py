@@ -80,6 +80,14 @@ class Window:
             raise Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, sentence)
         self.note(key)
 
+    def give_back(self, key: str) -> None:
+        """Forget the latest one noted for ``key`` (it turned out not to count)."""
+        times = self._times.get(key)
+        if times:
+            times.pop()
+            if not times:
+                del self._times[key]
+
 
 @dataclass
 class Bucket:
@@ -161,18 +169,24 @@ class Limits:
             "slow down",
         )
 
-    def guessing(self, peer: str) -> None:
-        """Refuse an address that sent too many wrong tokens or passwords this minute."""
-        if self.guesses.full(address_of(peer)):
-            raise Refusal(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "TOO_MANY_WRONG_GUESSES",
-                f"more than {self.wrong_guesses_per_minute} wrong tokens or passwords from your "
-                "address this minute: wait a minute",
-            )
+    def guess(self, peer: str) -> None:
+        """Count one guess (a token or password not yet checked) from the caller's address, or
+        refuse it when the address guessed too often this minute.
 
-    def wrong_guess(self, peer: str) -> None:
-        self.guesses.note(address_of(peer))
+        Counted before it is checked, so that guesses sent at once cannot all pass the
+        check while the slow ones (scrypt) run; a guess that turns out right is given back
+        (``right_guess``).
+        """
+        self.guesses.take(
+            address_of(peer),
+            "TOO_MANY_WRONG_GUESSES",
+            f"more than {self.wrong_guesses_per_minute} wrong tokens or passwords from your "
+            "address this minute: wait a minute",
+        )
+
+    def right_guess(self, peer: str) -> None:
+        """A guess counted by ``guess`` was right: it does not count toward the lockout."""
+        self.guesses.give_back(address_of(peer))
 
     def new_table(self, peer: str) -> None:
         self.tables.take(

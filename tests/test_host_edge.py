@@ -1,0 +1,250 @@
+"""The edge a caller meets first, over real gRPC with TLS on 127.0.0.1: the standard services
+(health, reflection) answered and limited like the host's own, guesses counted before they
+are checked, archived tables' tokens, a table whose journal cannot be made, connection floods."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import HostClient, bearer, bot_seat, host_channel, until
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from host.edge import limits
+from host.edge.errors import error_info
+from host.edge.limits import Limits
+from host.edge.server import Host
+from host.table.state import TableSettings
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
+
+REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+
+
+@contextlib.asynccontextmanager
+async def host_with(tmp_path: Path, chosen: Limits, **options: object) -> AsyncIterator[HostClient]:
+    host = Host("127.0.0.1:0", tmp_path / "host", limits=chosen, **options)  # type: ignore[arg-type]
+    await host.start()
+    channel = await host_channel(host)
+    client = HostClient(
+        host,
+        channel,
+        lobby_pb2_grpc.LobbyServiceStub(channel),
+        table_pb2_grpc.TableServiceStub(channel),
+        None,  # type: ignore[arg-type]
+    )
+    try:
+        yield client
+    finally:
+        await channel.close()
+        await host.stop(grace=0.5)
+
+
+def _reason(error: grpc.aio.AioRpcError) -> str:
+    info = error_info(error)
+    return info.reason if info else ""
+
+
+# --- Health and reflection ----------------------------------------------------------------
+
+
+async def test_health_watch_answers_serving(served: HostClient) -> None:
+    health = health_pb2_grpc.HealthStub(served.channel)
+    for service in ("", "scala40.v1.LobbyService"):
+        watch = health.Watch(health_pb2.HealthCheckRequest(service=service))
+        first = await asyncio.wait_for(watch.read(), timeout=30)
+        assert first.status == health_pb2.HealthCheckResponse.SERVING
+        watch.cancel()
+    checked = await health.Check(health_pb2.HealthCheckRequest(service=""))
+    assert checked.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_reflection_lists_the_services(served: HostClient) -> None:
+    stub = reflection_pb2_grpc.ServerReflectionStub(served.channel)
+    call = stub.ServerReflectionInfo()
+    await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+    answer = await asyncio.wait_for(call.read(), timeout=30)
+    names = {s.name for s in answer.list_services_response.service}
+    assert "scala40.v1.TableService" in names and "grpc.health.v1.Health" in names
+    await call.done_writing()
+
+
+async def test_undecodable_reflection_requests_are_invalid_argument_logged_once_a_minute(
+    served: HostClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    raw = served.channel.stream_stream(
+        REFLECTION, request_serializer=lambda b: b, response_deserializer=lambda b: b
+    )
+    for _ in range(10):
+        call = raw()
+        await call.write(b"\xff\xff\xff\xff garbage")
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await asyncio.wait_for(call.read(), timeout=30)
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert _reason(error.value) == "MALFORMED_REQUEST"
+    lines = [r for r in caplog.records if "undecodable" in r.getMessage()]
+    assert len(lines) == 1
+    assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
+
+
+async def test_undecodable_health_requests_are_invalid_argument(served: HostClient) -> None:
+    for method, stream in (("Check", False), ("Watch", True)):
+        path = f"/grpc.health.v1.Health/{method}"
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            if stream:
+                call = served.channel.unary_stream(path, lambda b: b, lambda b: b)(b"\xff\xff\xff")
+                await asyncio.wait_for(call.read(), timeout=30)
+            else:
+                await served.channel.unary_unary(path, lambda b: b, lambda b: b)(b"\xff\xff\xff")
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT, method
+        assert _reason(error.value) == "MALFORMED_REQUEST"
+
+
+async def test_reflection_and_health_are_limited_like_the_rest(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+        stub = reflection_pb2_grpc.ServerReflectionStub(served.channel)
+        call = stub.ServerReflectionInfo()
+        answered = 0
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            for _ in range(40):  # many requests on one stream: each one counts
+                await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                await asyncio.wait_for(call.read(), timeout=30)
+                answered += 1
+        assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert _reason(error.value) == "TOO_MANY_REQUESTS"
+        assert 1 <= answered < 40
+        health = health_pb2_grpc.HealthStub(served.channel)
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            for _ in range(40):
+                await health.Check(health_pb2.HealthCheckRequest(service=""))
+        assert _reason(error.value) == "TOO_MANY_REQUESTS"
+
+
+async def test_a_method_a_standard_service_does_not_serve_is_unimplemented(
+    served: HostClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    raw = served.channel.unary_unary("/grpc.health.v1.Health/List", lambda b: b, lambda b: b)
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await raw(b"")
+    assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert _reason(error.value) == "NOT_SERVED"
+    assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
+
+
+# --- Guesses: counted before they are checked; a valid token goes through ------------------
+
+
+async def test_concurrent_wrong_passwords_are_counted_before_the_scrypt(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits()) as served:
+        table_id = await served.new_table(seats=6, password="segreto")
+        channels = [await host_channel(served.host) for _ in range(20)]
+        try:
+            lobbies = [lobby_pb2_grpc.LobbyServiceStub(c) for c in channels]
+            guesses = [
+                lobbies[n % 20].SpectateTable(
+                    lobby_pb2.SpectateTableRequest(table_id=table_id, password=f"x{n}")
+                )
+                for n in range(300)
+            ]
+            answers = await asyncio.gather(*guesses, return_exceptions=True)
+        finally:
+            for channel in channels:
+                await channel.close()
+        reasons = [_reason(a) for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(reasons) == 300
+        # Only the guesses the minute allows were checked at all; the rest were refused unread.
+        assert reasons.count("BAD_PASSWORD") == limits.WRONG_GUESSES_PER_MINUTE
+        assert reasons.count("TOO_MANY_WRONG_GUESSES") == 300 - limits.WRONG_GUESSES_PER_MINUTE
+
+
+async def test_right_passwords_do_not_count_toward_the_lockout(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits()) as served:
+        table_id = await served.new_table(seats=6, password="segreto")
+        right = lobby_pb2.SpectateTableRequest(table_id=table_id, password="segreto")
+        for _ in range(limits.SPECTATORS_PER_TABLE):
+            await served.lobby.SpectateTable(right)
+        for n in range(limits.WRONG_GUESSES_PER_MINUTE):
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await served.join(table_id, f"p{n}", password=f"x{n}")
+            assert _reason(error.value) == "BAD_PASSWORD"
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await served.join(table_id, "late", password="x")
+        assert _reason(error.value) == "TOO_MANY_WRONG_GUESSES"
+
+
+async def test_the_lockout_lets_a_valid_token_through(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits()) as served:
+        table_id = await served.new_table(seats=2)
+        real = (await served.join(table_id, "ann")).seat_token
+        for n in range(limits.WRONG_GUESSES_PER_MINUTE + 5):
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(f"g{n}"))
+            expected = (
+                "BAD_TOKEN" if n < limits.WRONG_GUESSES_PER_MINUTE else "TOO_MANY_WRONG_GUESSES"
+            )
+            assert _reason(error.value) == expected
+        seen = await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(real))
+        assert seen.view.table.table_id == table_id
+
+
+# --- Tables the host no longer runs --------------------------------------------------------
+
+
+async def test_a_removed_tables_tokens_get_no_such_table_and_count_no_guess(
+    tmp_path: Path,
+) -> None:
+    quick = TableSettings(commit_timeout=10, reveal_timeout=10, idle_removal=0.2)
+    async with host_with(tmp_path, Limits(tables_per_minute=100), settings=quick) as served:
+        tokens = []
+        for n in range(limits.WRONG_GUESSES_PER_MINUTE + 5):
+            table_id = await served.new_table(seats=2)
+            tokens.append((await served.join(table_id, f"p{n}")).seat_token)
+        await until(lambda: not served.host.registry.tables, seconds=60)
+        for token in tokens:
+            for call in (
+                served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(token)),
+                served.table.SubscribeEvents(
+                    table_pb2.SubscribeEventsRequest(), metadata=bearer(token)
+                ).read(),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as error:
+                    await call
+                assert error.value.code() == grpc.StatusCode.NOT_FOUND
+                assert _reason(error.value) == "NO_SUCH_TABLE"
+        # None of them was a guess: a wrong token is still answered as one, not locked out.
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer("guess"))
+        assert _reason(error.value) == "BAD_TOKEN"
+
+
+async def test_an_archived_matchs_tokens_get_no_such_table(tmp_path: Path) -> None:
+    quick = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=0.3)
+    async with host_with(tmp_path, Limits(), settings=quick) as served:
+        # A 2-seat match over after its first deal (R11.1: bust_at 1), a bot at each seat.
+        ruleset = ruleset_pb2.Ruleset(options=ruleset_pb2.RulesetOptions(bust_at=1))
+        table_id = await served.new_table(seats=2, ruleset=ruleset)
+        joined = await served.join(table_id, "ann")
+        player = bot_seat(served.channel, table_id, joined)
+        await served.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table_id), metadata=player.metadata
+        )
+        playing = asyncio.create_task(player.play_match())
+        await until(lambda: bool(player.log.events))
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=player.metadata
+        )
+        await asyncio.wait_for(playing, timeout=60)
+        await until(lambda: table_id not in served.host.registry.tables, seconds=60)
+        for _ in range(limits.WRONG_GUESSES_PER_MINUTE + 1):
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await served.table.GetDealRecord(
+                    table_pb2.GetDealRecordRequest(deal_no=1), metadata=player.metadata
+                )
+            assert error.value.code() == grpc.StatusCode.NOT_FOUND
+            assert _reason(error.value) == "NO_SUCH_TABLE"
