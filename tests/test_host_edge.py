@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import resource
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,11 +17,13 @@ import pytest
 from conftest import HostClient, bearer, bot_seat, host_channel, until
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from test_host_durability import can_mount, fill, small_tmpfs
 
 from host.edge import limits
 from host.edge.errors import error_info
 from host.edge.limits import Limits
 from host.edge.server import Host
+from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.state import TableSettings
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
 
@@ -248,3 +252,57 @@ async def test_an_archived_matchs_tokens_get_no_such_table(tmp_path: Path) -> No
                 )
             assert error.value.code() == grpc.StatusCode.NOT_FOUND
             assert _reason(error.value) == "NO_SUCH_TABLE"
+
+
+# --- A table whose journal cannot be made ---------------------------------------------------
+
+
+def _no_traceback_nor_path(error: grpc.aio.AioRpcError, data_dir: Path) -> None:
+    assert error.code() == grpc.StatusCode.UNAVAILABLE
+    assert _reason(error) == "NOT_SAVED"
+    said = error.details() or ""
+    assert said and "Traceback" not in said
+    assert str(data_dir) not in said and "/tables/" not in said and ".sqlite3" not in said
+
+
+async def test_create_table_on_a_full_disk_is_not_saved_with_a_sentence(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    if not can_mount():
+        pytest.skip("needs root to mount a tmpfs")
+    with small_tmpfs(tmp_path / "small", "6m") as small:
+        async with host_with(small, Limits()) as served:
+            await served.new_table(seats=2)
+            ballast = fill(small)
+            for _ in range(3):
+                with pytest.raises(grpc.aio.AioRpcError) as error:
+                    await served.new_table(seats=2)
+                _no_traceback_nor_path(error.value, small)
+                assert "disk full" in (error.value.details() or "")
+            assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
+            assert len((await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables) == 1
+            assert len(list((small / "host" / TABLES_FOLDER).glob(f"*{SUFFIX}"))) == 1
+            ballast.unlink()
+            await served.new_table(seats=2)  # space again: tables are made again
+
+
+async def test_create_table_with_no_descriptor_left_is_not_saved_with_a_sentence(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with host_with(tmp_path, Limits()) as served:
+        await served.lobby.ListTables(lobby_pb2.ListTablesRequest())  # connected before
+        held: list[int] = []
+        try:
+            with contextlib.suppress(OSError):  # every descriptor this process may open
+                for _ in range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
+                    held.append(os.open(os.devnull, os.O_RDONLY))
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await served.new_table(seats=2)
+        finally:
+            for fd in held:
+                os.close(fd)
+        _no_traceback_nor_path(error.value, tmp_path)
+        assert "descriptor" in (error.value.details() or "")
+        assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
+        assert not list((tmp_path / "host" / TABLES_FOLDER).glob(f"*{SUFFIX}"))
+        await served.new_table(seats=2)

@@ -209,6 +209,16 @@ def _why(error: sqlite3.Error | OSError) -> str:
     return f"the journal refused the write ({error})"
 
 
+def why_unmade(error: sqlite3.Error | OSError) -> str:
+    """The sentence for a journal that could not be made, fit for a caller: it names no file
+    (an OSError's text carries the path)."""
+    if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE):
+        return "the host has no file descriptor left"
+    if isinstance(error, OSError) and error.errno is not None:
+        return _why(OSError(error.errno, os.strerror(error.errno)))
+    return _why(error)
+
+
 class TableJournal:
     """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
