@@ -25,6 +25,8 @@ from host.edge.limits import Limits
 from host.edge.server import Host
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.state import TableSettings
+from scala40_net import wire
+from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
 
 REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
@@ -302,7 +304,143 @@ async def test_create_table_with_no_descriptor_left_is_not_saved_with_a_sentence
             for fd in held:
                 os.close(fd)
         _no_traceback_nor_path(error.value, tmp_path)
-        assert "descriptor" in (error.value.details() or "")
+        # Whichever open ran out first says it: the host's own (no descriptor) or SQLite's.
+        said = error.value.details() or ""
+        assert "no file descriptor left" in said or "unable to open database file" in said
         assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
         assert not list((tmp_path / "host" / TABLES_FOLDER).glob(f"*{SUFFIX}"))
         await served.new_table(seats=2)
+
+
+# --- Limits per address and per seat, whatever the number of connections ------------------
+
+
+class OtherAddress:
+    """A relay on 127.0.0.1 whose connections reach the host from 127.0.0.2: another client
+    address on loopback (the bytes, TLS included, pass as they are)."""
+
+    SOURCE = "127.0.0.2"
+
+    def __init__(self, host_port: int) -> None:
+        self._host_port = host_port
+        self._pipes: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    async def __aenter__(self) -> OtherAddress:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+        for pipe in self._pipes:
+            pipe.cancel()
+        await asyncio.gather(*self._pipes, return_exceptions=True)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(
+            "127.0.0.1", self._host_port, local_addr=(self.SOURCE, 0)
+        )
+        for a, b in ((reader, up_writer), (up_reader, writer)):
+            pipe = asyncio.create_task(self._pipe(a, b))
+            self._pipes.add(pipe)
+            pipe.add_done_callback(self._pipes.discard)
+
+    @staticmethod
+    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            sink.close()
+
+    async def channel(self, host: Host) -> grpc.aio.Channel:
+        channel, _ = await tls.pinned_channel(
+            "127.0.0.1", self.port, host.identity.fingerprint, wire.CHANNEL_OPTIONS
+        )
+        return channel
+
+
+async def test_requests_from_one_address_are_bounded_over_all_its_connections(
+    tmp_path: Path,
+) -> None:
+    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+        channels = [await host_channel(served.host) for _ in range(16)]
+        try:
+            answers = []
+            for _ in range(6):  # each connection alone stays under the burst of 10
+                for channel in channels:
+                    try:
+                        await lobby_pb2_grpc.LobbyServiceStub(channel).ListTables(
+                            lobby_pb2.ListTablesRequest()
+                        )
+                        answers.append("ok")
+                    except grpc.aio.AioRpcError as error:
+                        answers.append(_reason(error))
+        finally:
+            for channel in channels:
+                await channel.close()
+        assert "ok" in answers and "TOO_MANY_REQUESTS" in answers
+        async with OtherAddress(served.host.port) as other:  # another address is served
+            elsewhere = await other.channel(served.host)
+            async with elsewhere:
+                stub = lobby_pb2_grpc.LobbyServiceStub(elsewhere)
+                for _ in range(5):
+                    await stub.ListTables(lobby_pb2.ListTablesRequest())
+
+
+async def _open_stream(channel: grpc.aio.Channel, token: str) -> tuple[object, str]:
+    stream = table_pb2_grpc.TableServiceStub(channel).SubscribeEvents(
+        table_pb2.SubscribeEventsRequest(), metadata=bearer(token)
+    )
+    try:
+        await asyncio.wait_for(stream.read(), timeout=30)
+    except grpc.aio.AioRpcError as error:
+        return stream, _reason(error)
+    return stream, "ok"
+
+
+async def test_streams_of_one_seat_are_bounded_over_all_its_connections(
+    served: HostClient,
+) -> None:
+    table_id = await served.new_table(seats=2)
+    token = (await served.join(table_id, "ann")).seat_token
+    other = (await served.join(table_id, "bea")).seat_token
+    channels = [await host_channel(served.host) for _ in range(limits.STREAMS_PER_SEAT + 2)]
+    try:
+        opened = [await _open_stream(c, token) for c in channels]
+        said = [reason for _, reason in opened]
+        assert said == ["ok"] * limits.STREAMS_PER_SEAT + ["TOO_MANY_STREAMS"] * 2
+        # Another seat, from the same address, still opens its own.
+        _, reason = await _open_stream(channels[0], other)
+        assert reason == "ok"
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+async def test_streams_from_one_address_are_bounded_and_another_address_is_served(
+    tmp_path: Path,
+) -> None:
+    chosen = Limits(streams_per_address=6, tables_per_minute=100)
+    async with host_with(tmp_path, chosen) as served:
+        table_id = await served.new_table(seats=6)
+        tokens = [(await served.join(table_id, f"p{n}")).seat_token for n in range(6)]
+        channels = [await host_channel(served.host) for _ in range(7)]
+        try:
+            said = [
+                (await _open_stream(c, t))[1]
+                for c, t in zip(channels, [*tokens, tokens[0]], strict=True)
+            ]
+            assert said == ["ok"] * 6 + ["TOO_MANY_STREAMS"]
+            async with OtherAddress(served.host.port) as other:
+                elsewhere = await other.channel(served.host)
+                async with elsewhere:
+                    _, reason = await _open_stream(elsewhere, tokens[1])
+                    assert reason == "ok"
+        finally:
+            for channel in channels:
+                await channel.close()

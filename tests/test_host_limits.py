@@ -72,7 +72,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_once_a_minute(
     assert not listed.tables
 
 
-async def test_requests_per_second_on_one_connection_are_bounded_and_others_go_on(
+async def test_requests_per_second_from_one_address_are_bounded_and_seats_go_on(
     tmp_path: Path,
 ) -> None:
     async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
@@ -84,9 +84,14 @@ async def test_requests_per_second_on_one_connection_are_bounded_and_others_go_o
             except grpc.aio.AioRpcError as error:
                 answers.append(error_info(error).reason)  # type: ignore[union-attr]
         assert "ok" in answers and "TOO_MANY_REQUESTS" in answers
-        other = await host_channel(served.host)  # another connection is served as before
+        # Another connection from the same address is the same address: it waits too (that
+        # another address is served: tests/test_host_edge.py).
+        other = await host_channel(served.host)
         async with other:
-            await lobby_pb2_grpc.LobbyServiceStub(other).ListTables(lobby_pb2.ListTablesRequest())
+            _, reason, _ = await refused(
+                lobby_pb2_grpc.LobbyServiceStub(other).ListTables(lobby_pb2.ListTablesRequest())
+            )
+            assert reason == "TOO_MANY_REQUESTS"
 
 
 async def test_new_tables_per_address_per_minute_are_bounded(served: HostClient) -> None:

@@ -15,13 +15,16 @@ import grpc
 
 from host.edge.errors import Refusal
 
-# Requests per second on one connection, and for one seat (bursts up to twice that pass):
-# far above what a person or a bot plays at, low enough that one connection cannot take
-# the host's two cores from everyone else.
+# Requests per second from one client address, whatever the number of its connections, and
+# for one seat (bursts up to twice that pass): far above what a person or a bot plays at, low
+# enough that one address cannot take the host's two cores from everyone else.
 REQUESTS_PER_SECOND = 500.0
 SEAT_REQUESTS_PER_SECOND = 300.0
-# Open event streams on one connection.
+# Open event streams on one connection, for one seat (over all its connections: a second
+# window, a reconnect racing the old connection), and from one client address.
 STREAMS_PER_CONNECTION = 8
+STREAMS_PER_SEAT = 8
+STREAMS_PER_ADDRESS = 64
 # New tables per client address per minute.
 TABLES_PER_MINUTE = 10
 # Wrong tokens or table passwords per client address per minute, before it must wait.
@@ -111,6 +114,35 @@ class Bucket:
 
 
 @dataclass
+class Held:
+    """How many of a thing each key holds open at once, up to ``limit``."""
+
+    limit: int
+    what: str  # "on one connection": how the refusal names the key
+    _open: dict[str, int] = field(default_factory=dict)
+
+    def room(self, key: str) -> Refusal | None:
+        """The refusal of one more for ``key``, or None when there is room."""
+        if self._open.get(key, 0) < self.limit:
+            return None
+        return Refusal(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "TOO_MANY_STREAMS",
+            f"at most {self.limit} event streams {self.what}",
+        )
+
+    def opened(self, key: str) -> None:
+        self._open[key] = self._open.get(key, 0) + 1
+
+    def closed(self, key: str) -> None:
+        left = self._open.get(key, 1) - 1
+        if left <= 0:
+            self._open.pop(key, None)
+        else:
+            self._open[key] = left
+
+
+@dataclass
 class OncePer:
     """Says whether a log line about ``key`` is due: at most once per ``seconds``."""
 
@@ -137,15 +169,22 @@ class Limits:
     wrong_guesses_per_minute: int = WRONG_GUESSES_PER_MINUTE
     tables_per_minute: int = TABLES_PER_MINUTE
     streams_per_connection: int = STREAMS_PER_CONNECTION
+    streams_per_seat: int = STREAMS_PER_SEAT
+    streams_per_address: int = STREAMS_PER_ADDRESS
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
     tables: Window = field(init=False)
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
-    streams: dict[str, int] = field(default_factory=dict)  # open streams by connection
+    streams: tuple[Held, Held, Held] = field(init=False)  # by connection, seat, address
 
     def __post_init__(self) -> None:
+        self.streams = (
+            Held(self.streams_per_connection, "on one connection"),
+            Held(self.streams_per_seat, "for one seat"),
+            Held(self.streams_per_address, "from one address"),
+        )
         self.guesses = Window(self.wrong_guesses_per_minute)
         self.tables = Window(self.tables_per_minute)
         self.requests = Bucket(self.requests_per_second, 2 * self.requests_per_second)
@@ -155,9 +194,9 @@ class Limits:
 
     def request(self, peer: str) -> None:
         self.requests.take(
-            peer,
+            address_of(peer),
             "TOO_MANY_REQUESTS",
-            f"more than {self.requests_per_second:.0f} requests a second on this connection: "
+            f"more than {self.requests_per_second:.0f} requests a second from your address: "
             "slow down",
         )
 
@@ -202,19 +241,24 @@ class Limits:
             f"at most {CHAT_LINES_PER_MINUTE} chat lines a minute per seat",
         )
 
-    def stream_opened(self, peer: str) -> None:
-        open_now = self.streams.get(peer, 0)
-        if open_now >= self.streams_per_connection:
-            raise Refusal(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "TOO_MANY_STREAMS",
-                f"at most {self.streams_per_connection} event streams on one connection",
-            )
-        self.streams[peer] = open_now + 1
+    def _stream_keys(self, peer: str, table_id: str, seat: int | None) -> list[str]:
+        """The keys one stream counts under: its connection, its seat (a spectator has
+        none: ``-``), its address, in the order of ``streams``."""
+        return [peer, f"{table_id}/{seat}" if seat is not None else "", address_of(peer)]
 
-    def stream_closed(self, peer: str) -> None:
-        left = self.streams.get(peer, 1) - 1
-        if left <= 0:
-            self.streams.pop(peer, None)
-        else:
-            self.streams[peer] = left
+    def stream_opened(self, peer: str, table_id: str, seat: int | None) -> None:
+        """Count one more open event stream, or refuse it when one of its keys has no room."""
+        keys = self._stream_keys(peer, table_id, seat)
+        for held, key in zip(self.streams, keys, strict=True):
+            refusal = held.room(key) if key else None
+            if refusal is not None:
+                raise refusal
+        for held, key in zip(self.streams, keys, strict=True):
+            if key:
+                held.opened(key)
+
+    def stream_closed(self, peer: str, table_id: str, seat: int | None) -> None:
+        keys = self._stream_keys(peer, table_id, seat)
+        for held, key in zip(self.streams, keys, strict=True):
+            if key:
+                held.closed(key)
