@@ -21,7 +21,7 @@ from test_host_durability import can_mount, fill, small_tmpfs
 
 from host.edge import limits
 from host.edge.errors import error_info
-from host.edge.limits import Limits
+from host.edge.limits import Limits, connection_cap
 from host.edge.server import Host
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.state import TableSettings
@@ -444,3 +444,96 @@ async def test_streams_from_one_address_are_bounded_and_another_address_is_serve
         finally:
             for channel in channels:
                 await channel.close()
+
+
+# --- Connections: handshakes and idle ones time out, a cap keeps descriptors for journals --
+
+
+async def _closed_by_host(reader: asyncio.StreamReader, seconds: float = 30.0) -> bool:
+    """Whether the host closes this connection within ``seconds`` (it sends nothing first:
+    a TLS server speaks after the client's hello)."""
+    try:
+        return await asyncio.wait_for(reader.read(1), timeout=seconds) == b""
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+
+
+async def test_a_half_finished_handshake_is_closed_soon(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits(handshake_seconds=0.5)) as served:
+        opened = [await asyncio.open_connection("127.0.0.1", served.host.port) for _ in range(5)]
+        try:
+            for _, writer in opened:
+                writer.write(b"\x16\x03\x01")  # the start of a TLS record, never finished
+            closed = await asyncio.gather(*(_closed_by_host(r) for r, _ in opened))
+            assert all(closed)
+        finally:
+            for _, writer in opened:
+                writer.close()
+        await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+
+
+async def test_an_idle_connection_is_closed_and_the_client_comes_back(tmp_path: Path) -> None:
+    async with host_with(tmp_path, Limits(idle_seconds=0.5)) as served:
+        await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+        seen: list[grpc.ChannelConnectivity] = []
+
+        def idle() -> bool:
+            seen.append(served.channel.get_state())
+            return seen[-1] == grpc.ChannelConnectivity.IDLE
+
+        await until(idle, seconds=30, explain=lambda: f"the channel stayed {seen[-1]}")
+        await served.lobby.ListTables(lobby_pb2.ListTablesRequest())  # reconnected by itself
+
+
+async def test_past_the_connection_cap_new_ones_are_closed_and_tables_are_still_made(
+    tmp_path: Path,
+) -> None:
+    async with host_with(tmp_path, Limits(max_connections=6, handshake_seconds=60)) as served:
+        await served.lobby.ListTables(lobby_pb2.ListTablesRequest())  # the first connection
+        channels = [await host_channel(served.host) for _ in range(5)]
+        try:
+            for channel in channels:
+                await lobby_pb2_grpc.LobbyServiceStub(channel).ListTables(
+                    lobby_pb2.ListTablesRequest()
+                )
+            extra = [
+                await asyncio.open_connection("127.0.0.1", served.host.port) for _ in range(20)
+            ]
+            try:
+                closed = await asyncio.gather(*(_closed_by_host(r) for r, _ in extra))
+                assert all(closed), f"{closed.count(False)} connections past the cap stayed"
+            finally:
+                for _, writer in extra:
+                    writer.close()
+            await served.new_table(seats=2)  # the connections in place are served
+        finally:
+            for channel in channels:
+                await channel.close()
+
+        # Once connections are gone, new ones are taken again (within the test's patience).
+        async def connects() -> bool:
+            with contextlib.suppress(grpc.aio.AioRpcError, OSError, ConnectionError):
+                again = await host_channel(served.host)
+                async with again:
+                    await lobby_pb2_grpc.LobbyServiceStub(again).ListTables(
+                        lobby_pb2.ListTablesRequest(), timeout=5
+                    )
+                    return True
+            return False
+
+        for _ in range(30):
+            if await connects():
+                break
+            await asyncio.sleep(0.2)
+        else:
+            raise AssertionError("no connection was taken once the others were gone")
+
+
+def test_the_connection_cap_keeps_descriptors_for_every_live_tables_journal() -> None:
+    from host.edge.lobby import MAX_TABLES
+
+    cap = connection_cap(8192, MAX_TABLES)
+    assert cap + limits.DESCRIPTORS_PER_TABLE * MAX_TABLES + limits.DESCRIPTORS_SPARE == 8192
+    assert connection_cap(1024, MAX_TABLES) == 16  # a tiny limit still takes a few

@@ -33,6 +33,15 @@ WRONG_GUESSES_PER_MINUTE = 20
 CHAT_LINES_PER_MINUTE = 20
 # Spectators per table.
 SPECTATORS_PER_TABLE = 20
+# A connection's TLS handshake must be done within this (gRPC's default: 120 s, which let
+# half-finished handshakes hold the host's descriptors), and one with no call in progress for
+# this long is closed (a client reconnects by itself on its next call).
+HANDSHAKE_SECONDS = 10.0
+IDLE_SECONDS = 60.0
+# Descriptors kept from connections for the journals: each live table's journal holds up to
+# three (the file, its WAL and shared memory), and a few more for what the host opens besides.
+DESCRIPTORS_PER_TABLE = 3
+DESCRIPTORS_SPARE = 256
 # How often one kind of log line is written for one peer.
 LOG_EVERY_SECONDS = 60.0
 
@@ -159,6 +168,12 @@ class OncePer:
         return True
 
 
+def connection_cap(descriptors: int, tables: int) -> int:
+    """How many connections the host accepts at once, when it may open ``descriptors`` files
+    and run ``tables`` live tables: the rest is kept for the journals (at least 16 remain)."""
+    return max(16, descriptors - DESCRIPTORS_PER_TABLE * tables - DESCRIPTORS_SPARE)
+
+
 @dataclass
 class Limits:
     """The host's limits, shared by its services (a benchmark, whose one client plays a
@@ -171,6 +186,10 @@ class Limits:
     streams_per_connection: int = STREAMS_PER_CONNECTION
     streams_per_seat: int = STREAMS_PER_SEAT
     streams_per_address: int = STREAMS_PER_ADDRESS
+    handshake_seconds: float = HANDSHAKE_SECONDS
+    idle_seconds: float = IDLE_SECONDS
+    # Connections at once; None: what the descriptors allow (``connection_cap``).
+    max_connections: int | None = None
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
