@@ -37,6 +37,7 @@ BY_REASON: dict[str, str] = {
     "TABLE_FULL": N_("every seat of this table is taken"),
     "TOO_MANY_TABLES": N_("this host has no room for another table"),
     "FELL_BEHIND": N_("the connection fell behind the table: it catches up by itself"),
+    "NOT_SERVED": N_("this host does not offer that call"),
 }
 
 
