@@ -9,7 +9,6 @@ import contextlib
 import logging
 import os
 import resource
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -18,6 +17,7 @@ from conftest import HostClient, bearer, bot_seat, host_channel, until
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from test_host_durability import can_mount, fill, small_tmpfs
+from test_host_limits import host_with
 
 from host.edge import limits
 from host.edge.errors import error_info
@@ -30,25 +30,6 @@ from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
 
 REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
-
-
-@contextlib.asynccontextmanager
-async def host_with(tmp_path: Path, chosen: Limits, **options: object) -> AsyncIterator[HostClient]:
-    host = Host("127.0.0.1:0", tmp_path / "host", limits=chosen, **options)  # type: ignore[arg-type]
-    await host.start()
-    channel = await host_channel(host)
-    client = HostClient(
-        host,
-        channel,
-        lobby_pb2_grpc.LobbyServiceStub(channel),
-        table_pb2_grpc.TableServiceStub(channel),
-        None,  # type: ignore[arg-type]
-    )
-    try:
-        yield client
-    finally:
-        await channel.close()
-        await host.stop(grace=0.5)
 
 
 def _reason(error: grpc.aio.AioRpcError) -> str:

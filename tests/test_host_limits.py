@@ -19,6 +19,7 @@ from host.edge.errors import error_info
 from host.edge.limits import Limits
 from host.edge.server import Host
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
+from host.table.state import TableSettings
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 
@@ -32,8 +33,11 @@ async def refused(call: object) -> tuple[grpc.StatusCode, str, str]:
 
 
 @contextlib.asynccontextmanager
-async def host_with(tmp_path: Path, chosen: Limits) -> AsyncIterator[HostClient]:
-    host = Host("127.0.0.1:0", tmp_path / "host", limits=chosen)
+async def host_with(
+    tmp_path: Path, chosen: Limits, settings: TableSettings | None = None
+) -> AsyncIterator[HostClient]:
+    """A host with ``chosen`` limits (and table settings) and a channel to it."""
+    host = Host("127.0.0.1:0", tmp_path / "host", settings or TableSettings(), limits=chosen)
     await host.start()
     channel = await host_channel(host)
     client = HostClient(
