@@ -235,6 +235,15 @@ async def test_an_archived_matchs_tokens_get_no_such_table(tmp_path: Path) -> No
                 )
             assert error.value.code() == grpc.StatusCode.NOT_FOUND
             assert _reason(error.value) == "NO_SUCH_TABLE"
+    # After a restart too: the archive keeps the tokens' digests.
+    async with host_with(tmp_path, Limits(), settings=quick) as served:
+        for _ in range(limits.WRONG_GUESSES_PER_MINUTE + 1):
+            with pytest.raises(grpc.aio.AioRpcError) as error:
+                await served.table.GetView(table_pb2.GetViewRequest(), metadata=player.metadata)
+            assert (error.value.code(), _reason(error.value)) == (
+                grpc.StatusCode.NOT_FOUND,
+                "NO_SUCH_TABLE",
+            )
 
 
 # --- A table whose journal cannot be made ---------------------------------------------------

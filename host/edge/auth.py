@@ -105,7 +105,11 @@ class TokenBook:
         stale = [d for d, p in self._by_digest.items() if p.table_id == table_id]
         for d in stale:
             del self._by_digest[d]
-            self._gone[d] = table_id
+            self.add_gone(d, table_id)
+
+    def add_gone(self, digest: bytes, table_id: str) -> None:
+        """A token of a table no longer run here (read back from the archive at a start)."""
+        self._gone[digest] = table_id
         while len(self._gone) > self.GONE_KEPT:
             del self._gone[next(iter(self._gone))]
 

@@ -142,6 +142,8 @@ class Registry:
                 # A finished match too: its seats may come back for its last records; it is
                 # archived like any other, ``archive_after`` from now.
                 self._open(task)
+        for digest, table_id in self.journals.archived_tokens():
+            self.tokens.add_gone(digest, table_id)
         self.damaged = self.journals.damaged()
         for table_id in self.damaged:
             for digest, seat in self.journals.damaged_tokens(table_id):
