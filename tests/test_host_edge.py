@@ -132,6 +132,8 @@ async def test_concurrent_wrong_passwords_are_counted_before_the_scrypt(tmp_path
         table_id = await served.new_table(seats=6, password="segreto")
         channels = [await host_channel(served.host) for _ in range(20)]
         try:
+            for channel in channels:  # connected first: the guesses race, not the handshakes
+                await asyncio.wait_for(channel.channel_ready(), timeout=60)
             lobbies = [lobby_pb2_grpc.LobbyServiceStub(c) for c in channels]
             guesses = [
                 lobbies[n % 20].SpectateTable(
@@ -143,8 +145,10 @@ async def test_concurrent_wrong_passwords_are_counted_before_the_scrypt(tmp_path
         finally:
             for channel in channels:
                 await channel.close()
-        reasons = [_reason(a) for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        refusals = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        reasons = [_reason(a) for a in refusals]
         assert len(reasons) == 300
+        assert "" not in reasons, {(a.code(), a.details()) for a in refusals if not _reason(a)}
         # Only the guesses the minute allows were checked at all; the rest were refused unread.
         assert reasons.count("BAD_PASSWORD") == limits.WRONG_GUESSES_PER_MINUTE
         assert reasons.count("TOO_MANY_WRONG_GUESSES") == 300 - limits.WRONG_GUESSES_PER_MINUTE
