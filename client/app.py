@@ -29,7 +29,7 @@ from prompt_toolkit.widgets import TextArea
 from client import commands as c
 from client import keys, render
 from client.cardtext import face_label, typed_label
-from client.connection import HostRefusal, TableLink
+from client.connection import HostRefusal, TableLink, failure_words
 from client.fairdeal import FairDealDriver
 from client.i18n import Text
 from client.layout import build_layout
@@ -334,6 +334,14 @@ class TableScreen:
         self.invalidate()
 
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
+        words = failure_words(refusal, self.session.host)
+        if words is not None:  # the network's or trust's failure, not a rule's: said as such
+            detail = refusal.line if isinstance(refusal, HostRefusal) else str(refusal)
+            logging.getLogger(__name__).warning("the link to the host: %s", detail)
+            self.session.say_failure(words)
+            self.model.note(words[0], **words[1])
+            self.invalidate()
+            return
         if isinstance(refusal, HostRefusal):
             sentence = refusal.message
         else:  # the local engine's, while planning: in the screen's language
@@ -619,7 +627,9 @@ class TableScreen:
                 try:
                     await link.follow(self.on_event, self.on_link)
                 except HostRefusal as refusal:
-                    self._forget_seat()  # the host no longer knows this seat's token
+                    self.session.link = LinkState.GIVEN_UP
+                    if failure_words(refusal, self.session.host) is None:
+                        self._forget_seat()  # the host no longer knows this seat's token
                     self.say_refusal(refusal)
 
             self.session.link = LinkState.CONNECTING

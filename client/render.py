@@ -224,7 +224,11 @@ def player_lines(
         if turn and clock is not None:
             line.append((_clock_style(clock), f"⏱ {clock} s "))
         if not state.bot and not state.away:
-            if link in _LINK_DOWN and seat != model.my_seat:
+            if link is LinkState.GIVEN_UP:  # no longer tried: this seat is off, the others unknown
+                mine = seat == model.my_seat
+                said = t("disconnected") if mine else "?"
+                line.append(("class:warning" if mine else "class:dim", f"● {said}"))
+            elif link in _LINK_DOWN and seat != model.my_seat:
                 line.append(("class:dim", f"● {t('connection_unknown')}"))
             elif seat == model.my_seat and link in _LINK_DOWN:
                 line.append(("class:warning", f"● {t('reconnecting')}"))
@@ -599,6 +603,8 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     """Whose turn it is and what this player may do now."""
     if session.link is LinkState.RECONNECTING:
         return ("class:warning", t("status_reconnecting", n=session.reconnect_attempt))
+    if session.link is LinkState.GIVEN_UP:
+        return ("class:alarm", t("status_link_given_up"))
     fee = model.my_rientro_fee
     if fee is not None:
         total = model.rientro_total()

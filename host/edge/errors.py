@@ -10,6 +10,8 @@ engine's also carries its reason code and parameters in that metadata, and a
 
 from __future__ import annotations
 
+import re
+
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
@@ -20,6 +22,20 @@ from scala40_net import refusals
 from scala40_net.errors import RuleViolation
 
 DOMAIN = "scala40.v1"
+# A file path of the host's machine (two components or more, absolute or home-relative, or
+# a Windows one): the host's files are nobody else's business.
+_SERVER_PATH = re.compile(r"(?<![\w.])(?:~|[A-Za-z]:)?[/\\](?:[\w.\-]+[/\\])+[\w.\-]*")
+
+
+def without_paths(sentence: str) -> str:
+    """``sentence`` with every file path of the host replaced by what it is.
+
+    >>> without_paths("disk I/O error on /srv/scala40/tables/t1.sqlite3")
+    'disk I/O error on (a file of the host)'
+    >>> without_paths("R11.3/R11.4: rientro is played individually")
+    'R11.3/R11.4: rientro is played individually'
+    """
+    return _SERVER_PATH.sub("(a file of the host)", sentence)
 
 
 class Refusal(Exception):
@@ -35,7 +51,7 @@ class Refusal(Exception):
     ) -> None:
         self.code = code
         self.reason = reason
-        self.sentence = sentence
+        self.sentence = without_paths(sentence)  # whoever made it, a refusal names no path
         self.rule = rule
         self.metadata = metadata
         self.violation: RuleViolation | None = None  # the engine's refusal, when it is one

@@ -31,6 +31,9 @@ TABLES_PER_MINUTE = 10
 WRONG_GUESSES_PER_MINUTE = 20
 # Chat lines per seat per minute.
 CHAT_LINES_PER_MINUTE = 20
+# Seat changes (joining, leaving, seating a bot, freeing a seat) per address per table per
+# minute: a group sits down in a few, while churn from one address cannot flood a table.
+SEAT_CHANGES_PER_MINUTE = 12
 # Spectators per table.
 SPECTATORS_PER_TABLE = 20
 # A connection's TLS handshake must be done within this (gRPC's default: 120 s, which let
@@ -195,6 +198,7 @@ class Limits:
     guesses: Window = field(init=False)
     tables: Window = field(init=False)
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
+    seat_changes: Window = field(default_factory=lambda: Window(SEAT_CHANGES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
     streams: tuple[Held, Held, Held] = field(init=False)  # by connection, seat, address
 
@@ -260,9 +264,18 @@ class Limits:
             f"at most {CHAT_LINES_PER_MINUTE} chat lines a minute per seat",
         )
 
+    def seat_change(self, table_id: str, peer: str) -> None:
+        """One more join, leave, bot seated or seat freed at ``table_id`` from this address."""
+        self.seat_changes.take(
+            f"{table_id}/{address_of(peer)}",
+            "TOO_MANY_SEAT_CHANGES",
+            f"at most {SEAT_CHANGES_PER_MINUTE} seat changes a minute at one table from one "
+            "address: wait a little",
+        )
+
     def _stream_keys(self, peer: str, table_id: str, seat: int | None) -> list[str]:
-        """The keys one stream counts under: its connection, its seat (a spectator has
-        none: ``-``), its address, in the order of ``streams``."""
+        """The keys one stream counts under: its connection, its seat (empty for a
+        spectator, who has none), its address, in the order of ``streams``."""
         return [peer, f"{table_id}/{seat}" if seat is not None else "", address_of(peer)]
 
     def stream_opened(self, peer: str, table_id: str, seat: int | None) -> None:

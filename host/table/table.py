@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from host.edge.errors import Refusal, malformed, precondition
+from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal import journaled
 from host.table.deal_cycle import DealCycle
 from host.table.links import TableLinks
@@ -227,6 +227,19 @@ class Table:
             EntryDraft(journaled.CHAT.kind, seat, request, events=[(chat, {})], game=False)
         )
         return table_pb2.SendChatResponse()
+
+    def start_match_asked(
+        self, seat: int, request: lobby_pb2.StartMatchRequest
+    ) -> lobby_pb2.StartMatchResponse:
+        """A seated player asks to start the match: only the table's first player (the first
+        person who joined and is still seated, ``decider``) may, so a stranger who takes a
+        free seat cannot start a friend's table early. (A journal's start is played back
+        by ``start_match`` as it was accepted.)"""
+        if self.state.phase == lobby_pb2.TABLE_PHASE_WAITING and seat != self.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER", "only the first person who joined this table starts its match"
+            )
+        return self.start_match(seat, request)
 
     @journaled.START.accepts
     def start_match(

@@ -105,9 +105,11 @@ class NetworkSeat:
         fair: bool = True,
         think: float = 0.0,
         trace: Callable[[str], None] | None = None,
+        pin: tls.PinnedHost | None = None,
     ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
-        self.table = GrpcTable(channel, "")  # its token once the seat is taken
+        # Its token once the seat is taken; the pin tells another host from one that is down.
+        self.table = GrpcTable(channel, "", pin=pin)
         self.link = SeatLink(self.table, lambda: self.last_seq)
         self.stream = ResumableStream(self.table, lambda: self.last_seq)
         self.table_id = table_id
@@ -515,6 +517,7 @@ async def run(
     taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
     keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
+    place = invite.parse(address)
     try:
         seat = NetworkSeat(
             channel,
@@ -522,6 +525,7 @@ async def run(
             make_bot(level, random.Random(seed)),
             log=SeatLog(),
             trace=keeper.trace if keeper is not None else None,
+            pin=None if pinned is None else tls.PinnedHost(place.host, place.port, pinned),
         )
         host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
         if pinned is not None and host.host_fingerprint != pinned:
@@ -706,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scala40-bot: {error.details() or error.code().name}", file=sys.stderr)
         return 1
     except HostRefusal as refusal:
+        log.warning("given up: %s", refusal.line)
         print(f"scala40-bot: {refusal.message or refusal.code.name}", file=sys.stderr)
         return 1
     except (tls.PinError, invite.InviteError, OSError, HostLost) as error:
