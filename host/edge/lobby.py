@@ -109,17 +109,17 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         )
 
     async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
-        """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
-        per client address."""
+        """The table's password (scrypt, in a thread: slow on purpose), each try counted as a
+        guess of the client's address before it is checked, and given back when right."""
         stored = task.table.state.password
         if stored is None:
             return
-        self._limits.guessing(peer)
+        self._limits.guess(peer)
         if given is None or not await asyncio.to_thread(auth.password_matches, given, stored):
-            self._limits.wrong_guess(peer)
             raise permission_denied(
                 "BAD_PASSWORD", "this table needs its password, and that is not it"
             )
+        self._limits.right_guess(peer)
 
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context

@@ -81,6 +81,8 @@ CREATE TABLE IF NOT EXISTS deal_records (
 """
 
 TABLES_FOLDER = "tables"
+# In ``archive/``: the token digests of the archived matches, one "<hex> <table id>" a line.
+GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
@@ -207,6 +209,16 @@ def _why(error: sqlite3.Error | OSError) -> str:
     if name in ("SQLITE_READONLY", "SQLITE_CANTOPEN") or isinstance(error, PermissionError):
         return f"the journal cannot be written ({error})"
     return f"the journal refused the write ({error})"
+
+
+def why_unmade(error: sqlite3.Error | OSError) -> str:
+    """The sentence for a journal that could not be made, fit for a caller: it names no file
+    (an OSError's text carries the path)."""
+    if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE):
+        return "the host has no file descriptor left"
+    if isinstance(error, OSError) and error.errno is not None:
+        return _why(OSError(error.errno, os.strerror(error.errno)))
+    return _why(error)
 
 
 class TableJournal:
@@ -482,13 +494,33 @@ class JournalStore:
     def damaged_tokens(self, table_id: str) -> list[tuple[bytes, int | None]]:
         """The seat tokens a set-aside journal still holds, if it can be read at all, so its
         seats are told the table was damaged rather than that their token is unknown."""
-        path = self.damaged_folder / f"{table_id}{SUFFIX}"
+        return _tokens_of(self.damaged_folder / f"{table_id}{SUFFIX}")
+
+    def archived_tokens(self) -> list[tuple[bytes, str]]:
+        """The token digests of the archived matches, with their table ids, oldest first, so
+        their holders are told the table is gone rather than that their token is a guess
+        (one file, ``GONE_TOKENS``, written as each match is archived: a start reads no
+        archived journal)."""
+        index = self.archive_folder / GONE_TOKENS
         try:
-            with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
-                rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
-        except sqlite3.Error:
+            lines = index.read_text(encoding="ascii").splitlines()
+        except (OSError, UnicodeDecodeError):
             return []
-        return [(bytes(digest), seat) for digest, seat in rows]
+        found = []
+        for line in lines:
+            digest_hex, _, table_id = line.partition(" ")
+            with contextlib.suppress(ValueError):
+                found.append((bytes.fromhex(digest_hex), table_id))
+        return found
+
+    def _note_gone_tokens(self, path: Path) -> None:
+        """Add the tokens of a journal being archived to ``GONE_TOKENS`` (a line each)."""
+        table_id = path.name.removesuffix(SUFFIX)
+        lines = "".join(f"{digest.hex()} {table_id}\n" for digest, _ in _tokens_of(path))
+        index = self.archive_folder / GONE_TOKENS
+        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="ascii") as out:
+            out.write(lines)
 
     def _close(self, path: Path) -> None:
         journal = self._open.get(path)
@@ -498,6 +530,8 @@ class JournalStore:
     def archive(self, path: Path) -> Path:
         """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
         self._close(path)
+        with contextlib.suppress(OSError):  # without it, its tokens are unknown after a restart
+            self._note_gone_tokens(path)
         target = self.archive_folder / path.name
         _move_with_companions(path, target)
         return target
@@ -512,6 +546,17 @@ class JournalStore:
         self._writers.shutdown(wait=True)
         for journal in list(self._open.values()):
             self.forget(journal)
+
+
+def _tokens_of(path: Path) -> list[tuple[bytes, int | None]]:
+    """The (digest, seat) pairs of a journal the host does not run, read only; none when it
+    cannot be read."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
+    except sqlite3.Error:
+        return []
+    return [(bytes(digest), seat) for digest, seat in rows]
 
 
 def _move_with_companions(path: Path, target: Path) -> None:
