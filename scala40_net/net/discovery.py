@@ -20,7 +20,6 @@ import logging
 import re
 import socket
 import sys
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from scala40_net.invite import InviteError, normal_fingerprint
+from scala40_net.names import printable
 
 log = logging.getLogger(__name__)
 
@@ -217,10 +217,7 @@ class Advertiser:
 
 def clean_name(text: str) -> str:
     """A name from the network as a terminal may show it: printable, one line, trimmed."""
-    kept = "".join(
-        ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
-    )
-    return " ".join(kept.split())[:MAX_NAME]
+    return printable(text)[:MAX_NAME]
 
 
 def found_host(info: AsyncServiceInfo) -> FoundHost | None:
