@@ -2,9 +2,14 @@
 
 The hosts come from DNS-SD (``scala40_net.net.discovery``) as they answer; the
 list is redrawn each time one appears, changes (its open tables) or leaves.
-Each row shows the host's name, address, fingerprint and open tables; ↑/↓
-choose, Enter opens that host's lobby, ``q`` leaves. After a few seconds with
-no host, the screen says so and how to join by address or invite instead.
+Each row shows the host's name, address, its fingerprint's first group and
+open tables; ↑/↓ choose, Enter opens that host's lobby, ``q`` leaves. After a
+few seconds with no host, the screen says so and how to join by address or
+invite instead.
+
+Anyone on the LAN may advertise any name: a host whose name is that of a host
+joined before (``client.trust.posing_as``) with another fingerprint is flagged
+on its row, and Enter on it asks first (y opens it, n or Esc does not).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -26,14 +32,21 @@ from client.theme import STYLE
 from scala40_net.net.discovery import BROWSE_SECONDS, FoundHost
 
 
-def host_row(host: FoundHost, t: Text) -> str:
-    return t(
+def first_group(fingerprint: str) -> str:
+    return fingerprint.split("-", 1)[0]
+
+
+def host_row(host: FoundHost, t: Text, posing_as: str | None = None) -> str:
+    """The host's row; ``posing_as``: the fingerprint of the host of that name joined before,
+    when this one is not it."""
+    row = t(
         "hosts_row",
         name=host.name,
         address=host.target,
-        fp=host.fingerprint,
+        fp=first_group(host.fingerprint),
         open=host.open_tables,
     )
+    return row if posing_as is None else t("hosts_row_posing", row=row, name=host.name)
 
 
 class HostsScreen:
@@ -51,9 +64,12 @@ class HostsScreen:
         input: Input | None = None,
         output: Output | None = None,
         patience: float = BROWSE_SECONDS,
+        posing_as: Callable[[FoundHost], str | None] = lambda host: None,
     ) -> None:
         self.text = text
         self._hosts = hosts
+        self.posing_as = posing_as
+        self.asking: FoundHost | None = None  # a flagged host chosen: waiting for y or n
         self.patience = patience
         self.cursor = 0
         self.waited = False  # the few seconds of looking are over
@@ -100,10 +116,20 @@ class HostsScreen:
         lines: list[StyleAndTextTuples] = []
         for i, host in enumerate(hosts):
             style = "class:lobby.selected" if i == self.cursor else ""
-            lines.append([(style, f" {host_row(host, self.text)[: width - 2]} ")])
+            row = host_row(host, self.text, self.posing_as(host))
+            lines.append([(style, f" {row[: width - 2]} ")])
         return join_lines(lines)
 
     def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
+        host = self.asking
+        if host is not None:
+            question = self.text(
+                "hosts_ask_posing",
+                name=host.name,
+                new=host.fingerprint,
+                old=self.posing_as(host) or "",
+            )
+            return [("class:warning", question)]
         return [("class:dim", self.text("hosts_keys"))]
 
     # --- keys -------------------------------------------------------------------------
@@ -119,11 +145,28 @@ class HostsScreen:
         def _down(event: KeyPressEvent) -> None:
             self.cursor = min(self.cursor + 1, max(len(self.hosts()) - 1, 0))
 
-        @kb.add("enter")
+        asking = Condition(lambda: self.asking is not None)
+
+        @kb.add("enter", filter=~asking)
         def _open(event: KeyPressEvent) -> None:
             hosts = self.hosts()
-            if hosts:
-                event.app.exit(result=hosts[min(self.cursor, len(hosts) - 1)])
+            if not hosts:
+                return
+            host = hosts[min(self.cursor, len(hosts) - 1)]
+            if self.posing_as(host) is None:
+                event.app.exit(result=host)
+            else:
+                self.asking = host
+
+        @kb.add("y", filter=asking)
+        @kb.add("s", filter=asking)  # sì
+        def _yes(event: KeyPressEvent) -> None:
+            event.app.exit(result=self.asking)
+
+        @kb.add("n", filter=asking)
+        @kb.add("escape", filter=asking)
+        def _no(event: KeyPressEvent) -> None:
+            self.asking = None
 
         @kb.add("q")
         @kb.add("c-c")
