@@ -18,9 +18,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, bearer, start_host
+from conftest import start_host
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_host_durability import chat, two_seats
 
 from host.edge.errors import error_info
 from host.journal.sqlite import (
@@ -30,7 +31,6 @@ from host.journal.sqlite import (
     JournalStore,
     TableJournal,
 )
-from scala40_net.pb import table_pb2
 
 
 def garbage(path: Path, offset: int, size: int) -> None:
@@ -159,19 +159,12 @@ def test_ordinary_jobs_and_checkpoints_never_look_like_damage(sizes: list[int]) 
             store.close()
 
 
-async def chat(served: HostClient, token: str, text: str) -> None:
-    await served.table.SendChat(
-        table_pb2.SendChatRequest(text=text), metadata=bearer(token), timeout=15
-    )
-
-
 async def test_a_table_whose_journal_was_damaged_stops_acknowledging_and_says_why(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     served = await start_host(tmp_path / "host")
     try:
-        table_id = await served.new_table(seats=2)
-        tokens = [(await served.join(table_id, name)).seat_token for name in ("ann", "bob")]
+        table_id, tokens = await two_seats(served)
         await chat(served, tokens[0], "before")
         caplog.set_level(logging.ERROR, logger="host")
         cut_short(served.host.journals.path(table_id))

@@ -6,18 +6,9 @@ from __future__ import annotations
 import grpc
 import pytest
 from conftest import HostClient
+from test_host_limits import refused
 
-from host.edge.errors import error_info
 from scala40_net.pb import lobby_pb2
-
-
-async def refused(call: object) -> tuple[grpc.StatusCode, str, str]:
-    try:
-        await call  # type: ignore[misc]
-    except grpc.aio.AioRpcError as error:
-        info = error_info(error)
-        return error.code(), info.reason if info else "", error.details() or ""
-    raise AssertionError("the call was not refused")
 
 
 @pytest.mark.parametrize(
