@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -56,6 +57,19 @@ def garbled_log_frame(path: Path) -> None:
     garbage(Path(f"{path}-wal"), 32 + 24 + 100, 64)  # inside the first frame's page
 
 
+def garbled_log_far_in(path: Path) -> None:
+    """Past the first pages watched: the file's change time tells (written again until the
+    clock's tick has moved it, a bounded number of times)."""
+    wal = Path(f"{path}-wal")
+    offset, before = os.path.getsize(wal) - 200, os.stat(wal).st_ctime_ns
+    for _ in range(200):
+        garbage(wal, offset, 64)
+        if os.stat(wal).st_ctime_ns != before:
+            return
+        time.sleep(0.005)
+    raise AssertionError("the file's change time never moved")
+
+
 def log_removed(path: Path) -> None:
     Path(f"{path}-wal").unlink()
 
@@ -75,6 +89,7 @@ DAMAGES: list[Callable[[Path], None]] = [
     garbage_over_first_pages,
     garbled_log,
     garbled_log_frame,
+    garbled_log_far_in,
     log_removed,
     replaced,
     removed,
@@ -106,14 +121,16 @@ def a_journal_with_jobs(store: JournalStore, jobs: int) -> TableJournal:
 def test_a_journal_damaged_under_its_connection_takes_no_write(
     journals: JournalStore, damage: Callable[[Path], None]
 ) -> None:
-    journal = a_journal_with_jobs(journals, 3)
+    journal = a_journal_with_jobs(journals, 0)
+    for n in range(1, 20):  # a log longer than the pages watched
+        journal.append_job(job(n, b"x" * 2000))
     damage(journal.path)
     with pytest.raises(JournalDamaged) as refused:
-        journal.append_job(job(4))
+        journal.append_job(job(20))
     assert "damaged while the host ran" in refused.value.why
     assert str(journal.path.parent) not in refused.value.why  # no server path for a client
     with pytest.raises(JournalDamaged):  # and it stays so
-        journal.append_job(job(5))
+        journal.append_job(job(21))
 
 
 def test_damage_found_at_rest_is_told_at_the_next_write(journals: JournalStore) -> None:
@@ -124,17 +141,15 @@ def test_damage_found_at_rest_is_told_at_the_next_write(journals: JournalStore) 
         journal.append_job(job(4))
 
 
-def test_damage_past_the_watched_pages_is_found_by_sqlite_at_rest(
+def test_damage_done_while_the_journal_rests_is_found_by_sqlite_at_its_next_write(
     journals: JournalStore,
 ) -> None:
     journal = a_journal_with_jobs(journals, 0)
     for n in range(1, 40):
         journal.append_job(job(n, b"x" * 3000))
-    journal.rest()  # everything checkpointed into the database file
-    journal.entries()  # open again
+    journal.rest()  # everything checkpointed into the database file, the connection closed
     size = os.path.getsize(journal.path)
     garbage(journal.path, 64 * 1024, size - 64 * 1024)  # every page past the watched ones
-    journal.rest()
     with pytest.raises(JournalDamaged) as refused:
         journal.append_job(job(40))
     assert "SQLite finds it damaged" in refused.value.why

@@ -19,13 +19,14 @@ their public form and each seat's private part), so streams resume from it
 and a restart rebuilds the table (``host.journal.recovery``).
 
 A journal damaged under the running host (the file cut short, removed or
-replaced, garbage written into its first pages or its write-ahead log) would
-let the table acknowledge moves that the next start cannot read back. Before
-each job the journal looks at its two files as the host's last commit left
-them (identity, size, the first pages' digest: nothing else writes them
-meanwhile), and when a write fails, or the journal goes to rest, SQLite
-checks the database (``quick_check``). A damaged journal refuses every write
-from then on (``JournalDamaged``): the table takes no more moves and says why.
+replaced, garbage written into its pages or its write-ahead log) would let
+the table acknowledge moves that the next start cannot read back. Before each
+job the journal looks at its two files as the host's last commit left them
+(identity, size, change time, the first pages' digest: nothing else writes
+them meanwhile); when a write fails, when the journal goes to rest and when
+it writes again after resting, SQLite checks the database (``quick_check``).
+A damaged journal refuses every write from then on (``JournalDamaged``): the
+table takes no more moves and says why.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ WRITER_THREADS = 32
 # Each connection's page cache, in KB (see ``TableJournal._connect``).
 CACHE_KB = 64
 # How much of the start of each file (the database's first pages, the write-ahead log's
-# header and first frames) is compared with what the last commit left, before each job.
-WATCHED_BYTES = 32 * 1024
+# header and first frames) is compared with what the last commit left, before each job:
+# a write anywhere also moves the file's change time, but only at the clock's next tick.
+WATCHED_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,7 @@ class _FileLook:
     device: int
     inode: int
     size: int
+    changed_ns: int  # st_ctime_ns: any write, cut or chmod moves it, and nothing moves it back
     digest: bytes
 
 
@@ -239,7 +242,7 @@ def _look(path: Path) -> _FileLook | None:
     finally:
         os.close(fd)
     digest = hashlib.blake2b(start, digest_size=16).digest()
-    return _FileLook(status.st_dev, status.st_ino, status.st_size, digest)
+    return _FileLook(status.st_dev, status.st_ino, status.st_size, status.st_ctime_ns, digest)
 
 
 def _change(what: str, before: _FileLook | None, now: _FileLook | None) -> str | None:
@@ -253,7 +256,7 @@ def _change(what: str, before: _FileLook | None, now: _FileLook | None) -> str |
         return f"{what} was replaced by another file"
     if now.size < before.size:
         return f"{what} was cut short ({now.size} bytes, it had {before.size})"
-    if now.size != before.size or now.digest != before.digest:
+    if (now.size, now.changed_ns, now.digest) != (before.size, before.changed_ns, before.digest):
         return f"{what} was written by something other than this host"
     return None
 
@@ -280,6 +283,7 @@ class TableJournal:
         self._wal = Path(f"{path}-wal")
         self._seen: tuple[_FileLook | None, _FileLook | None] = (None, None)
         self._seen_version = 0
+        self._reopened = False
         _private_file(path)
         self._connection: sqlite3.Connection | None = self._connect()
         self._db.executescript(SCHEMA)
@@ -354,6 +358,7 @@ class TableJournal:
         """The connection, opened again after ``rest``; use it holding the lock (or at open)."""
         if self._connection is None:
             self._connection = self._connect()
+            self._reopened = True  # what happened to the files meanwhile, only SQLite can tell
         return self._connection
 
     def rest(self) -> None:
@@ -376,7 +381,7 @@ class TableJournal:
                     self._connection = None
 
     def close(self) -> None:
-        self.rest()
+        """Close the connection for good (the host stops, or the journal moves away)."""
         with self._lock:
             if self._connection is not None:
                 self._connection.close()
@@ -434,6 +439,9 @@ class TableJournal:
             self._damaged(self.damage)
         try:
             with self._transaction():
+                if self._reopened:  # the first job since the journal rested
+                    self._reopened = False
+                    self._check_integrity()
                 self._unchanged()
                 job_no = self._next_entry
                 for offset, entry in enumerate(entries):
