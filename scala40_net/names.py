@@ -16,6 +16,9 @@ import unicodedata
 
 # Control, format, surrogate, private-use and unassigned code points.
 UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+# Letters and symbols drawn as nothing at all (the Hangul fillers, the blank Braille pattern):
+# "Anna" and "Anna" with one of them after it would read the same.
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 # Letters drawn like Latin ones, before case folding (an upper-case Greek Eta looks like H,
 # a lower-case one like n). From UTS #39's confusables, for the scripts a name mixes in most:
@@ -59,7 +62,9 @@ class BadName(ValueError):
 def printable(text: str) -> str:
     """``text`` as a terminal may show it: unprintable characters removed, one line, spaces
     collapsed (for names read from the network, which are refused nowhere)."""
-    kept = "".join(ch for ch in text if unicodedata.category(ch) not in UNPRINTABLE)
+    kept = "".join(
+        ch for ch in text if unicodedata.category(ch) not in UNPRINTABLE and ch not in INVISIBLE
+    )
     return " ".join(kept.split())
 
 
@@ -67,8 +72,8 @@ def check_name(given: str, what: str, longest: int) -> str:
     """``given`` as a name people read (``what``: "a player name", "a table name"), its spaces
     collapsed; ``BadName`` when it is too long or empty, or holds what cannot be shown."""
     # Before the spaces are collapsed: a newline or a tab is a control character too.
-    if any(unicodedata.category(ch) in UNPRINTABLE for ch in given):
-        raise BadName(f"{what} is printable text only: no control or format characters")
+    if any(unicodedata.category(ch) in UNPRINTABLE or ch in INVISIBLE for ch in given):
+        raise BadName(f"{what} is printable text only: no control, format or invisible characters")
     name = " ".join(given.split())
     if not 1 <= len(name) <= longest:
         raise BadName(f"{what} has 1 to {longest} characters")

@@ -50,7 +50,15 @@ def test_a_name_that_merely_contains_bot_is_a_person_s(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["ann\x00", "\x1b[2J\x1b[31mSala", "abc\u202edcba", "zero\u200bwidth", "two\nlines", "tab\t"],
+    [
+        "ann\x00",
+        "\x1b[2J\x1b[31mSala",
+        "abc\u202edcba",
+        "zero\u200bwidth",
+        "two\nlines",
+        "tab\t",
+        "Anna\u3164",  # a Hangul filler: a letter drawn as nothing
+    ],
 )
 def test_a_name_with_what_a_terminal_cannot_show_is_refused(name: str) -> None:
     with pytest.raises(names.BadName, match="printable text only"):
@@ -68,6 +76,7 @@ def test_a_name_is_trimmed_its_spaces_collapsed_and_bounded() -> None:
 def test_what_printable_gives_is_one_line_a_terminal_shows_as_it_reads(text: str) -> None:
     shown = names.printable(text)
     assert all(unicodedata.category(ch) not in names.UNPRINTABLE for ch in shown)
+    assert not set(shown) & names.INVISIBLE
     assert shown == " ".join(shown.split())
 
 
