@@ -160,8 +160,9 @@ def _deal_over(
     match: MatchState, ended: DealEnded, events: list[Event]
 ) -> tuple[MatchState, list[Event]]:
     if ended.outcome is DealOutcome.VOID:
-        # R10.2: no score, the same dealer deals again.
-        return replace(match, phase=MatchPhase.DEAL_DUE), events
+        # R10.2: no score; the deal passes to the next dealer like any other (000_…:
+        # "Ad ogni fine smazzata … il mazziere gira").
+        return replace(match, dealer=_next_dealer(match), phase=MatchPhase.DEAL_DUE), events
     rules = match.ruleset
     totals, won, chips = match.totals, match.deals_won, match.chips
     for seat, penalty in zip(ended.seats, ended.penalties, strict=True):
