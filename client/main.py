@@ -23,6 +23,7 @@ import grpc
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from client import trust
 from client.app import TableScreen
 from client.connection import (
     HostRefusal,
@@ -276,7 +277,14 @@ async def find_and_join(
         async with discovery.Browser(
             interfaces, on_change=lambda: screens[0].changed() if screens else None
         ) as browser:
-            screen = HostsScreen(text, browser.hosts, input=input, output=output)
+            known = trust.known_host_names(directory)
+            screen = HostsScreen(
+                text,
+                browser.hosts,
+                input=input,
+                output=output,
+                posing_as=lambda host: trust.posing_as(known, host.name, host.fingerprint),
+            )
             screens.append(screen)
             chosen = await screen.run_async()
     except discovery.DiscoveryError as error:
@@ -311,6 +319,7 @@ async def join_found(
         options,
         directory,
         shown=f"{found.name} ({found.target})",
+        lan_name=found.name,
         pin_overrides_memory=False,
         accept_new_fingerprint=accept_new_fingerprint,
         insecure=False,
@@ -325,6 +334,7 @@ async def _join(
     directory: Path,
     *,
     shown: str,
+    lan_name: str | None = None,
     pin_overrides_memory: bool,
     accept_new_fingerprint: bool,
     insecure: bool,
@@ -360,6 +370,8 @@ async def _join(
             # Confirmed by the user, or pinned by an invite they were given: remembered now.
             remember_fingerprint(directory, key, session.fingerprint)
             session.trust = TrustState.KNOWN
+        if lan_name is not None:  # the host proved its fingerprint: known by its name from now on
+            trust.remember_host_name(directory, lan_name, session.fingerprint)
         store = SeatStore(directory, key)
         lobby_screen = LobbyScreen(
             text, lobby, session, options.name, store=store, input=input, output=output

@@ -384,6 +384,12 @@ ENGLISH: dict[str, str] = dict(
         M("hosts_row", "{name}  {address}  open tables: {open}"),
         M("hosts_row_fp", "   fingerprint {fp}"),
         M("hosts_keys", "↑/↓ choose · Enter open its tables · q quit"),
+        M("hosts_row_posing", "{row}  ⚠ not the {name} you joined before"),
+        M(
+            "hosts_ask_posing",
+            "⚠ This {name} proves the fingerprint {new}, but the {name} you joined before has "
+            "{old}: someone on the LAN may be posing as it. Open it anyway? y/n",
+        ),
         M(
             "hosts_unavailable",
             "No list of LAN hosts: {reason}. Join by the host's address or invite instead: "

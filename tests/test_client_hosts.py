@@ -58,7 +58,8 @@ async def test_hosts_appear_as_they_answer_and_enter_opens_the_one_chosen() -> N
         screen.changed()
         shown = screen_text(screen)
         for host in lan:
-            assert host.name in shown and host.target in shown and host.fingerprint in shown
+            assert host.name in shown and host.target in shown
+            assert host.fingerprint.split("-")[0] in shown
         assert "open tables: 2" in shown and "open tables: 0" in shown
         pipe.send_text("\x1b[B")  # down
         await asyncio.sleep(0.15)
@@ -83,7 +84,7 @@ async def test_q_leaves_the_list_with_nothing_and_a_host_gone_moves_the_cursor_b
         assert await asyncio.wait_for(running, 10) is None
 
 
-def test_a_row_shows_name_address_fingerprint_and_open_tables() -> None:
+def test_a_row_shows_name_address_first_fingerprint_group_and_open_tables() -> None:
     host = found("Casa", "fd00::5", 4040, open_tables=3)
     row = host_row(host, Text("en"))
     assert row == ("Casa  [fd00::5]:4040  open tables: 3", f"   fingerprint {host.fingerprint}")

@@ -13,6 +13,7 @@ from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
 from host.journal.registry import Registry
 from host.table import durations
+from host.table.seating import checked_name
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net import wire
@@ -62,9 +63,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
-        name = request.name.strip()
-        if not 1 <= len(name) <= MAX_TABLE_NAME:
-            raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        request.name = checked_name(request.name, "a table name", MAX_TABLE_NAME)
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
         durations.check(request)

@@ -23,13 +23,13 @@ from host.edge.limits import Limits, connection_cap
 from host.edge.lobby import MAX_TABLES, LobbyService
 from host.edge.rules_service import RulesService
 from host.edge.table_service import TableService
-from host.journal.datadir import DataDirLock
+from host.journal.datadir import DataDirInUse, DataDirLock
 from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
 from host.table.state import TableSettings
 from host.table.task import BotRunner
 from scala40_net import wire
-from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.fairdeal.identity import HostIdentity, IdentityError
 from scala40_net.invite import lan_address, make_invite
 from scala40_net.net import discovery
 from scala40_net.pb import (
@@ -44,6 +44,9 @@ from scala40_net.pb import (
 log = logging.getLogger(__name__)
 # How long a thread that wants the GIL waits for the one holding it (Python's default: 5 ms).
 GIL_SWITCH_SECONDS = 0.001
+# Why ``Host.start`` refuses, each a sentence for the host's owner (another host on the data
+# dir or the port, a key file others may read): said in one line, never as a traceback.
+START_PROBLEMS: tuple[type[Exception], ...] = (DataDirInUse, IdentityError, OSError)
 
 SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
