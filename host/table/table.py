@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from host.edge.errors import Refusal, malformed, precondition
+from host.edge.errors import malformed, precondition
 from host.journal import journaled
 from host.table.deal_cycle import DealCycle
 from host.table.links import TableLinks
@@ -22,9 +22,8 @@ from host.table.scribe import Scribe
 from host.table.seating import Seating
 from host.table.state import DealInProgress, SeatState, TableState
 from scala40_net import actions, deal, events, match, wire
-from scala40_net.cards import face
+from scala40_net.bots.medium import bare_discard
 from scala40_net.errors import InvalidRuleset
-from scala40_net.melds import face_points
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
 
 MAX_CHAT = 500
@@ -355,8 +354,10 @@ class Table:
     def play_timed_out_turn(self) -> None:
         """The turn clock ran out: the host plays the turn as a cautious player would (draw
         from the stock, or put back a taken discard, which draws from it; lay nothing;
-        discard the costliest card the rules allow), marks the moves by_host, and a host bot
-        plays the seat until its player is back."""
+        discard as the medium bot discards: never a joker while another card may go, and
+        rather a card the next player cannot use), marks the moves by_host, and a host bot
+        plays the seat until its player is back. Played back, the discard is the journal's
+        (an older host discarded the costliest card)."""
         state = self.state
         deal_state = state.deal_state
         if (
@@ -377,14 +378,11 @@ class Table:
                 after_move(EntryDraft(journaled.TIMEOUT_RETURN.kind, seat), back)
             deal_state = state.deal_state
             assert deal_state is not None
-            hand = deal_state.hand(seat)
-            for card in sorted(hand, key=lambda c: (-face_points(face(c)), -c)):
-                try:
-                    played = apply(seat, actions.Play((), card))
-                except Refusal:  # a discard the rules bar (R3.3, R8.2): the next costliest
-                    continue
+            discard = bare_discard(deal_state)
+            if discard is not None:
+                discard = self.links.choices.timed_out_discard(discard)
+                played = apply(seat, actions.Play((), discard))
                 after_move(EntryDraft(journaled.TIMEOUT_PLAY.kind, seat), played)
-                break
         finally:
             state.moving_for_seat = False
         if not state.seats[seat].away:
