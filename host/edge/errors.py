@@ -17,7 +17,7 @@ from grpc_status import rpc_status
 
 from host.edge import refusal_words
 from scala40_net import refusals
-from scala40_net.errors import RuleViolation
+from scala40_net.errors import InvalidRuleset, RuleViolation
 
 DOMAIN = "scala40.v1"
 
@@ -89,6 +89,17 @@ def precondition(reason: str, sentence: str, rule: str | None = None) -> Refusal
 
 def permission_denied(reason: str, sentence: str) -> Refusal:
     return Refusal(grpc.StatusCode.PERMISSION_DENIED, reason, sentence)
+
+
+def bad_ruleset(error: InvalidRuleset) -> Refusal:
+    """A ruleset the engine cannot play (a new table's, a rematch's): its rule and a sentence."""
+    rule, _, sentence = str(error).partition(": ")
+    return Refusal(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_RULESET",
+        sentence or rule,
+        rule if sentence else None,
+    )
 
 
 def unauthenticated(sentence: str) -> Refusal:

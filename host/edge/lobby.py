@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 import grpc
 
 from host.edge import auth
-from host.edge.errors import Refusal, malformed, permission_denied
+from host.edge.errors import Refusal, bad_ruleset, malformed, permission_denied
 from host.edge.limits import Limits
 from host.journal.registry import Registry
 from host.table.table import Table
@@ -89,13 +89,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         except wire.WireError as error:
             raise malformed(str(error)) from None
         except InvalidRuleset as error:
-            rule, _, sentence = str(error).partition(": ")
-            raise Refusal(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "BAD_RULESET",
-                sentence or rule,
-                rule if sentence else None,
-            ) from None
+            raise bad_ruleset(error) from None
         table = await self._registry.create_table(request, ruleset)
         return lobby_pb2.CreateTableResponse(table_id=table.table_id)
 
