@@ -249,5 +249,11 @@ class TableLink:
         """Between deals: this seat has read the end of the deal."""
         await self.link.ready()
 
+    async def rematch(self) -> None:
+        """After the match: this seat agrees to another at the same seats; sent again with
+        the same request id when the host did not answer."""
+        request = table_pb2.RematchRequest(context=self.link.context())
+        await resend(lambda: self.table.rematch(request))
+
     async def deal_record(self, deal_no: int) -> bytes:
         return await self.link.deal_record(deal_no)
