@@ -21,9 +21,12 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(PY) -m pytest -q --doctest-modules tests scala40_net host client
 
-# The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40).
+# The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40);
+# and a table held up on purpose (a seat churning its streams, one asking for every decision,
+# one never moving) over a match of 6 deals (make test plays 1).
 soak: $(STAMP)
 	SCALA40_KILL_POINTS=300 $(PY) -m pytest -q -s tests/test_host_kill.py --timeout 3600
+	SCALA40_SOAK_DEALS=6 $(PY) -m pytest -q -s tests/test_host_soak.py --timeout 3600
 
 lint: $(STAMP)
 	cd protos && ../$(VENV)/bin/buf lint

@@ -147,7 +147,7 @@ ENGLISH: dict[str, str] = dict(
             "log_deal_ended_in_hand",
             "Deal {deal} over: {name} went out in one turn (chiusura in mano)! Double points.",
         ),
-        M("log_deal_void", "Deal {deal} void (stall): no score, same dealer."),
+        M("log_deal_void", "Deal {deal} void (stall): no score; the next dealer deals."),
         M("log_deal_abandoned", "Deal {deal} abandoned by the host."),
         M("log_host_seed", "The host reveals its seed."),
         M("log_deal_signed", "Deal {deal} record signed."),
@@ -182,6 +182,8 @@ ENGLISH: dict[str, str] = dict(
         M("why_unopened_double", "not opened: hand ×2"),
         M("why_lone_ace", "lone ace: 1"),
         M("why_lone_ace_double", "lone ace: 1, ×2 chiusura in mano"),
+        M("why_one_ace", "the hand's only ace: 1"),
+        M("why_one_ace_double", "the hand's only ace: 1, ×2 chiusura in mano"),
         M("why_in_hand_double", "×2: chiusura in mano"),
         M(
             "end_press_ready",
@@ -199,8 +201,8 @@ ENGLISH: dict[str, str] = dict(
         M("log_rematch_agreed", "Another match, same seats: {names} agreed; waiting for {waiting}"),
         M(
             "end_void_no_stock",
-            "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score, "
-            "same dealer.",
+            "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score; "
+            "the next dealer deals.",
         ),
         M("err_no_new_match", "a spectator does not play the next match"),
         M("err_match_not_over", "the match is not over yet"),

@@ -24,6 +24,7 @@ from client.render import (
 )
 from client.session import SessionState
 from scala40_net.cards import face
+from scala40_net.melds import face_points
 from scala40_net.pb import deal_pb2, ruleset_pb2
 
 ACE = 1
@@ -31,16 +32,22 @@ ACE = 1
 
 def penalty_note(model: TableModel, result: DealResult, hand: SeatResult, t: Text) -> str:
     """How a hand's penalty was counted, when it is not simply the cards' values (R9.3-R9.5)."""
-    in_hand = result.closed_in_one_turn
-    if not hand.opened:
-        if model.ruleset.unopened_penalty == ruleset_pb2.UNOPENED_PENALTY_DOUBLE:
-            return t("why_unopened_double")
+    # R9.3: a chiusura in mano doubles only where the ruleset says so.
+    rules = model.ruleset
+    doubles = rules.closing_in_hand_double if rules.HasField("closing_in_hand_double") else True
+    in_hand = result.closed_in_one_turn and doubles
+    unopened = model.ruleset.unopened_penalty
+    if not hand.opened and unopened == ruleset_pb2.UNOPENED_PENALTY_DOUBLE:
+        return t("why_unopened_double")
+    if not hand.opened and unopened != ruleset_pb2.UNOPENED_PENALTY_HAND:
         return t("why_unopened")
-    if (
-        len(hand.cards) == 1
-        and face(hand.cards[0]).rank == ACE
-        and not face(hand.cards[0]).is_joker
-    ):
+    # R9.4: whether an ace counted 1 depends on lone_ace (and, at_99, on the total before
+    # the deal): the host's penalty says it, an ace's 10 points less.
+    plain = sum(face_points(face(c)) for c in hand.cards)
+    has_ace = any(not face(c).is_joker and face(c).rank == ACE for c in hand.cards)
+    if has_ace and hand.penalty == (plain - 10) * (2 if in_hand else 1):
+        if len(hand.cards) > 1:  # lone_ace=single: the hand's one ace
+            return t("why_one_ace_double") if in_hand else t("why_one_ace")
         return t("why_lone_ace_double") if in_hand else t("why_lone_ace")
     if in_hand:
         return t("why_in_hand_double")

@@ -249,25 +249,33 @@ def could_attach(table: Sequence[Meld], card: int) -> bool:
     return False
 
 
-def hand_penalty(hand: Sequence[int], lone_ace_counts_one: bool = True) -> int:
-    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; a lone ace may count 1."""
-    lone_ace = len(hand) == 1 and not is_joker(hand[0]) and face(hand[0]).rank == 1
-    if lone_ace and lone_ace_counts_one:
-        return 1
-    return sum(face_points(face(c)) for c in hand)
+_CLASSIC = Ruleset()
 
 
-def lone_ace_counts_one(rules: Ruleset, total: int) -> bool:
-    """R9.4: whether a lone ace costs 1 to a player whose match total is ``total``.
+def hand_penalty(hand: Sequence[int], rules: Ruleset = _CLASSIC, total: int = 0) -> int:
+    """R9.4: joker 25, ace 11, J/Q/K 10, others face value; one ace may count 1
+    (``ace_counts_one``) for a player whose match total is ``total``."""
+    points = sum(face_points(face(c)) for c in hand)
+    return points - 10 if ace_counts_one(hand, rules, total) else points
 
-    ``at_99`` gives it to the player one point short of the total that keeps
-    them in after paying it: 99 when busting at 101 (Settled points).
+
+def ace_counts_one(hand: Sequence[int], rules: Ruleset, total: int) -> bool:
+    """R9.4: whether an ace of ``hand`` costs 1, not 11, as ``lone_ace`` reads it.
+
+    ``always``: the ace that is the only card left; ``at_99`` the same, only for the
+    player one point short of the total that keeps them in after paying it (99 when
+    busting at 101, S12); ``single``: the one ace of a hand holding exactly one.
     """
-    if rules.lone_ace is LoneAce.ALWAYS:
-        return True
-    if rules.lone_ace is LoneAce.NEVER:
+    aces = sum(1 for c in hand if not is_joker(c) and face(c).rank == 1)
+    mode = rules.lone_ace
+    if mode is LoneAce.SINGLE:
+        return aces == 1
+    lone = aces == 1 and len(hand) == 1
+    if mode is LoneAce.ALWAYS:
+        return lone
+    if mode is LoneAce.NEVER:
         return False
-    return total == rules.bust_at - 2
+    return lone and total == rules.bust_at - 2
 
 
 def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tuple[int, ...]:
@@ -280,7 +288,7 @@ def deal_penalties(state: DealState, closer: int, chiusura_in_mano: bool) -> tup
     for seat, hand, opened, total in zip(
         state.seats, state.hands, state.opened, totals, strict=True
     ):
-        paid = hand_penalty(hand, lone_ace_counts_one(rules, total))
+        paid = hand_penalty(hand, rules, total)
         if seat == closer:
             out.append(rules.closer_bonus)
         elif seat == partner:
@@ -432,18 +440,24 @@ class _Scratch:
     laid_any: bool = False
 
 
-def _take_from_hand(scratch: _Scratch, cards: Sequence[int], original: Sequence[int]) -> None:
+def _take_from_hand(
+    scratch: _Scratch, cards: Sequence[int], original: Sequence[int], taken: int | None
+) -> None:
+    """Move a play's ``cards`` from the hand to the table. Whichever operation moves the
+    card taken from the pile (a new meld, an attach, a joker's place) uses it (R3.2)."""
     if len(set(cards)) != len(cards):
         raise refuse(
             "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
         )
     for c in cards:
         if c not in scratch.hand and c in original:
-            raise refuse(None, "CARD_USED", "{card} is already used in this play", card=face(c))
+            raise refuse("R3", "CARD_USED", "{card} is already used in this play", card=face(c))
         if c not in scratch.hand:
             raise _not_in_hand(c)
     for c in cards:
         scratch.hand.remove(c)
+    if taken is not None and taken in cards:
+        scratch.taken_laid = True
 
 
 def _not_in_hand(card: int, discard: bool = False) -> RuleViolation:
@@ -456,19 +470,20 @@ def _not_in_hand(card: int, discard: bool = False) -> RuleViolation:
                 "R8.1", "DISCARD_NOT_IN_HAND", "the discard card id {id} is not in your hand",
                 id=card,
             )  # fmt: skip
-        return refuse(None, "NOT_IN_HAND", "card id {id} is not in your hand", id=card)
+        return refuse("R3", "NOT_IN_HAND", "card id {id} is not in your hand", id=card)
     if discard:
         return refuse(
             "R8.1", "DISCARD_NOT_IN_HAND", "the discard {card} is not in your hand",
             card=face(card),
         )  # fmt: skip
-    return refuse(None, "NOT_IN_HAND", "{card} is not in your hand", card=face(card))
+    return refuse("R3", "NOT_IN_HAND", "{card} is not in your hand", card=face(card))
 
 
-def _meld_index(scratch: _Scratch, index: int) -> Meld:
+def _meld_index(scratch: _Scratch, index: int, rule: str) -> Meld:
+    """The table meld an attach (R6.1) or a swap (R7.1) names."""
     if not 0 <= index < len(scratch.table):
         raise refuse(
-            None, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
+            rule, "NO_SUCH_MELD", "there is no meld {index} on the table ({n} melds)",
             index=index, n=len(scratch.table),
         )  # fmt: skip
     return scratch.table[index]
@@ -479,8 +494,12 @@ def _place(
 ) -> tuple[tuple[int, Meld], ...]:
     """Put melds on the table: the first at ``index`` (None = a new place), the rest at the end.
 
-    Runs cut off by R4.6 go to the end so that every other meld keeps its index.
+    Runs cut off by R4.6 go to the end so that every other meld keeps its index. A run
+    cut from a meld on the table is still that meld's: it keeps the seat that laid it,
+    whoever cut it (R7.4, S21), as its joker is still the one that seat laid.
     """
+    if index is not None:
+        owner = scratch.owners[index]
     placed: list[tuple[int, Meld]] = []
     for k, meld in enumerate(pieces):
         if k == 0 and index is not None:
@@ -559,13 +578,11 @@ def _lay(
     for k, op in enumerate(operations, start=1):
         try:
             if isinstance(op, NewMeld):
-                _take_from_hand(scratch, op.cards, original)
+                _take_from_hand(scratch, op.cards, original, taken)
                 meld = make_meld(op.cards, op.joker_as)
                 pieces = split_run(meld, rules.max_run, op.split)
                 placed = _place(scratch, None, pieces, seat)
                 applied.append(MeldLaid(tuple(op.cards), op.joker_as, placed))
-                if taken is not None and taken in op.cards:
-                    scratch.taken_laid = True
                 if not scratch.opened:
                     scratch.opening_total += meld.points
                     if scratch.opening_total >= needed and (
@@ -575,26 +592,24 @@ def _lay(
             elif isinstance(op, Attach):
                 if not scratch.opened:
                     raise _not_open_yet("attach", "R6.1", scratch, must_open_with_taken, needed)
-                target = _meld_index(scratch, op.meld)
+                target = _meld_index(scratch, op.meld, "R6.1")
                 if agreed and taken in op.cards:
-                    raise _agreed_refusal(taken)
-                _take_from_hand(scratch, op.cards, original)
+                    raise _agreed_refusal(taken, swap=False)
+                _take_from_hand(scratch, op.cards, original, taken)
                 grown = attach(target, op.cards, op.joker_as)
                 pieces = split_run(grown, rules.max_run, op.split)
                 placed = _place(scratch, op.meld, pieces, seat)
                 applied.append(CardsAttached(op.meld, tuple(op.cards), op.joker_as, placed))
-                if taken is not None and taken in op.cards:
-                    scratch.taken_laid = True
             elif isinstance(op, SwapJoker):
                 if not scratch.opened:
                     raise _not_open_yet(
                         "swap a joker", "R7.1", scratch, must_open_with_taken, needed
                     )
-                target = _meld_index(scratch, op.meld)
+                target = _meld_index(scratch, op.meld, "R7.1")
                 _check_swap_owner(state, seat, scratch.owners[op.meld])
                 if agreed and op.card == taken:
-                    raise _agreed_refusal(taken)
-                _take_from_hand(scratch, (op.card,), original)
+                    raise _agreed_refusal(taken, swap=True)
+                _take_from_hand(scratch, (op.card,), original, taken)
                 was = target.joker_as
                 swapped_meld, joker = swap_joker(target, op.card)
                 assert was is not None
@@ -632,7 +647,7 @@ def _lay(
         raise refuse(
             "R3.2", "TAKEN_NOT_USED",
             "the card taken from the discard pile ({card}) must be used in this "
-            "turn, in a new meld or attached (or put back)",
+            "turn: in a new meld, attached, or put in a joker's place (or put back)",
             card=face(taken),
         )  # fmt: skip
     kept = [j for j in swapped if j in scratch.hand]
@@ -689,19 +704,51 @@ def _play(state: DealState, seat: int, play: Play) -> tuple[DealState, list[Even
         events.append(ended)
         return _changed(new, phase=Phase.OVER, result=ended), events
     new = _changed(new, turn=new.next_seat(seat), phase=Phase.DRAW)
+    # R10.2 "as soon as": only a play that changes the table can leave nothing to lay.
+    if scratch.laid_any and _stalled(new):
+        return _void(new, events, STALLED), events
     if not new.stock:
         return _stock_ran_out(new, events)
     return new, events
 
 
-def _agreed_refusal(card: int) -> RuleViolation:
+STALLED = (
+    "R10.2: no card off the table can be attached to a meld on the table "
+    "or make a new meld with others"
+)
+
+
+def _stalled(state: DealState) -> bool:
+    """R10.2: no card off the table (hands, stock, pile) can still be laid or attached."""
+    off_table = [c for hand in state.hands for c in hand]
+    off_table += state.stock
+    off_table += state.discard_pile
+    return is_stalled(state.table, off_table, state.ruleset.max_run)
+
+
+def _void(state: DealState, events: list[Event], reason: str, **changes: object) -> DealState:
+    """The deal ends void (R10.2, S13): no score."""
+    n = len(state.seats)
+    ended = DealEnded(DealOutcome.VOID, None, state.seats, state.hands, (0,) * n, False, reason)
+    events.append(ended)
+    return _changed(state, phase=Phase.OVER, result=ended, **changes)
+
+
+def _agreed_refusal(card: int, swap: bool) -> RuleViolation:
+    # Two sentences, not one with a word put in: each is translated whole.
+    if swap:
+        return refuse(
+            "R8.2", "AGREED_DISCARD_ATTACHED",
+            "{card} was discarded though it could be attached (di comune accordo): "
+            "who takes it may not put it in a joker's place on the table in this turn",
+            card=face(card),
+        )  # fmt: skip
     return refuse(
-        "R8.2",
-        "AGREED_DISCARD_ATTACHED",
+        "R8.2", "AGREED_DISCARD_ATTACHED",
         "{card} was discarded though it could be attached (di comune accordo): "
         "who takes it may not attach it to a meld on the table in this turn",
         card=face(card),
-    )
+    )  # fmt: skip
 
 
 def agreed_mark(rules: Ruleset, table: Sequence[Meld], discard: int | None) -> int | None:
@@ -794,14 +841,14 @@ def _check_discard(
             card=face(discard),
         )  # fmt: skip
     closing = len(hand) == 1
-    if closing:
-        if is_joker(discard):
-            raise refuse("R8.3", "JOKER_CLOSING", "a joker may never be the closing discard")
-        return
+    if closing and is_joker(discard):
+        raise refuse("R8.3", "JOKER_CLOSING", "a joker may never be the closing discard")
     mode = rules.discard_attachable
     if mode in (DiscardAttachable.FREE, DiscardAttachable.AGREED):
         return
-    if mode is DiscardAttachable.CLASSIC and scratch.opened:
+    # classic (000_…): the closing discard and an opened player's are allowed; never (004_…)
+    # has no exception, the closing discard included.
+    if mode is DiscardAttachable.CLASSIC and (scratch.opened or closing):
         return
 
     def barred(card: int) -> bool:
@@ -809,15 +856,16 @@ def _check_discard(
 
     if barred(discard):
         # When every card that could be discarded would attach, the table lets any go:
-        # otherwise the turn could not end at all (see "Settled points").
+        # otherwise the turn could not end at all (S9). Not the closing discard: a player
+        # about to go out can always end the turn keeping a card back instead.
         others = [c for c in hand if c != taken]
-        if any(not barred(c) for c in others):
+        if closing or any(not barred(c) for c in others):
             # Two sentences, not one with a word put in: each is translated whole.
             if mode is DiscardAttachable.NEVER:
                 raise refuse(
                     "R8.2", "DISCARD_ATTACHES",
                     "{card} could be attached to a meld on the table: nobody may discard it, "
-                    "except as the closing discard",
+                    "not even to go out",
                     card=face(discard),
                 )  # fmt: skip
             raise refuse(
@@ -836,23 +884,13 @@ def _stock_ran_out(state: DealState, events: list[Event]) -> tuple[DealState, li
     reason: str | None = None
     if not below_top:
         reason = "R10.1: the stock ran out and the discard pile has no card to rebuild it"
-    elif is_stalled(
-        state.table,
-        [c for hand in state.hands for c in hand] + list(state.discard_pile),
-        state.ruleset.max_run,
-    ):
-        # Checked only here, when a rebuild is due: between rebuilds the stock still
-        # holds cards, and the check needs every card off the table (R10.2).
-        reason = (
-            "R10.2: no card off the table can be attached to a meld on the table "
-            "or make a new meld with others"
-        )
+    elif _stalled(state):
+        # Every play that lays is checked when it is made; a deal given in mid-play
+        # (a position, a replay of an older record) is checked here too.
+        reason = STALLED
     elif stall is not None and idle >= stall:
+        # This project's own guarantee that a deal ends: no source counts rebuilds.
         reason = f"R10.2: the stock ran out {idle} times with no card laid down or attached"
     if reason is not None:
-        ended = DealEnded(
-            DealOutcome.VOID, None, state.seats, state.hands, (0,) * len(state.seats), False, reason
-        )
-        events.append(ended)
-        return _changed(state, phase=Phase.OVER, idle_rebuilds=idle, result=ended), events
+        return _void(state, events, reason, idle_rebuilds=idle), events
     return _changed(state, phase=Phase.REBUILD, idle_rebuilds=idle), events

@@ -20,14 +20,26 @@ class Choices:
     faces: tuple[Face, ...]
 
 
+@dataclass(frozen=True)
+class Cuts:
+    """The ways a long sequence may be cut into runs (R4.6), said "3+4 or 4+3"."""
+
+    lengths: tuple[tuple[int, ...], ...]
+
+    def texts(self) -> list[str]:
+        return ["+".join(map(str, cut)) for cut in self.lengths]
+
+
 def english(value: object) -> str:
-    """A parameter as the English sentence writes it (card ids as ``7H 8H``, a suit ``H``)."""
+    """A parameter as the English sentence writes it (card ids as ``7H 8H``, a suit ``♥``)."""
     if isinstance(value, tuple):
         return cards_text(value)
     if isinstance(value, Choices):
         return " or ".join(str(f) for f in value.faces)
+    if isinstance(value, Cuts):
+        return " or ".join(value.texts())
     if isinstance(value, Suit):
-        return value.letter
+        return value.symbol
     return str(value)
 
 

@@ -28,6 +28,8 @@ from scala40_net.events import (
 from scala40_net.rules import MatchMode, Progression, Ruleset
 
 PRIZE_FEES = 5  # R11.3: the match prize is 5 × rientro_fee from each opponent.
+# R11.5: this many void deals in a row end the match, with the standings as they are.
+VOID_DEALS_TO_END = 3
 
 
 class MatchPhase(StrEnum):
@@ -76,6 +78,7 @@ class MatchState:
     deal: DealState | None = None
     pending_rientro: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
+    voids_in_row: int = 0  # void deals since the last scored one (R11.5)
 
     def index(self, seat: int) -> int:
         try:
@@ -159,9 +162,14 @@ def _next_dealer(match: MatchState) -> int:
 def _deal_over(
     match: MatchState, ended: DealEnded, events: list[Event]
 ) -> tuple[MatchState, list[Event]]:
+    voids = match.voids_in_row + 1 if ended.outcome is DealOutcome.VOID else 0
+    match = replace(match, voids_in_row=voids)
+    if voids >= VOID_DEALS_TO_END:
+        return _finish(match, _leaders(match), events)
     if ended.outcome is DealOutcome.VOID:
-        # R10.2: no score, the same dealer deals again.
-        return replace(match, phase=MatchPhase.DEAL_DUE), events
+        # R10.2: no score; the deal passes to the next dealer like any other (000_…:
+        # "Ad ogni fine smazzata … il mazziere gira").
+        return replace(match, dealer=_next_dealer(match), phase=MatchPhase.DEAL_DUE), events
     rules = match.ruleset
     totals, won, chips = match.totals, match.deals_won, match.chips
     for seat, penalty in zip(ended.seats, ended.penalties, strict=True):
@@ -192,6 +200,18 @@ def _deal_over(
     if rules.match_mode is MatchMode.DEALS:
         return _after_deals_mode(match, closer, events)
     return _after_points_deal(match, ended, events)
+
+
+def _leaders(match: MatchState) -> tuple[int, ...]:
+    """R11.5: every seat of the sides leading now, among those still in: most deals won
+    (``deals``) or the lowest total (``points``); sides level share the win."""
+    teams = sorted({match.team(s) for s in match.seats_in_play})
+    if match.ruleset.match_mode is MatchMode.DEALS:
+        standing = {t: -match.team_deals_won(t[0]) for t in teams}
+    else:
+        standing = {t: match.team_total(t[0]) for t in teams}
+    best = min(standing.values())
+    return tuple(sorted(s for t in teams if standing[t] == best for s in t))
 
 
 def _after_deals_mode(

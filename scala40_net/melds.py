@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scala40_net.cards import Face, Suit, cards_text, face, is_joker
-from scala40_net.errors import Choices, RuleViolation, refuse
+from scala40_net.errors import Choices, Cuts, RuleViolation, refuse
 
 ACE_LOW = 1
 ACE_HIGH = 14
@@ -121,8 +121,10 @@ def _check_card_count(cards: Sequence[int]) -> None:
             "R4", "CARD_TWICE", "the same card is listed twice in {cards}", cards=tuple(cards)
         )
     if len(cards) < MELD_MIN:
+        # R4.2 for what can only be a group (real cards of one rank), R4.1 for the rest.
+        ranks = {face(c).rank for c in cards if not is_joker(c)}
         raise refuse(
-            "R4.1",
+            "R4.2" if len(ranks) == 1 and len(cards) > 1 else "R4.1",
             "MELD_TOO_SHORT",
             "a meld has at least 3 cards, {cards} has {n}",
             cards=tuple(cards),
@@ -211,17 +213,44 @@ def _nothing_to_declare() -> RuleViolation:
 def _not_a_sequence(cards: Sequence[int]) -> RuleViolation:
     ranks = [face(c).rank for c in cards if not is_joker(c)]
     if ACE_LOW in ranks and KING in ranks and 2 in ranks:
+        misfits = _misfits_around_the_ace(cards)
+        # Two sentences, not one with a word put in: each is translated whole.
+        if len(misfits) == 1:
+            return refuse(
+                "R4.1", "ACE_IN_THE_MIDDLE",
+                "{cards} does not fit: an ace goes below the 2 or above the K, never between them",
+                cards=misfits,
+            )  # fmt: skip
         return refuse(
-            "R4.1",
-            "ACE_IN_THE_MIDDLE",
-            "the ace is low (A-2-3) or high (Q-K-A), never in the middle: K-A-2 is not a sequence",
-        )
+            "R4.1", "ACE_IN_THE_MIDDLE",
+            "{cards} do not fit: an ace goes below the 2 or above the K, never between them",
+            cards=misfits,
+        )  # fmt: skip
     return refuse(
         "R4.1",
         "NOT_A_SEQUENCE",
         "{cards} is not a sequence: one suit, consecutive ranks, laid low to high",
         cards=tuple(cards),
     )
+
+
+def _misfits_around_the_ace(cards: Sequence[int]) -> tuple[int, ...]:
+    """The real cards outside the longest run through the ace, read low or high (R4.1):
+    in A-2-3-K, meant with the ace low, the K."""
+    reals = [c for c in cards if not is_joker(c)]
+    best: tuple[int, ...] = tuple(reals)
+    for ace_at in (ACE_LOW, ACE_HIGH):
+        scale = {c: ace_at if face(c).rank == ACE_LOW else face(c).rank for c in reals}
+        held = set(scale.values())
+        lo = hi = ace_at
+        while lo - 1 in held:
+            lo -= 1
+        while hi + 1 in held:
+            hi += 1
+        out = tuple(c for c in reals if not lo <= scale[c] <= hi)
+        if len(out) < len(best):
+            best = out
+    return best
 
 
 def _one_ace() -> RuleViolation:
@@ -385,7 +414,7 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
     for c in cards:
         if is_joker(c):
             if joker_as is None:
-                ends = tuple(_joker_ends(meld, cards))
+                ends = tuple(_joker_places(meld, cards))
                 if ends:
                     raise refuse(
                         "R4.4",
@@ -402,7 +431,7 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
                 raise refuse(
                     "R4.4",
                     "JOKER_WRONG_SUIT",
-                    "a joker attached here stands for a {suit} card, not {face}",
+                    "a joker attached here stands for a card of {suit}, not {face}",
                     suit=suit,
                     face=joker_as,
                 )
@@ -451,10 +480,14 @@ def _attach_to_sequence(meld: Meld, cards: Sequence[int], joker_as: Face | None)
     )
 
 
-def _joker_ends(meld: Meld, cards: Sequence[int]) -> list[Face]:
-    """Declarations a joker attached with ``cards`` could take (used in messages and helpers)."""
+def _joker_places(meld: Meld, cards: Sequence[int]) -> list[Face]:
+    """Every declaration a joker attached to the sequence ``meld`` with ``cards`` could
+    take: beyond the real cards too (8H and a joker on 5H-6H-7H: 4H or 9H)."""
     out: list[Face] = []
-    for f in joker_attach_faces(meld):
+    for rank in range(ACE_LOW, ACE_HIGH + 1):
+        f = scale_face(rank, meld.suit)
+        if f in out:
+            continue
         try:
             attach(meld, cards, f)
         except RuleViolation:
@@ -482,8 +515,14 @@ def attach(meld: Meld, cards: Sequence[int], joker_as: Face | None = None) -> Me
     cards = tuple(cards)
     if not cards:
         raise refuse("R6.1", "ATTACH_NOTHING", "attach at least one card")
-    if len(set(cards)) != len(cards) or set(cards) & set(meld.cards):
-        raise refuse("R6.1", "CARD_TWICE", "the same card is listed twice")
+    if len(set(cards)) != len(cards):
+        raise refuse("R6.1", "CARD_TWICE", "the same card is listed twice in {cards}", cards=cards)
+    already = [c for c in cards if c in meld.cards]
+    if already:
+        raise refuse(
+            "R6.1", "CARD_IN_MELD", "{card} is already in the meld {meld}",
+            card=face(already[0]), meld=meld,
+        )  # fmt: skip
     jokers = sum(1 for c in meld.cards + cards if is_joker(c))
     if jokers > 1:
         raise refuse("R4.3", "TOO_MANY_JOKERS", "a meld holds at most one joker")
@@ -549,6 +588,17 @@ def swap_joker(meld: Meld, card: int) -> tuple[Meld, int]:
     return Meld(meld.kind, cards, meld.stands_for, meld.low), meld.cards[pos]
 
 
+def run_cuts(n: int, max_run: int) -> list[tuple[int, ...]]:
+    """Every way to cut a sequence of ``n`` cards into runs of 3..``max_run`` (R4.6), low first
+    (the whole sequence, ``(n,)``, when it is short enough)."""
+    if n < MELD_MIN:
+        return []
+    out: list[tuple[int, ...]] = [(n,)] if n <= max_run else []
+    for first in range(MELD_MIN, min(max_run, n - MELD_MIN) + 1):
+        out += [(first, *rest) for rest in run_cuts(n - first, max_run)]
+    return out
+
+
 def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> tuple[Meld, ...]:
     """Cut a sequence longer than ``max_run`` into runs of 3..max_run, low to high (R4.6).
 
@@ -565,27 +615,30 @@ def split_run(meld: Meld, max_run: int | None, lengths: Sequence[int] = ()) -> t
                 "only a sequence longer than the longest run allowed is cut",
             )
         return (meld,)
+    cuts = run_cuts(n, max_run)
+    if not cuts:
+        raise refuse(
+            "R4.6", "CANNOT_BE_CUT",
+            "a sequence on the table has at most {max_run} cards, and no cut makes runs of "
+            "3 to {max_run} of these {n}",
+            max_run=max_run, n=n,
+        )  # fmt: skip
     if not lengths:
         if n == 2 * MELD_MIN:
             lengths = (MELD_MIN, MELD_MIN)
         else:
             raise refuse(
-                "R4.6",
-                "SAY_THE_CUT",
-                "a sequence on the table has at most {max_run} cards: "
-                "say how to cut these {n} into runs of 3 to {max_run}",
-                max_run=max_run,
-                n=n,
-            )
-    if sum(lengths) != n or any(not MELD_MIN <= k <= max_run for k in lengths):
+                "R4.6", "SAY_THE_CUT",
+                "a sequence on the table has at most {max_run} cards: say how to cut these "
+                "{n} ({cuts})",
+                max_run=max_run, n=n, cuts=Cuts(tuple(cuts)),
+            )  # fmt: skip
+    if tuple(lengths) not in cuts:
         raise refuse(
-            "R4.6",
-            "BAD_CUT",
-            "cut {n} cards into runs of 3 to {max_run} cards, not {lengths}",
-            n=n,
-            max_run=max_run,
-            lengths="+".join(map(str, lengths)),
-        )
+            "R4.6", "BAD_CUT",
+            "these {n} cards are cut {cuts}, not {lengths}",
+            n=n, cuts=Cuts(tuple(cuts)), lengths="+".join(map(str, lengths)),
+        )  # fmt: skip
     pieces: list[Meld] = []
     start = 0
     for k in lengths:

@@ -15,7 +15,7 @@ import gettext
 from pathlib import Path
 
 from scala40_net.cards import RANK_TEXT, Face, Suit, face
-from scala40_net.errors import Choices, RuleViolation
+from scala40_net.errors import Choices, Cuts, RuleViolation
 from scala40_net.melds import Meld
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -78,6 +78,8 @@ def param_text(value: object, lang: str) -> str:
         return _face_text(value)
     if isinstance(value, Choices):
         return translations(lang).gettext(OR).join(_face_text(f) for f in value.faces)
+    if isinstance(value, Cuts):
+        return translations(lang).gettext(OR).join(value.texts())
     if isinstance(value, Suit):
         return value.symbol
     if isinstance(value, tuple):

@@ -41,11 +41,17 @@ class FirstTurnClose(StrEnum):
 
 
 class LoneAce(StrEnum):
-    """R9.4: when an ace that is the only card left in a hand counts 1 instead of 11."""
+    """R9.4: when an ace left in a hand counts 1 instead of 11.
+
+    ``always``, ``at_99`` and ``never`` speak of an ace that is the only card left
+    (004_…); ``single`` reads 000_…'s "un solo Asso in mano" literally: the one ace of
+    a hand that holds exactly one, whatever else it holds.
+    """
 
     ALWAYS = "always"
     AT_99 = "at_99"
     NEVER = "never"
+    SINGLE = "single"
 
 
 class UnopenedPenalty(StrEnum):
@@ -72,6 +78,8 @@ class Progression(StrEnum):
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
+# R1.1: one deck is for 2 players (003_…), or 3 in the variant it notes.
+ONE_DECK_PLAYERS = 3
 HAND_SIZE = 13
 # R11.3: "illimitatamente" still stops here, so that the 20th doubling fee
 # (rientro_fee × 2^19) fits the wire's 32-bit fee (RULES.md "Settled points").
@@ -185,8 +193,10 @@ class Ruleset:
                     raise OptionOutOfRange(name, value, " | ".join(names), rule)
                 # A value given by its name ("free") is kept as the enum member.
                 object.__setattr__(self, name, kind(value))
-        if self.decks == 1 and self.max_players != 2:
-            raise InvalidRuleset("R1.1: one deck is allowed for 2 players only (set max_players=2)")
+        if self.decks == 1 and self.max_players > ONE_DECK_PLAYERS:
+            raise InvalidRuleset(
+                "R1.1: one deck is allowed for 2 or 3 players only (set max_players to 2 or 3)"
+            )
         if self.rientro and self.match_mode is not MatchMode.POINTS:
             raise InvalidRuleset("R11.3: rientro needs a match played to points")
         if self.pairs and self.max_players < 4:
@@ -200,8 +210,8 @@ class Ruleset:
             raise InvalidRuleset(
                 f"R1.2: {players} players, this table takes 2 to {self.max_players}"
             )
-        if self.decks == 1 and players != 2:
-            raise InvalidRuleset(f"R1.1: one deck is for 2 players only, not {players}")
+        if self.decks == 1 and players > ONE_DECK_PLAYERS:
+            raise InvalidRuleset(f"R1.1: one deck is for 2 or 3 players only, not {players}")
         if self.pairs and players != 4:
             raise InvalidRuleset(f"R11.4: pairs are played by exactly 4 players, not {players}")
 
@@ -221,8 +231,8 @@ PRESETS = ("classic", "tradizionale", "semplice")
 def preset(name: str = "classic", players: int = 4) -> Ruleset:
     """The named preset of RULES.md for a table of ``players`` (semplice uses 1 deck for 2).
 
-    >>> preset("semplice", 2).decks
-    1
+    >>> preset("semplice", 2).decks, preset("semplice", 2).max_players
+    (1, 3)
     >>> preset("tradizionale").max_run
     5
     """
@@ -238,12 +248,15 @@ def preset(name: str = "classic", players: int = 4) -> Ruleset:
             rientro=True,
         )
     elif name == "semplice":
+        # 003_… is "per 2-4 giocatori", one deck with 2 (at most 3 players with one deck);
+        # it is silent on discarding an attachable card, so 000_…'s answer (classic).
+        one_deck = players == 2
         ruleset = Ruleset(
-            decks=1 if players == 2 else 2,
-            max_players=2 if players == 2 else MAX_PLAYERS,
+            decks=1 if one_deck else 2,
+            max_players=ONE_DECK_PLAYERS if one_deck else 4,
             discard_pickup=DiscardPickup.FREE,
-            discard_attachable=DiscardAttachable.FREE,
             joker_swap=JokerSwap.OWNER,
+            lone_ace=LoneAce.NEVER,
             close_without_discard=True,
             first_turn_close=FirstTurnClose.NOT_AFTER_PICKUP,
             closing_in_hand_double=False,
@@ -253,6 +266,15 @@ def preset(name: str = "classic", players: int = 4) -> Ruleset:
         raise InvalidRuleset(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
     ruleset.check_players(players)
     return ruleset
+
+
+def preset_players(name: str) -> range:
+    """The table sizes the named preset is for (R1.2): semplice 2 to 4, the others 2 to 6.
+
+    >>> list(preset_players("semplice"))
+    [2, 3, 4]
+    """
+    return range(MIN_PLAYERS, preset(name, 4).max_players + 1)
 
 
 def with_options(ruleset: Ruleset, **options: object) -> Ruleset:

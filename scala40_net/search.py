@@ -34,7 +34,7 @@ from typing import NamedTuple, TypedDict
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import CARDS_PER_DECK, Face, Suit, face, is_joker
-from scala40_net.deal import DealState, Phase, may_close_in_first_turn
+from scala40_net.deal import DealState, Phase, accepted_discards, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     ACE_HIGH,
@@ -46,13 +46,14 @@ from scala40_net.melds import (
     face_points,
     joker_attach_faces,
     make_meld,
+    run_cuts,
     scale_face,
     scale_points,
     split_run,
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
-from scala40_net.rules import DiscardPickup, JokerSwap, Ruleset
+from scala40_net.rules import DiscardAttachable, DiscardPickup, JokerSwap, Ruleset
 
 FACES = 52
 JOKER_PENALTY = 25
@@ -540,16 +541,6 @@ def _run_extensions(
     return out
 
 
-def _cuts(n: int, max_run: int) -> list[tuple[int, ...]]:
-    """Every way to cut a sequence of ``n`` cards into runs of 3..``max_run`` (R4.6), low first."""
-    if n < MELD_MIN:
-        return []
-    out: list[tuple[int, ...]] = [(n,)] if n <= max_run else []
-    for first in range(MELD_MIN, min(max_run, n - MELD_MIN) + 1):
-        out += [(first, *rest) for rest in _cuts(n - first, max_run)]
-    return out
-
-
 _Plan = tuple[tuple[int, ...], int, tuple[_Step, ...], int]
 
 
@@ -576,7 +567,7 @@ def _grow(
         if max_run is None or n_new <= max_run:
             out.append((reals, has_joker, (_Step(piece, layout, joker_as, ()),), next_piece))
             continue
-        cuts = [c for c in _cuts(n_new, max_run) if len(c) > 1]
+        cuts = [c for c in run_cuts(n_new, max_run) if len(c) > 1]
         first = _Step(piece, layout, joker_as, cuts[0])
         out.append((reals, has_joker, (first,), next_piece + len(cuts[0]) - 1))
         for x in reals:
@@ -901,12 +892,15 @@ class _Search:
                     lost = dead_weight - own[k]
                 if value + gain + bound - spent - lost <= self.best_value:
                     continue
-                for x in faces:
+                # Taken off one copy at a time: a plan that cuts a run (R4.6) may hold two
+                # copies of one face, and both must be in the hand.
+                for j, x in enumerate(faces):
                     if not counts[x]:
+                        for y in faces[:j]:
+                            counts[y] += 1
                         break
+                    counts[x] -= 1
                 else:
-                    for x in faces:
-                        counts[x] -= 1
                     if lost:
                         # The last joker laid: only candidates without one can follow.
                         chosen.append(options[k][0])
@@ -1003,7 +997,12 @@ class _Search:
             taken_stays = jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
-            taken_stays = self.taken_held and not any(taken_face in c.faces for c in chosen)
+            # Put in a joker's place, the taken card is used too (R3.2).
+            taken_stays = (
+                self.taken_held
+                and not any(taken_face in c.faces for c in chosen)
+                and not any(s.face == taken_face for s in self.swaps)
+            )
             in_new = any(taken_face in c.faces for c in new)
         if taken_face is not None:
             if self.taken_must_open and not in_new:
@@ -1131,7 +1130,7 @@ def _deferrals(cand: _Candidate, max_run: int | None) -> tuple[_Deferral, ...]:
         if len(bare) < MELD_MIN:
             continue
         points = sum(scale_points(low + i) for i in range(lo, hi))
-        cuts = [()] if max_run is None or len(bare) <= max_run else _cuts(len(bare), max_run)
+        cuts = [()] if max_run is None or len(bare) <= max_run else run_cuts(len(bare), max_run)
         for cut in cuts:
             end = (cut[piece] if cut else len(bare)) + len(rest)
             rest_split = run_lengths(end, max_run)
@@ -1281,8 +1280,10 @@ def _search(
     lays = opened or by_points or _may_open(counts, own_jokers, ruleset, masks)
     preps = [_slot_prep(meld) for meld in table]
     swaps = _possible_swaps(preps, counts, swappable) if table and not by_points and lays else []
-    # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
-    reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
+    # A swap uses the taken card (R3.2), but one that must open cannot wait for a swap (R7.3):
+    # then keep one copy of its face for the opening melds.
+    must_open = classic and not opened
+    reserved = taken_face if must_open and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
     best_value = floor
     for subset in _swap_subsets(swaps, counts, reserved) if swaps else ((),):
@@ -1358,7 +1359,8 @@ def _leftover(
     (``counts`` and ``own_jokers`` are the hand's, before any swap).
 
     ``_build`` takes each face's cards from the front of the hand's copies (the
-    taken card first), a swap's card from the back; the jokers of the melds laid
+    taken card first, or last when only a swap takes its face), a swap's card from
+    the back; the jokers of the melds laid
     before any swap from the hand's own (the taken one first), every later joker
     from the swapped ones first, then the rest of the hand's own.
     """
@@ -1386,8 +1388,10 @@ def _leftover(
     # Each card's place among the copies of its face (the jokers: among the jokers), the
     # taken card first.
     taken_face = -2 if taken is None else _CARD_FACE_INDEX[taken]
+    # The taken card is its face's first copy, or its last when a swap uses it.
+    taken_last = taken_face >= 0 and _taken_swapped(search, chosen, taken_face)
     place = [0] * FACES
-    if taken_face >= 0:
+    if taken_face >= 0 and not taken_last:
         place[taken_face] = 1
     jokers_seen = 1 if taken_face < 0 and taken is not None and taken in hand else 0
     out: list[int] = []
@@ -1403,7 +1407,7 @@ def _leftover(
                 out.append(card)
         else:
             if card == taken:
-                k = 0
+                k = counts[fi] - 1 if taken_last else 0
             else:
                 k = place[fi]
                 place[fi] += 1
@@ -1463,6 +1467,14 @@ def _some_card(fi: int) -> int:
     return (fi // 13) * 13 + fi % 13
 
 
+def _taken_swapped(search: _Search, chosen: Sequence[_Candidate], taken_face: int) -> bool:
+    """Whether the taken card is used by a swap rather than a meld (R3.2): no meld holds its
+    face and a swap puts that face in a joker's place."""
+    return not any(taken_face in c.faces for c in chosen) and any(
+        s.face == taken_face for s in search.swaps
+    )
+
+
 def _build(
     hand: Sequence[int],
     search: _Search,
@@ -1487,10 +1499,14 @@ def _build(
         else:
             jokers_held.append(card)
     if taken is not None and _CARD_FACE_INDEX[taken] >= 0:
-        # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
+        # The taken card goes into the melds before any copy of its face (R3.2, R3.3); when
+        # no meld takes its face but a swap does, it is the one put in the joker's place.
         copies = pool[_CARD_FACE_INDEX[taken]]
         copies.remove(taken)
-        copies.insert(0, taken)
+        if _taken_swapped(search, chosen, _CARD_FACE_INDEX[taken]):
+            copies.append(taken)
+        else:
+            copies.insert(0, taken)
     own_jokers = sorted(jokers_held, key=lambda c: c != taken)
     swapped_jokers = [s.joker for s in search.swaps]
     swap_ops: list[Operation] = []
@@ -1668,7 +1684,18 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     meets R3.2 with the card taken from the discard pile (it must go back).
     """
     hand, table, rules, options = _play_question(state, seat)
-    return _search(hand, table, rules, by_points=False, **options)
+    found = _search(hand, table, rules, by_points=False, **options)
+    if (
+        found is not None
+        and len(found.leftover) == 1
+        and rules.discard_attachable is DiscardAttachable.NEVER
+        and not accepted_discards(state, found.operations, found.leftover)
+    ):
+        # R8.2 never: a last card that could be attached may not be the closing discard, so
+        # the best play that does not go out this turn (the search's "may not go out").
+        options["first_turn"] = True
+        found = _search(hand, table, rules, by_points=False, **options)
+    return found
 
 
 def has_play(state: DealState, seat: int | None = None) -> bool:

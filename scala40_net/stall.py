@@ -1,8 +1,9 @@
 """R10.2's stall, exactly: no card off the table can join a meld on it, nor make a new one.
 
 The host knows every card, so the question "could any card still be laid?"
-has an exact answer. It is asked only when the stock has run out (a rebuild
-is due), about every card off the table at once: hands, stock and pile,
+has an exact answer. It is asked after every play that lays, attaches or swaps
+(only those change what the answer looks at) and when the stock has run out,
+about every card off the table at once: hands, stock and pile,
 whoever holds them, as `000_…` words it ("giochi che non è più possibile
 allungare ed entrambi i giocatori non hanno la possibilità di formare un nuovo
 gioco"). A card that could take a joker's place on the table (R7.1) still

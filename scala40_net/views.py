@@ -16,6 +16,7 @@ from scala40_net.actions import DrawSource
 from scala40_net.deal import DealState, Phase, agreed_mark, deal_order, set_at
 from scala40_net.events import (
     CardDrawn,
+    CardsAttached,
     DealEnded,
     DealStarted,
     DiscardReturned,
@@ -185,12 +186,14 @@ def _after_play(view: DealView, played: Played) -> DealView:
     hand = list(view.hand) if view.hand is not None and view.viewer == played.seat else None
     count = view.hand_counts[i]
     for op in played.operations:
+        # A run cut from a meld on the table stays its layer's (R7.4, S21), as in the engine.
+        owner = owners[op.meld] if isinstance(op, CardsAttached) else played.seat
         for index, meld in op.placed:
             if index < len(table):
                 table[index] = meld
             else:
                 table.append(meld)
-                owners.append(played.seat)
+                owners.append(owner)
         if isinstance(op, JokerSwapped):  # a card for the joker: the hand's count holds
             if hand is not None:
                 hand.remove(op.card)

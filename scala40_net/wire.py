@@ -100,6 +100,7 @@ _LONE_ACE = {
     ruleset_pb2.LONE_ACE_ALWAYS: rules.LoneAce.ALWAYS,
     ruleset_pb2.LONE_ACE_AT_99: rules.LoneAce.AT_99,
     ruleset_pb2.LONE_ACE_NEVER: rules.LoneAce.NEVER,
+    ruleset_pb2.LONE_ACE_SINGLE: rules.LoneAce.SINGLE,
 }
 _UNOPENED = {
     ruleset_pb2.UNOPENED_PENALTY_FLAT100: rules.UnopenedPenalty.FLAT100,

@@ -1,7 +1,9 @@
 """The exact search before its candidates were cached and its loop tightened: the reference.
 
-Kept word for word (only this docstring differs) so that tests can ask it and
-the faster search the same questions and compare the answers.
+Kept word for word so that tests can ask it and the faster search the same
+questions and compare the answers; only a change of the rules is made in both
+(R3.2: a taken card put in a joker's place is used, so a swap may use it; R8.2
+never: a last card that attaches is no closing discard).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from itertools import combinations, product
 
 from scala40_net.actions import Attach, NewMeld, Operation, SwapJoker
 from scala40_net.cards import Face, Suit, face, is_joker
-from scala40_net.deal import DealState, Phase, may_close_in_first_turn
+from scala40_net.deal import DealState, Phase, accepted_discards, may_close_in_first_turn
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     ACE_HIGH,
@@ -31,7 +33,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import run_lengths
-from scala40_net.rules import DiscardPickup, JokerSwap, Ruleset
+from scala40_net.rules import DiscardAttachable, DiscardPickup, JokerSwap, Ruleset
 
 FACES = 52
 JOKER_PENALTY = 25
@@ -551,7 +553,11 @@ class _Search:
             taken_stays = self.jokers_used <= swapped
             in_new = any(c.jokers for c in new)
         else:
-            taken_stays = self.taken_left > 0 and not any(taken_face in c.faces for c in chosen)
+            taken_stays = (
+                self.taken_left > 0
+                and not any(taken_face in c.faces for c in chosen)
+                and not any(s.face == taken_face for s in self.swaps)
+            )
             in_new = any(taken_face in c.faces for c in new)
         if taken_face is not None:
             if self.taken_must_open and not in_new:
@@ -811,8 +817,9 @@ def _search(
     )
     taken_face = None if taken is None else face_index(taken)
     swaps = _possible_swaps(table, counts, swappable) if table and not by_points else []
-    # Under classic R3.2 a swap does not use the taken card: keep one copy of its face for a meld.
-    reserved = taken_face if classic and taken_face is not None and taken_face >= 0 else None
+    # A swap uses the taken card (R3.2), but one that must open cannot wait for a swap (R7.3).
+    must_open = classic and not opened
+    reserved = taken_face if must_open and taken_face is not None and taken_face >= 0 else None
     best: tuple[_Search, list[_Candidate], int, int] | None = None
     best_value = floor
     for subset in _swap_subsets(swaps, counts, reserved):
@@ -877,7 +884,13 @@ def _build(
         # The taken card goes into the melds before any copy of its face (R3.2, R3.3).
         copies = pool[face_index(taken)]
         copies.remove(taken)
-        copies.insert(0, taken)
+        swapped_only = not any(face_index(taken) in c.faces for c in chosen) and any(
+            s.face == face_index(taken) for s in search.swaps
+        )
+        if swapped_only:
+            copies.append(taken)  # the swap takes it (R3.2)
+        else:
+            copies.insert(0, taken)
     own_jokers = sorted((c for c in hand if is_joker(c)), key=lambda c: c != taken)
     swapped_jokers = [s.joker for s in search.swaps]
     swap_ops: list[Operation] = []
@@ -1065,13 +1078,26 @@ def best_play(state: DealState, seat: int | None = None) -> LayDown | None:
     if rules.joker_swap is JokerSwap.OWNER:
         own = (seat, state.partner(seat))
         swappable = frozenset(k for k, owner in enumerate(state.owners) if owner in own)
-    return _search(
-        state.hands[i],
-        state.table,
-        rules,
-        opened=state.opened[i],
-        by_points=False,
-        taken=state.taken_discard,
-        first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
-        swappable=swappable,
-    )
+
+    def search(first_turn: bool) -> LayDown | None:
+        return _search(
+            state.hands[i],
+            state.table,
+            rules,
+            opened=state.opened[i],
+            by_points=False,
+            taken=state.taken_discard,
+            first_turn=first_turn,
+            swappable=swappable,
+        )
+
+    found = search(state.turns_played[i] == 0 and not may_close_in_first_turn(state))
+    if (
+        found is not None
+        and len(found.leftover) == 1
+        and rules.discard_attachable is DiscardAttachable.NEVER
+        and not accepted_discards(state, found.operations, found.leftover)
+    ):
+        # R8.2 never: the last card may not be discarded if it attaches: no going out.
+        found = search(True)
+    return found

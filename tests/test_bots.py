@@ -28,7 +28,14 @@ from scala40_net.events import (
     Played,
 )
 from scala40_net.match import MatchPhase
-from scala40_net.rules import PRESETS, DiscardPickup, Ruleset, preset, with_options
+from scala40_net.rules import (
+    PRESETS,
+    DiscardPickup,
+    Ruleset,
+    preset,
+    preset_players,
+    with_options,
+)
 from scala40_net.scenario import position
 from scala40_net.views import view_state
 
@@ -58,10 +65,13 @@ class Recorder:
 
 
 def laid_cards(event: Played) -> set[int]:
+    """The cards a play put on the table: in melds, attached, or in a joker's place (R3.2)."""
     out: set[int] = set()
     for op in event.operations:
         if isinstance(op, MeldLaid | CardsAttached):
             out.update(op.cards)
+        if isinstance(op, JokerSwapped):
+            out.add(op.card)
     return out
 
 
@@ -94,8 +104,9 @@ def test_every_bot_move_is_legal_over_many_deals() -> None:
     rng = random.Random(7)
     tally: Counter[str] = Counter()
     for k in range(90):
-        players = 2 + k % 5
         name = PRESETS[k % len(PRESETS)]
+        sizes = preset_players(name)
+        players = sizes[(k // len(PRESETS)) % len(sizes)]
         rules = preset(name, players)
         seen: list[Event] = []
         bots = {

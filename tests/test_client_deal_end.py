@@ -9,7 +9,7 @@ from client import render, render_end
 from client.app import TableScreen
 from client.i18n import Text
 from client.model import TableModel
-from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.pb import deal_pb2, ruleset_pb2, table_pb2
 
 EN, IT = Text("en"), Text("it")
 
@@ -202,3 +202,34 @@ def test_a_void_deal_is_explained_in_the_screens_language() -> None:
     assert "the stock ran out" not in italian
     english = render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
     assert reason in english
+
+
+def ended_with(model: TableModel, ada: int, dino: int, cleo: int) -> str:
+    ended = deal_pb2.DealEnded(outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=1)
+    ended.hands.add(seat=0, cards=cards("AS KS"), opened=True, penalty=ada)
+    ended.hands.add(seat=1, cards=[], opened=True, penalty=0)
+    ended.hands.add(seat=2, cards=cards("5D 9C"), opened=False, penalty=cleo)
+    ended.hands.add(seat=3, cards=cards("AH"), opened=True, penalty=dino)
+    model.apply(deal_event(6, ended=ended))
+    return render.plain(render.join_lines(render_end.deal_end_lines(model, EN, 100)))
+
+
+def test_the_ace_note_follows_the_hosts_count_of_the_ace_r9_4() -> None:
+    # lone_ace=never (semplice): the lone ace cost 11, and no note claims it cost 1.
+    model = started_model()
+    model.ruleset.lone_ace = ruleset_pb2.LONE_ACE_NEVER
+    text = ended_with(model, ada=21, dino=11, cleo=100)
+    assert "Dino: A♥ → 11" in text and "ace" not in text
+    # lone_ace=single: the one ace of a hand holding exactly one cost 1, and is said so.
+    model = started_model()
+    model.ruleset.lone_ace = ruleset_pb2.LONE_ACE_SINGLE
+    text = ended_with(model, ada=11, dino=1, cleo=100)
+    assert "Ada: A♠ K♠ → 11 (the hand's only ace: 1)" in text
+    assert "Dino: A♥ → 1 (lone ace: 1)" in text
+
+
+def test_under_unopened_penalty_hand_no_note_claims_a_flat_100_r9_5() -> None:
+    model = started_model()
+    model.ruleset.unopened_penalty = ruleset_pb2.UNOPENED_PENALTY_HAND
+    text = ended_with(model, ada=21, dino=1, cleo=14)
+    assert "Cleo: 5♦ 9♣ → 14" in text and "100 flat" not in text

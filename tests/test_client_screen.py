@@ -541,7 +541,6 @@ def test_a_long_plan_problem_wraps_instead_of_being_cut_at_80x24() -> None:
     assert all(len(line.rstrip()) <= 80 for line in lines)
     shown = " ".join(" ".join(line.split()) for line in lines)
     sentence = (
-        "non ancora valida: R3.2: la carta presa dal pozzo deve stare nelle combinazioni "
-        "dell'apertura"
+        "non ancora valida: R3.2: la carta presa dal pozzo deve stare nei giochi dell'apertura"
     )
     assert "apertura 54/40" in shown and sentence in shown

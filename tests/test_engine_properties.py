@@ -10,9 +10,16 @@ from scala40_net.deal import DealState, Phase, apply, deal_penalties, start_deal
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import make_meld
 from scala40_net.movegen import first_legal_play
-from scala40_net.rules import PRESETS, preset
+from scala40_net.rules import PRESETS, preset, preset_players
 
-games = st.tuples(st.sampled_from(PRESETS), st.integers(2, 6), st.randoms(use_true_random=False))
+# Each preset at every table size it is for (R1.2: semplice 2 to 4).
+games = st.sampled_from(PRESETS).flatmap(
+    lambda name: st.tuples(
+        st.just(name),
+        st.sampled_from(preset_players(name)),
+        st.randoms(use_true_random=False),
+    )
+)
 
 
 def new_deal(name: str, players: int, rnd: random.Random) -> DealState:

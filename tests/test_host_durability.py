@@ -100,7 +100,7 @@ async def test_a_job_that_fails_halfway_writes_nothing_and_the_table_survives_a_
         with contextlib.closing(sqlite3.connect(path)) as db:
             db.execute("DROP TRIGGER fail_announce")
             db.commit()
-        await start(served, table_id, tokens[1])
+        await start(served, table_id, tokens[0])  # the first player starts (PROTOCOL.md)
         assert await phase_of(served, table_id) == lobby_pb2.TABLE_PHASE_PLAYING
         assert entry_kinds(path)[-2:] == ["start", "announce"]
     finally:

@@ -80,13 +80,13 @@ def test_a_short_meld_is_refused_in_italian_with_the_cards_as_the_screen_shows_t
     with pytest.raises(RuleViolation) as caught:
         melds.make_meld(pool.cards("AH AC"))
     violation = caught.value
-    assert str(violation) == "R4.1: a meld has at least 3 cards, AH AC has 2"  # as before
+    assert str(violation) == "R4.2: a meld has at least 3 cards, AH AC has 2"  # as before
     assert violation.code == "MELD_TOO_SHORT"
     assert refusals.localized(violation, "it") == (
-        "R4.1: una combinazione ha almeno 3 carte, A♥ A♣ ne ha 2"
+        "R4.2: un gioco ha almeno 3 carte, A♥ A♣ ne ha 2"
     )
     assert refusals.localized(violation.at_operation(2), "en") == (
-        "R4.1: operation 2: a meld has at least 3 cards, A♥ A♣ has 2"
+        "R4.2: operation 2: a meld has at least 3 cards, A♥ A♣ has 2"
     )
     short = refuse(
         "R5.1", "OPENING_SHORT", "opening melds total {total} points, {needed} needed",
@@ -112,7 +112,7 @@ async def test_the_host_adds_a_localized_message_in_the_callers_language(
     hand = list((await view(served, token)).view.my_hand)
     two = cards_pb2.Operation(new_meld=cards_pb2.NewMeld(cards=hand[:2]))
     play = table_pb2.PlayRequest(context=context(drawn.seq), operations=[two], discard=hand[2])
-    for lang, words in (("it-IT,it;q=0.9", "una combinazione ha almeno 3 carte"),
+    for lang, words in (("it-IT,it;q=0.9", "un gioco ha almeno 3 carte"),
                         ("en", "a meld has at least 3 cards")):  # fmt: skip
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await served.table.Play(play, metadata=(*bearer(token), ("accept-language", lang)))
@@ -122,7 +122,8 @@ async def test_the_host_adds_a_localized_message_in_the_callers_language(
         message = error_details_pb2.LocalizedMessage()
         said[0].Unpack(message)
         assert message.locale == lang[:2]
-        assert message.message.startswith("R4.1: ") and words in message.message
+        # R4.2 when the two cards are of one rank (a group), R4.1 otherwise.
+        assert message.message[:6] in ("R4.1: ", "R4.2: ") and words in message.message
         assert any(symbol in message.message for symbol in "♥♦♣♠") or "JK" in message.message
         refusal = refusal_from_error(caught.value)
         assert refusal.message == message.message  # what the client shows
@@ -138,7 +139,7 @@ def test_the_italian_screen_says_a_local_refusal_in_italian() -> None:
     # Defect: "Rifiutata — R4.1: a meld has at least 3 cards, AH AC has 2".
     lines = screen_text(started_model(), [24, 80], keys="cala AP 2Q\r", lang="it")
     text = " ".join(" ".join(line.split()) for line in lines)
-    assert "Rifiutata — R4.1: una combinazione ha almeno 3 carte, A♠ 2♦ ne ha 2" in text
+    assert "Rifiutata — R4.1: un gioco ha almeno 3 carte, A♠ 2♦ ne ha 2" in text
 
 
 async def test_the_hosts_own_refusals_are_said_in_the_callers_language_too(
@@ -153,3 +154,26 @@ async def test_the_hosts_own_refusals_are_said_in_the_callers_language_too(
     refusal = refusal_from_error(caught.value)
     assert refusal.reason == "NOT_YOUR_TURN"
     assert refusal.message == "R3: non è il tuo turno"
+
+
+CLIENT_PO = ROOT / "client" / "locale" / "it" / "LC_MESSAGES" / "scala40_client.po"
+
+
+@pytest.mark.parametrize("po", [PO, CLIENT_PO], ids=["refusals", "client"])
+def test_the_italian_words_for_melds_are_the_glossarys(po: Path) -> None:
+    # RULES.md's glossary (and 000_…): a meld is a *gioco*, a group a *combinazione*, a run a
+    # *scala*; one word for each, on every screen and in every refusal.
+    with po.open("rb") as handle:
+        catalogue = read_po(handle)
+    for message in catalogue:
+        if not message.id or not message.string:
+            continue
+        english = message.id if isinstance(message.id, str) else message.id[0]
+        italian = message.string if isinstance(message.string, str) else message.string[0]
+        words = english.lower()
+        if "meld" in words and "group" not in words:
+            assert "combinazion" not in italian, english
+        if "group" in words:
+            assert "combinazion" in italian and "tris o poker" not in italian, english
+        if "sequence" in words:
+            assert "sequenz" not in italian, english

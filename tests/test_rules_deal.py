@@ -409,17 +409,34 @@ def test_r8_2_free_anyone_discards_anything() -> None:
     apply(state, 0, Play((), one(state, 0, "8C")))
 
 
-def test_r8_2_closing_with_an_attachable_card_is_allowed() -> None:
+def test_r8_2_classic_closing_with_an_attachable_card_is_allowed() -> None:
+    # 000_…: "…o che si 'chiuda' con lo scarto": the closing discard is the exception.
+    state = drawn(
+        position(
+            hands={0: "2H 3H 4H 9S 9D 9C QS KS AS", 1: "KD"}, table=["5C 6C 7C"], stock_top="8C"
+        )
+    )
+    melds = (NewMeld(ids(state, 0, "2H 3H 4H")), NewMeld(ids(state, 0, "9S 9D 9C")))
+    after, events = apply(
+        state, 0, Play((*melds, NewMeld(ids(state, 0, "QS KS AS"))), one(state, 0, "8C"))
+    )
+    assert after.is_over and isinstance(events[-1], DealEnded)
+
+
+def test_r8_2_never_the_closing_discard_may_not_be_an_attachable_card() -> None:
+    # 004_…: "non è consentito a nessun giocatore … scartare una carta che troverebbe
+    # sistemazione", with no exception for the closing discard (000_…'s is not 004_…'s).
     rules = Ruleset(discard_attachable=DiscardAttachable.NEVER)
     state = drawn(
         position(
             rules, hands={0: "2H 3H 4H", 1: "KD"}, table=["5C 6C 7C"], opened=[0], stock_top="8C"
         )
     )
-    after, events = apply(
-        state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "8C"))
-    )
-    assert after.is_over and isinstance(events[-1], DealEnded)
+    err = refused(state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "8C")))
+    assert err.rule == "R8.2" and err.code == "DISCARD_ATTACHES"
+    assert "not even to go out" in err.reason
+    # Keeping a card back, the player ends the turn: 2H does not attach.
+    apply(state, 0, Play((), one(state, 0, "2H")))
 
 
 def test_r8_2_when_every_card_would_attach_any_may_be_discarded() -> None:
@@ -603,3 +620,25 @@ def test_r12_a_finished_deal_refuses_everything() -> None:
     state = closing_position()
     after, _ = apply(state, 0, Play((NewMeld(ids(state, 0, "2H 3H 4H")),), one(state, 0, "9C")))
     assert "over" in refused(after, 1, STOCK).reason
+
+
+def test_r3_2_the_taken_discard_put_in_a_jokers_place_is_used() -> None:
+    # 000_…: the taken card "deve essere necessariamente utilizzata in una combinazione o
+    # sequenza": put in place of a joker it is in a meld, and the freed joker is laid (R7.2).
+    state = position(
+        hands={0: "2D 3C KD", 1: ""},
+        table=["8H 8D JK=8C", "5S 6S 7S"],
+        owners=[1, 1],
+        opened=[0, 1],
+        discard_pile="8C",
+    )
+    state = drawn(state, 0, DISCARD)
+    taken = state.taken_discard
+    joker = state.table[0].joker
+    assert taken is not None and joker is not None
+    play = Play((SwapJoker(0, taken), Attach(1, (joker,), f("8S"))), one(state, 0, "KD"))
+    after, _ = apply(state, 0, play)
+    assert taken in after.table[0].cards and joker in after.table[1].cards
+    # Taken and not used at all, it is still refused, and the sentence names every use.
+    err = refused(state, 0, Play((), one(state, 0, "KD")))
+    assert err.code == "TAKEN_NOT_USED" and "joker's place" in err.reason

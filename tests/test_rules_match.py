@@ -237,7 +237,8 @@ def test_r11_4_pairs_share_a_score_and_the_closers_partner_pays_nothing() -> Non
     assert isinstance(ended, MatchEnded) and ended.winners == (0, 2)
 
 
-def test_r10_2_a_void_deal_is_dealt_again_by_the_same_dealer() -> None:
+def test_r10_2_a_void_deal_passes_to_the_next_dealer() -> None:
+    # 000_…: "Ad ogni fine smazzata … il mazziere gira", a void deal like any other.
     match = start_match(Ruleset(), (0, 1), 1)
     deal = position(hands={0: "2C 3D", 1: "4C"}, discard_pile="KH QH JH", dealer=1)
     deal = replace(
@@ -247,6 +248,6 @@ def test_r10_2_a_void_deal_is_dealt_again_by_the_same_dealer() -> None:
     match, _ = apply_match(match, 0, STOCK)
     two = pick_from_hand(parse_faces("2C"), match.deal.hand(0))[0]  # type: ignore[union-attr]
     match, _events = apply_match(match, 0, Play((), two))
-    assert match.phase is MatchPhase.DEAL_DUE and match.dealer == 1 and match.totals == (0, 0)
+    assert match.phase is MatchPhase.DEAL_DUE and match.dealer == 0 and match.totals == (0, 0)
     match, _ = apply_match(match, None, StartDeal(tuple(range(108))))
-    assert match.deal is not None and match.deal.deal_no == 2 and match.deal.dealer == 1
+    assert match.deal is not None and match.deal.deal_no == 2 and match.deal.dealer == 0

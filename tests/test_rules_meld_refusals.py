@@ -75,10 +75,16 @@ def test_r4_neither_a_sequence_nor_a_group() -> None:
 
 
 def test_r4_1_a_meld_has_at_least_three_cards() -> None:
+    # Two aces can only be a group: R4.2 says how long one is; two of a suit, R4.1.
     assert said(new_meld("AH AC")) == (
+        "R4.2",
+        "MELD_TOO_SHORT",
+        "R4.2: a meld has at least 3 cards, AH AC has 2",
+    )
+    assert said(new_meld("AH 2H")) == (
         "R4.1",
         "MELD_TOO_SHORT",
-        "R4.1: a meld has at least 3 cards, AH AC has 2",
+        "R4.1: a meld has at least 3 cards, AH 2H has 2",
     )
 
 
@@ -86,8 +92,19 @@ def test_r4_1_ace_in_the_middle() -> None:
     assert said(new_meld("KH AH 2H")) == (
         "R4.1",
         "ACE_IN_THE_MIDDLE",
-        "R4.1: the ace is low (A-2-3) or high (Q-K-A), never in the middle: "
-        "K-A-2 is not a sequence",
+        "R4.1: KH does not fit: an ace goes below the 2 or above the K, never between them",
+    )
+    # A-2-3 meant with the ace low, and a K that fits nowhere: the K is what is wrong.
+    assert said(new_meld("AH 2H 3H KH")) == (
+        "R4.1",
+        "ACE_IN_THE_MIDDLE",
+        "R4.1: KH does not fit: an ace goes below the 2 or above the K, never between them",
+    )
+    # Either reading leaves two cards out: the ace low is the one said.
+    assert said(new_meld("QH KH AH 2H 3H")) == (
+        "R4.1",
+        "ACE_IN_THE_MIDDLE",
+        "R4.1: QH KH do not fit: an ace goes below the 2 or above the K, never between them",
     )
 
 
@@ -202,16 +219,31 @@ def test_r4_6_a_long_sequence_needs_its_cut() -> None:
     assert said(cut("3H 4H 5H 6H 7H 8H 9H", 5, ())) == (
         "R4.6",
         "SAY_THE_CUT",
-        "R4.6: a sequence on the table has at most 5 cards: "
-        "say how to cut these 7 into runs of 3 to 5",
+        "R4.6: a sequence on the table has at most 5 cards: say how to cut these 7 (3+4 or 4+3)",
     )
+    assert said(cut("3H 4H 5H 6H 7H 8H 9H 10H JH", 3, ())) == (
+        "R4.6",
+        "SAY_THE_CUT",
+        "R4.6: a sequence on the table has at most 3 cards: say how to cut these 9 (3+3+3)",
+    )
+
+
+def test_r4_6_a_sequence_no_cut_can_make() -> None:
+    # Five cards under runs of at most 4 (3+2 is no run), seven under runs of 3.
+    assert said(cut("3H 4H 5H 6H 7H", 4, ())) == (
+        "R4.6",
+        "CANNOT_BE_CUT",
+        "R4.6: a sequence on the table has at most 4 cards, and no cut makes runs of 3 to 4 "
+        "of these 5",
+    )
+    assert cut("3H 4H 5H 6H 7H 8H 9H", 3, (3, 4)).code == "CANNOT_BE_CUT"
 
 
 def test_r4_6_a_cut_into_runs_too_short() -> None:
     assert said(cut("3H 4H 5H 6H 7H 8H 9H", 5, (2, 5))) == (
         "R4.6",
         "BAD_CUT",
-        "R4.6: cut 7 cards into runs of 3 to 5 cards, not 2+5",
+        "R4.6: these 7 cards are cut 3+4 or 4+3, not 2+5",
     )
 
 
@@ -219,7 +251,7 @@ def test_r4_6_a_cut_that_does_not_add_up() -> None:
     assert said(cut("3H 4H 5H 6H 7H 8H 9H", 5, (3, 3))) == (
         "R4.6",
         "BAD_CUT",
-        "R4.6: cut 7 cards into runs of 3 to 5 cards, not 3+3",
+        "R4.6: these 7 cards are cut 3+4 or 4+3, not 3+3",
     )
 
 
@@ -239,13 +271,13 @@ def test_r6_1_the_same_card_listed_twice_in_an_attach() -> None:
     meld = pool.meld("4H 5H 6H")
     (seven,) = pool.cards("7H")
     refusal = refused(lambda: attach(meld, (seven, seven)))
-    assert said(refusal) == ("R6.1", "CARD_TWICE", "R6.1: the same card is listed twice")
+    assert said(refusal) == ("R6.1", "CARD_TWICE", "R6.1: the same card is listed twice in 7H 7H")
 
 
 def test_r6_1_a_card_of_the_meld_attached_to_it_again() -> None:
     meld = CardPool().meld("4H 5H 6H")
     refusal = refused(lambda: attach(meld, meld.cards[:1]))
-    assert said(refusal) == ("R6.1", "CARD_TWICE", "R6.1: the same card is listed twice")
+    assert said(refusal) == ("R6.1", "CARD_IN_MELD", "R6.1: 4H is already in the meld 4H 5H 6H")
 
 
 def test_r4_3_an_attach_makes_no_meld_of_two_jokers() -> None:
@@ -349,7 +381,7 @@ def test_r4_4_a_joker_attached_to_a_sequence_stands_for_a_card_of_its_suit() -> 
     assert said(attached("4H 5H 6H", "JK", "7S")) == (
         "R4.4",
         "JOKER_WRONG_SUIT",
-        "R4.4: a joker attached here stands for a H card, not 7S",
+        "R4.4: a joker attached here stands for a card of ♥, not 7S",
     )
 
 
@@ -357,7 +389,7 @@ def test_r4_4_a_joker_attached_to_a_sequence_is_not_declared_a_joker() -> None:
     assert said(attached("4H 5H 6H", "JK", "JK")) == (
         "R4.4",
         "JOKER_WRONG_SUIT",
-        "R4.4: a joker attached here stands for a H card, not JK",
+        "R4.4: a joker attached here stands for a card of ♥, not JK",
     )
 
 
@@ -453,7 +485,7 @@ def test_r4_1_the_opening_check_says_the_refusal_of_make_meld() -> None:
     (meld,) = check.melds
     assert (meld.valid, meld.rule, meld.reason) == (
         False,
-        "R4.1",
+        "R4.2",
         "a meld has at least 3 cards, AH AC has 2",
     )
 
@@ -477,7 +509,7 @@ def test_r4_6_a_new_meld_in_a_play_needs_its_cut() -> None:
         "R4.6",
         "SAY_THE_CUT",
         "R4.6: operation 1: a sequence on the table has at most 5 cards: "
-        "say how to cut these 7 into runs of 3 to 5",
+        "say how to cut these 7 (3+4 or 4+3)",
     )
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from scala40_net import wire
 from scala40_net.actions import Attach, Draw, DrawSource, NewMeld, Play, SwapJoker
-from scala40_net.cards import Face, parse_face, parse_faces, pick_from_hand
+from scala40_net.cards import parse_face, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, apply, deal_penalties
 from scala40_net.errors import RuleViolation
 from scala40_net.pb import ruleset_pb2
@@ -127,6 +127,18 @@ def test_r9_2_first_turn_close(name: str, mode: FirstTurnClose, source: DrawSour
         assert apply(state, 0, out)[0].is_over
 
 
+def swap_and_lay(
+    state: DealState, meld: int, card: str, pair: str, declared: str
+) -> tuple[SwapJoker, NewMeld]:
+    """Seat 0 puts ``card`` in place of meld ``meld``'s joker and lays it with ``pair`` (R7)."""
+    joker = state.table[meld].joker
+    assert joker is not None
+    return (
+        SwapJoker(meld, one(state, 0, card)),
+        NewMeld((*ids(state, 0, pair), joker), parse_face(declared)),
+    )
+
+
 # R7.4 joker_swap (item 5).
 @pytest.mark.parametrize("name", PRESETS)
 @pytest.mark.parametrize("mode", list(JokerSwap))
@@ -141,15 +153,7 @@ def test_r7_4_joker_swap(name: str, mode: JokerSwap, laid_by: int) -> None:
         stock_top="KD",
     )
     state = apply(state, 0, STOCK)[0]
-    joker = state.table[0].joker
-    assert joker is not None
-    swap = Play(
-        (
-            SwapJoker(0, one(state, 0, "5S")),
-            NewMeld((*ids(state, 0, "8H 9H"), joker), Face(10, parse_face("10H").suit)),
-        ),
-        one(state, 0, "2C"),
-    )
+    swap = Play(swap_and_lay(state, 0, "5S", "8H 9H", "10H"), one(state, 0, "2C"))
     if mode is JokerSwap.OWNER and laid_by != 0:
         err = refusal(state, 0, swap)
         assert str(err) == (
@@ -167,13 +171,7 @@ def test_r7_4_owner_counts_a_partners_meld_as_ones_own() -> None:
         rules, hands=hands, table=["4S JK=5S 6S"], owners=[2], opened=[0], stock_top="KD", turn=0
     )
     state = apply(state, 0, STOCK)[0]
-    joker = state.table[0].joker
-    assert joker is not None
-    ops = (
-        SwapJoker(0, one(state, 0, "5S")),
-        NewMeld((*ids(state, 0, "8H 9H"), joker), parse_face("10H")),
-    )
-    apply(state, 0, Play(ops, one(state, 0, "2C")))
+    apply(state, 0, Play(swap_and_lay(state, 0, "5S", "8H 9H", "10H"), one(state, 0, "2C")))
 
 
 # R8.2 discard_attachable=agreed (item 6).
@@ -227,11 +225,29 @@ def test_r8_2_agreed_marks_only_a_discard_that_could_be_attached() -> None:
         (LoneAce.AT_99, 98, 11),
         (LoneAce.AT_99, 0, 11),
         (LoneAce.NEVER, 99, 11),
+        (LoneAce.SINGLE, 0, 1),
     ],
 )
 def test_r9_4_lone_ace(name: str, mode: LoneAce, total: int, paid: int) -> None:
     state = position(rules_of(name, lone_ace=mode), hands={0: "", 1: "AS"}, opened=[1])
     state = replace(state, totals=(0, total))
+    assert deal_penalties(state, 0, False) == (0, paid)
+
+
+@pytest.mark.parametrize(
+    ("mode", "hand", "paid"),
+    [
+        # 000_…: "in caso il giocatore abbia un solo Asso in mano, esso vale 1 punto".
+        (LoneAce.SINGLE, "AS KD 5C", 1 + 10 + 5),
+        (LoneAce.SINGLE, "AS AD 5C", 11 + 11 + 5),
+        (LoneAce.SINGLE, "AS JK", 1 + 25),
+        # The other readings count an ace 1 only when it is the only card left.
+        (LoneAce.ALWAYS, "AS KD 5C", 11 + 10 + 5),
+        (LoneAce.NEVER, "AS", 11),
+    ],
+)
+def test_r9_4_single_counts_the_one_ace_of_a_hand_1(mode: LoneAce, hand: str, paid: int) -> None:
+    state = position(Ruleset(lone_ace=mode), hands={0: "", 1: hand}, opened=[1])
     assert deal_penalties(state, 0, False) == (0, paid)
 
 
@@ -274,3 +290,27 @@ def test_every_option_value_crosses_the_wire_and_back(
     field = getattr(message.options, option)
     setattr(alone.options, option, field)
     assert getattr(wire.ruleset_from_pb(alone, 4), option) == value
+
+
+def test_r7_4_owner_keeps_the_joker_of_a_run_another_player_cut() -> None:
+    # 003_…: "Il giocatore che ha calato una combinazione con un jolly può … sostituire il
+    # jolly". Seat 1's 2♥ makes seat 0's run six cards, cut 3+3 (R4.6): the piece holding
+    # the joker is still seat 0's, and seat 0 may take the joker.
+    rules = Ruleset(joker_swap=JokerSwap.OWNER, max_run=5)
+    state = position(
+        rules,
+        hands={0: "5H 8C 9C 2D", 1: "2H KS QS"},
+        table=["3H 4H JK=5H 6H 7H"],
+        owners=[0],
+        opened=[0, 1],
+        turn=1,
+        stock_top="KD JD",
+    )
+    state = apply(state, 1, STOCK)[0]
+    state = apply(state, 1, Play((Attach(0, ids(state, 1, "2H")),), one(state, 1, "KS")))[0]
+    assert [len(m.cards) for m in state.table] == [3, 3]
+    assert state.table[1].joker is not None and state.owners == (0, 0)
+    state = apply(state, 0, STOCK)[0]
+    ops = swap_and_lay(state, 1, "5H", "8C 9C", "10C")
+    after = apply(state, 0, Play(ops, one(state, 0, "2D")))[0]
+    assert after.table[1].joker is None

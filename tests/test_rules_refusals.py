@@ -261,16 +261,16 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "card used twice": (
         _used_twice,
-        "operation 2: 9H is already used in this play",
+        "R3: operation 2: 9H is already used in this play",
     ),
-    "card not in hand": (_not_in_hand, "operation 1: card id 200 is not in your hand"),
+    "card not in hand": (_not_in_hand, "R3: operation 1: card id 200 is not in your hand"),
     "no such meld": (
         lambda: (
             s := drawn(opener(opened=[0])),
             0,
             Play((Attach(3, ids(s, 0, "2C")),), one(s, 0, "5D")),
         ),
-        "operation 1: there is no meld 3 on the table (0 melds)",
+        "R6.1: operation 1: there is no meld 3 on the table (0 melds)",
     ),
     "opening short": (_opening_37, "R5.1: opening melds total 37 points, 40 needed"),
     "taken card outside the opening": (
@@ -284,8 +284,8 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "opened takes the discard": (
         _opened_takes_without_using,
-        "R3.2: the card taken from the discard pile (7S) must be used in this turn, in a new "
-        "meld or attached (or put back)",
+        "R3.2: the card taken from the discard pile (7S) must be used in this turn: in a new "
+        "meld, attached, or put in a joker's place (or put back)",
     ),
     "kept joker": (
         _kept_joker,
@@ -373,8 +373,8 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     "never attachable discard": (
         _discard_attachable(DiscardAttachable.NEVER),
-        "R8.2: 8C could be attached to a meld on the table: nobody may discard it, except as "
-        "the closing discard",
+        "R8.2: 8C could be attached to a meld on the table: nobody may discard it, not even "
+        "to go out",
     ),
 }
 

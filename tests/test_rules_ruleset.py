@@ -9,6 +9,7 @@ from scala40_net.rules import (
     RIENTRO_CEILING,
     DiscardAttachable,
     DiscardPickup,
+    LoneAce,
     MatchMode,
     Ruleset,
     UnopenedPenalty,
@@ -44,9 +45,20 @@ def test_presets_semplice_uses_one_deck_for_two_players_else_two() -> None:
     assert preset("semplice", 3).decks == 2
     for rules in (two, preset("semplice", 4)):
         assert rules.discard_pickup is DiscardPickup.FREE
-        assert rules.discard_attachable is DiscardAttachable.FREE
         assert rules.close_without_discard
         assert rules.unopened_penalty is UnopenedPenalty.DOUBLE
+        # 003_…: "Asso: 11 punti", with no exception.
+        assert rules.lone_ace is LoneAce.NEVER
+        # 003_… is silent on discarding an attachable card: 000_…'s answer.
+        assert rules.discard_attachable is DiscardAttachable.CLASSIC
+
+
+def test_presets_semplice_is_for_2_to_4_players() -> None:
+    # 003_…: "per 2-4 giocatori"; with its one deck, at most 3 (R1.1).
+    assert preset("semplice", 4).max_players == 4
+    assert preset("semplice", 2).max_players == 3
+    with pytest.raises(InvalidRuleset, match=r"R1.2"):
+        preset("semplice", 5)
 
 
 def test_presets_unknown_name_is_refused() -> None:
@@ -54,13 +66,18 @@ def test_presets_unknown_name_is_refused() -> None:
         preset("burraco", 4)
 
 
-def test_r1_1_one_deck_only_for_two_players() -> None:
-    with pytest.raises(InvalidRuleset, match=r"R1.1"):
+def test_r1_1_one_deck_only_for_two_or_three_players() -> None:
+    # 003_… plays one deck with 2 players and notes "un solo mazzo di carte anche con 3
+    # giocatori".
+    with pytest.raises(InvalidRuleset, match=r"R1.1: one deck is allowed for 2 or 3 players"):
         Ruleset(decks=1)
-    rules = Ruleset(decks=1, max_players=2)
+    with pytest.raises(InvalidRuleset, match=r"R1.1"):
+        Ruleset(decks=1, max_players=4)
+    rules = Ruleset(decks=1, max_players=3)
     rules.check_players(2)
+    rules.check_players(3)
     with pytest.raises(InvalidRuleset, match=r"R1"):
-        rules.check_players(3)
+        rules.check_players(4)
 
 
 def test_r1_1_decks_are_one_or_two() -> None:

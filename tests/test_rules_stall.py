@@ -7,7 +7,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from scala40_net.actions import Draw, DrawSource, Play
+from scala40_net.actions import Attach, Draw, DrawSource, Play
 from scala40_net.cards import Face, Suit, face, is_joker, parse_faces, pick_from_hand
 from scala40_net.deal import DealState, Phase, apply
 from scala40_net.errors import RuleViolation
@@ -72,6 +72,21 @@ def test_r10_2_no_card_can_be_laid_voids_the_deal_at_once() -> None:
     assert ended.void_reason == STALL and after.is_over
     # The first idle stretch: only the exact check could end this deal so early.
     assert after.idle_rebuilds == 0
+
+
+def test_r10_2_a_play_that_leaves_nothing_to_lay_voids_the_deal_with_stock_left() -> None:
+    # 000_…: the deal is void as soon as no card can be laid: checked after every play
+    # that lays or attaches, not only when the stock runs out (6C is still in it here).
+    state = last_turn(["5H 6H 7H", "QS QD QC"], {0: "8H 2C 9D", 1: "4S KD"}, "10C JH", "3D 6C")
+    state = apply(state, 0, Draw(DrawSource.STOCK))[0]
+    eight, two = (pick_from_hand(parse_faces(t), state.hand(0))[0] for t in ("8H", "2C"))
+    after, events = apply(state, 0, Play((Attach(0, (eight,)),), two))
+    ended = events[-1]
+    assert isinstance(ended, DealEnded) and ended.outcome is DealOutcome.VOID
+    assert ended.void_reason == STALL and after.is_over and len(after.stock) == 1
+    # A play that lays nothing changes nothing the check looks at: the deal goes on.
+    calm = last_turn(["5H 6H 7H"], {0: "8H 2C 9D", 1: "4S KD"}, "10C JH", "3D 6C")
+    assert not end_turn(calm, "2C")[0].is_over
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import operation_cards, run_lengths
-from scala40_net.rules import Ruleset
+from scala40_net.rules import DiscardAttachable, Ruleset
 from scala40_net.scenario import CardPool, position
 from scala40_net.search import LayDown, best_opening, best_play, can_open
 
@@ -540,3 +540,42 @@ def test_best_opening_equals_brute_force_with_a_joker_at_every_place(
             place,
         )
         check_play(state, found)
+
+
+def test_r4_6_a_face_is_never_laid_more_often_than_the_hand_holds_it() -> None:
+    # Runs of at most 4 (tradizionale plays 5): 8D 9D on 4D-7D makes six cards, cut 3+3,
+    # and the cut-off piece may take the other 8D. The search once let that attach use both
+    # 8Ds while two new groups used them too, and building the play failed (IndexError).
+    pool = CardPool()
+    table = [pool.meld("4D 5D 6D 7D")]
+    hand = list(pool.cards("8D JK 2S QC 3D 8H 8C 9D 8D 4C JK JK"))
+    state = play_state(hand, table, Ruleset(max_run=4))
+    found = best_play(state)
+    assert found is not None
+    check_play(state, found)
+
+
+def test_r3_2_the_taken_card_put_in_a_jokers_place_is_used() -> None:
+    # AS taken from the pile by an opened player: in place of the joker of AH AD JK=AS it is
+    # used (R3.2), and the freed joker is laid with AH 2H (R7.2).
+    table = [make_meld((54, 13, 53), Face(1, Suit.SPADES))]
+    state = play_state([4, 58, 0, 1, 39], table, opened=True, taken=39)
+    found = best_play(state)
+    assert found is not None and found.relief == brute_best_relief(state) == 24
+    check_play(state, found)
+
+
+def test_r8_2_never_the_best_play_keeps_a_card_that_may_be_discarded() -> None:
+    # 2H 3H 4H laid would leave 8C, which attaches to 5C 6C 7C: under never it may not be
+    # the closing discard, so the best play attaches 8C and keeps a card to discard.
+    pool = CardPool()
+    table = [pool.meld("5C 6C 7C")]
+    hand = list(pool.cards("2H 3H 4H 8C"))
+    rules = Ruleset(discard_attachable=DiscardAttachable.NEVER)
+    state = play_state(hand, table, rules, opened=True)
+    found = best_play(state)
+    assert found is not None and len(found.leftover) == 3
+    check_play(state, found)
+    # Under classic the last card may go: 2H 3H 4H laid, 8C the closing discard.
+    classic = play_state(hand, table, opened=True)
+    assert len(best_play(classic).leftover) == 1  # type: ignore[union-attr]

@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
-from host.bots import InHostTable
+from host.table.bots import InHostTable
 from scala40_net.fairdeal.exchange import SeatExchange
 from scala40_net.fairdeal.spec import cutter_seat
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2

@@ -6,6 +6,7 @@ import time
 from collections import Counter
 
 from scala40_net.actions import Draw, DrawSource, Play, RebuildStock, ReturnDiscard
+from scala40_net.cards import face
 from scala40_net.deal import DealState, Phase, apply, start_deal
 from scala40_net.errors import RuleViolation
 from scala40_net.events import CardsAttached, DealEnded, JokerSwapped, Played
@@ -20,6 +21,7 @@ from scala40_net.rules import (
     LoneAce,
     UnopenedPenalty,
     preset,
+    preset_players,
     with_options,
 )
 
@@ -99,7 +101,41 @@ def play_deal(state: DealState, rng: random.Random, seen: Counter[str]) -> DealS
                 for seat_, penalty in zip(event.seats, event.penalties, strict=True):
                     if seat_ != event.closer:
                         assert penalty >= 0
+                if event.closer is not None:
+                    assert event.penalties == r9_penalties(state, event)
     return state
+
+
+def r9_penalties(state: DealState, ended: DealEnded) -> tuple[int, ...]:
+    """Each seat's points counted again from R9.3-R9.6 as the rules say them, apart from
+    the engine's code: the oracle the simulation holds the engine's scores to."""
+    rules = state.ruleset
+    totals = state.totals or (0,) * len(state.seats)
+    out: list[int] = []
+    for seat, hand, opened, total in zip(
+        state.seats, ended.hands, state.opened, totals, strict=True
+    ):
+        faces = [face(c) for c in hand]
+        value = sum(25 if f.is_joker else 11 if f.rank == 1 else min(f.rank, 10) for f in faces)
+        aces = sum(1 for f in faces if not f.is_joker and f.rank == 1)
+        lone = aces == 1 and len(hand) == 1
+        ace_is_one = {
+            LoneAce.ALWAYS: lone,
+            LoneAce.AT_99: lone and total == rules.bust_at - 2,
+            LoneAce.NEVER: False,
+            LoneAce.SINGLE: aces == 1,
+        }[rules.lone_ace]
+        value -= 10 if ace_is_one else 0
+        doubled = ended.chiusura_in_mano and rules.closing_in_hand_double
+        if seat == ended.closer:
+            out.append(rules.closer_bonus)
+        elif not opened and rules.unopened_penalty is UnopenedPenalty.FLAT100:
+            out.append(100)
+        elif not opened and rules.unopened_penalty is UnopenedPenalty.DOUBLE:
+            out.append(2 * value)
+        else:
+            out.append(value * (2 if doubled else 1))
+    return tuple(out)
 
 
 def first_legal_play_bare(state: DealState, seat: int) -> Play | None:
@@ -120,7 +156,9 @@ def test_simulation_of_random_legal_deals_keeps_every_invariant() -> None:
     started = time.perf_counter()
     for k in range(DEALS):
         name = PRESETS[k % len(PRESETS)]
-        players = 2 + (k // len(PRESETS)) % 5
+        # Every table size the preset is for (semplice: 2 to 4, R1.2).
+        sizes = preset_players(name)
+        players = sizes[(k // len(PRESETS)) % len(sizes)]
         options = {option: choices.choice(values) for option, values in OPTION_VALUES.items()}
         rules = with_options(preset(name, players), **options)
         for option, value in options.items():

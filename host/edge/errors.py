@@ -10,6 +10,8 @@ engine's also carries its reason code and parameters in that metadata, and a
 
 from __future__ import annotations
 
+import re
+
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
@@ -17,9 +19,23 @@ from grpc_status import rpc_status
 
 from host.edge import refusal_words
 from scala40_net import refusals
-from scala40_net.errors import InvalidRuleset, RuleViolation
+from scala40_net.errors import RuleViolation
 
 DOMAIN = "scala40.v1"
+# A file path of the host's machine (two components or more, absolute or home-relative, or
+# a Windows one): the host's files are nobody else's business.
+_SERVER_PATH = re.compile(r"(?<![\w.])(?:~|[A-Za-z]:)?[/\\](?:[\w.\-]+[/\\])+[\w.\-]*")
+
+
+def without_paths(sentence: str) -> str:
+    """``sentence`` with every file path of the host replaced by what it is.
+
+    >>> without_paths("disk I/O error on /srv/scala40/tables/t1.sqlite3")
+    'disk I/O error on (a file of the host)'
+    >>> without_paths("R11.3/R11.4: rientro is played individually")
+    'R11.3/R11.4: rientro is played individually'
+    """
+    return _SERVER_PATH.sub("(a file of the host)", sentence)
 
 
 class Refusal(Exception):
@@ -35,7 +51,7 @@ class Refusal(Exception):
     ) -> None:
         self.code = code
         self.reason = reason
-        self.sentence = sentence
+        self.sentence = without_paths(sentence)  # whoever made it, a refusal names no path
         self.rule = rule
         self.metadata = metadata
         self.violation: RuleViolation | None = None  # the engine's refusal, when it is one
@@ -89,17 +105,6 @@ def precondition(reason: str, sentence: str, rule: str | None = None) -> Refusal
 
 def permission_denied(reason: str, sentence: str) -> Refusal:
     return Refusal(grpc.StatusCode.PERMISSION_DENIED, reason, sentence)
-
-
-def bad_ruleset(error: InvalidRuleset) -> Refusal:
-    """A ruleset the engine cannot play (a new table's, a rematch's): its rule and a sentence."""
-    rule, _, sentence = str(error).partition(": ")
-    return Refusal(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "BAD_RULESET",
-        sentence or rule,
-        rule if sentence else None,
-    )
 
 
 def unauthenticated(sentence: str) -> Refusal:

@@ -28,6 +28,9 @@ TABLES_PER_MINUTE = 10
 WRONG_GUESSES_PER_MINUTE = 20
 # Chat lines per seat per minute.
 CHAT_LINES_PER_MINUTE = 20
+# Seat changes (joining, leaving, seating a bot, freeing a seat) per address per table per
+# minute: a group sits down in a few, while churn from one address cannot flood a table.
+SEAT_CHANGES_PER_MINUTE = 12
 # Spectators per table.
 SPECTATORS_PER_TABLE = 20
 # How often one kind of log line is written for one peer.
@@ -134,6 +137,7 @@ class Limits:
     guesses: Window = field(init=False)
     tables: Window = field(init=False)
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
+    seat_changes: Window = field(default_factory=lambda: Window(SEAT_CHANGES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
     streams: dict[str, int] = field(default_factory=dict)  # open streams by connection
 
@@ -186,6 +190,15 @@ class Limits:
             f"{table_id}/{seat}",
             "TOO_MUCH_CHAT",
             f"at most {CHAT_LINES_PER_MINUTE} chat lines a minute per seat",
+        )
+
+    def seat_change(self, table_id: str, peer: str) -> None:
+        """One more join, leave, bot seated or seat freed at ``table_id`` from this address."""
+        self.seat_changes.take(
+            f"{table_id}/{address_of(peer)}",
+            "TOO_MANY_SEAT_CHANGES",
+            f"at most {SEAT_CHANGES_PER_MINUTE} seat changes a minute at one table from one "
+            "address: wait a little",
         )
 
     def stream_opened(self, peer: str) -> None:

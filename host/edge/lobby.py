@@ -9,13 +9,13 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 import grpc
 
 from host.edge import auth
-from host.edge.errors import Refusal, bad_ruleset, malformed, permission_denied
+from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
+from host.edge.rulesets import table_ruleset
 from host.journal.registry import Registry
+from host.table import durations
 from host.table.table import Table
 from host.table.task import TableTask
-from scala40_net import wire
-from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
@@ -37,17 +37,7 @@ ForTable = TypeVar("ForTable", bound=_NamesTable)
 Response = TypeVar("Response")
 
 
-# The turn clock and the grace period a table may choose (CreateTableRequest, in seconds).
-TURN_SECONDS = range(2, 601)
-GRACE_SECONDS = range(1, 601)
-
-
-def _check_clock(request: lobby_pb2.CreateTableRequest) -> None:
-    """turn_seconds 0 (off) or 2..600, grace_seconds 1..600, a known stand-in level."""
-    if request.HasField("turn_seconds") and request.turn_seconds not in (0, *TURN_SECONDS):
-        raise malformed(f"turn_seconds is 0 (no clock) or 2..600, not {request.turn_seconds}")
-    if request.HasField("grace_seconds") and request.grace_seconds not in GRACE_SECONDS:
-        raise malformed(f"grace_seconds is 1..600, not {request.grace_seconds}")
+def _check_stand_in(request: lobby_pb2.CreateTableRequest) -> None:
     if request.stand_in_level not in lobby_pb2.BotLevel.values():
         raise malformed(f"stand_in_level {request.stand_in_level} is not a known bot level")
 
@@ -76,7 +66,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
-        _check_clock(request)
+        durations.check(request)
+        _check_stand_in(request)
         self._limits.new_table(context.peer())
         if self._registry.live_count() >= MAX_TABLES:
             raise Refusal(
@@ -84,12 +75,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 "TOO_MANY_TABLES",
                 f"this host runs at most {MAX_TABLES} tables whose match is not over",
             )
-        try:
-            ruleset = wire.ruleset_from_pb(request.ruleset, request.seats)
-        except wire.WireError as error:
-            raise malformed(str(error)) from None
-        except InvalidRuleset as error:
-            raise bad_ruleset(error) from None
+        ruleset = table_ruleset(request.ruleset, request.seats)
         table = await self._registry.create_table(request, ruleset)
         return lobby_pb2.CreateTableResponse(table_id=table.table_id)
 
@@ -119,6 +105,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         task = self._registry.get(request.table_id)
         password = request.password if request.HasField("password") else None
         await self._check_password(task, password, context.peer())
+        self._limits.seat_change(request.table_id, context.peer())
         return await task.call(lambda table: table.join(request))
 
     async def SpectateTable(
@@ -138,17 +125,23 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         return principal.seat
 
     async def _as_own_seat(
-        self, act: Callable[[Table, int, ForTable], Response], request: ForTable
+        self,
+        act: Callable[[Table, int, ForTable], Response],
+        request: ForTable,
+        seat_change: str | None = None,
     ) -> Response:
-        """Hand ``act`` of the caller's seat at the table the request names to its task."""
+        """Hand ``act`` of the caller's seat at the table the request names to its task;
+        ``seat_change``: the caller's peer, when the act changes a seat (rate-limited)."""
         seat = self._own_seat(request.table_id)
+        if seat_change is not None:
+            self._limits.seat_change(request.table_id, seat_change)
         task = self._registry.get(request.table_id)
         return await task.call(lambda table: act(table, seat, request))
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
-        answer = await self._as_own_seat(Table.leave, request)
+        answer = await self._as_own_seat(Table.leave, request, seat_change=context.peer())
         # The seat's streams end now: its private events are no longer the leaver's to read.
         task = self._registry.get(request.table_id)
         task.fanout.close_seat(auth.current_principal().seat)
@@ -157,9 +150,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
-        return await self._as_own_seat(Table.add_bot, request)
+        return await self._as_own_seat(Table.add_bot, request, seat_change=context.peer())
 
     async def StartMatch(
         self, request: lobby_pb2.StartMatchRequest, context: Context
     ) -> lobby_pb2.StartMatchResponse:
-        return await self._as_own_seat(Table.start_match, request)
+        return await self._as_own_seat(Table.start_match_asked, request)

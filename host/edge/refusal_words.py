@@ -37,6 +37,10 @@ BY_REASON: dict[str, str] = {
     "TABLE_FULL": N_("every seat of this table is taken"),
     "TOO_MANY_TABLES": N_("this host has no room for another table"),
     "FELL_BEHIND": N_("the connection fell behind the table: it catches up by itself"),
+    "NOT_ABSENT": N_("that player is here: only an absent seat is decided for"),
+    "NO_MORE_TIME": N_("that seat has had all the extra time it may have this deal"),
+    "NOT_THE_DECIDER": N_("only the table's first player may do that"),
+    "TOO_MANY_SEAT_CHANGES": N_("too many seat changes at this table: wait a little"),
 }
 
 

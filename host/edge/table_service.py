@@ -167,6 +167,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.DecideAbsenceRequest, context: Context
     ) -> table_pb2.DecideAbsenceResponse:
         task, seat = self._seat()
+        if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
+            self._limits.seat_change(task.table_id, context.peer())
         return await task.call(lambda table: task.decide_absence(table, seat, request))
 
     async def Ready(

@@ -338,6 +338,7 @@ async def run_bot_seat(
                 )
             if task.settings.bot_delay:
                 await asyncio.sleep(task.settings.bot_delay)
+            await task.awake()  # a table nobody watches waits, its bots too
             try:
                 await driver.step()
             except (HostRefusal, ExchangeError) as refusal:

@@ -18,6 +18,7 @@ import grpc
 from host.edge.errors import Refusal, malformed, not_found, precondition
 from host.journal import journaled
 from host.journal.sqlite import Extras
+from host.table import durations
 from host.table.between_deals import BetweenDeals
 from host.table.outbox import EntryDraft
 from host.table.scribe import MadeEvent, Scribe
@@ -327,8 +328,11 @@ class DealCycle:
     @functools.cached_property
     def between_deals(self) -> BetweenDeals:
         config = self.state.config
-        seconds = config.between_deals_seconds if config.HasField("between_deals_seconds") else None
-        return BetweenDeals(self._settings.between_deals if seconds is None else float(seconds))
+        if not config.HasField("between_deals_seconds"):
+            return BetweenDeals(self._settings.between_deals)
+        return BetweenDeals(
+            float(durations.held("between_deals_seconds", config.between_deals_seconds))
+        )
 
     def _pause_if_due(self) -> None:
         """A deal is due: pause first for the people at the table the host's choices name

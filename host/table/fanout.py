@@ -7,6 +7,10 @@ there). So one slow client can never stall the table that publishes. What a
 queue holds is the stream message already serialized (``prepare``): once per
 distinct message, shared by every stream that sends the same bytes, and made
 while the journal commits, so that only the hand-over is left once it has.
+
+Before its match a table keeps far fewer events (``keep_waiting``): they are
+only seats taken and given up, chat and connections, which a snapshot says as
+they are now, so people joining and leaving without end cannot fill the log.
 """
 
 from __future__ import annotations
@@ -94,11 +98,16 @@ class Subscriber:
 class Fanout:
     """The recent events of one table and the streams that follow them."""
 
-    def __init__(self, keep: int = 100_000, queue_size: int = 256) -> None:
+    def __init__(
+        self, keep: int = 100_000, queue_size: int = 256, keep_waiting: int = 1_000
+    ) -> None:
         self._records: deque[Record] = deque(maxlen=keep)
         self._subscribers: set[Subscriber] = set()
         self._queue_size = queue_size
+        self._keep_waiting = keep_waiting
         self.last_seq = 0
+        # Set by the table's task while its match has not started: the short log.
+        self.waiting = False
 
     @property
     def oldest_kept_seq(self) -> int:
@@ -106,6 +115,10 @@ class Fanout:
 
     def subscriber_count(self) -> int:
         return len(self._subscribers)
+
+    def watched(self) -> bool:
+        """Whether anyone follows the table: a seat's or a spectator's stream (not a host bot)."""
+        return any(not s.internal for s in self._subscribers)
 
     def connected_seats(self) -> set[int]:
         return {s.seat for s in self._subscribers if s.seat is not None and not s.internal}
@@ -118,6 +131,8 @@ class Fanout:
             ready = prepare(record)
         self._records.append(record)
         self.last_seq = record.seq
+        while self.waiting and len(self._records) > self._keep_waiting:
+            self._records.popleft()  # older than that, a stream starts from a snapshot
         for subscriber in list(self._subscribers):
             try:
                 subscriber.queue.put_nowait(ready.for_seat(subscriber.seat))

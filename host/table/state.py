@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from host.table import durations
 from scala40_net import deal, match, rules, wire
 from scala40_net.fairdeal.exchange import HostExchange
 from scala40_net.fairdeal.record import DealRecorder
@@ -23,6 +24,8 @@ class TableSettings:
     reveal_timeout: float = 30.0
     queue_size: int = 256
     keep_events: int = 100_000
+    # Events kept while the match has not started (seats, chat, connections: host.table.fanout).
+    keep_waiting_events: int = 1_000
     # A pause before each bot move, so people can follow; 0 in tests and benchmarks.
     bot_delay: float = 0.0
     # A finished match stays live this long (its seats fetch the last records), then is archived.
@@ -31,6 +34,9 @@ class TableSettings:
     idle_removal: float = 1800.0
     # The pause between deals when the table's config does not set one (host.table.between_deals).
     between_deals: float = 20.0
+    # A match with nobody watching (no seat's or spectator's stream open) this long pauses:
+    # its host bots and clocks wait until someone opens a stream (host.table.task).
+    nobody_there: float = 300.0
     # The turn clock and the grace period of a table that does not set its own.
     turn_seconds: int = 90
     grace_seconds: int = 60
@@ -127,10 +133,14 @@ class TableState:
             seats=[SeatState(n) for n in range(config.seats)],
             password=config.password if config.HasField("password") else None,
             turn_seconds=(
-                config.turn_seconds if config.HasField("turn_seconds") else settings.turn_seconds
+                durations.held("turn_seconds", config.turn_seconds)
+                if config.HasField("turn_seconds")
+                else settings.turn_seconds
             ),
             grace_seconds=(
-                config.grace_seconds if config.HasField("grace_seconds") else settings.grace_seconds
+                durations.held("grace_seconds", config.grace_seconds)
+                if config.HasField("grace_seconds")
+                else settings.grace_seconds
             ),
         )
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 
-from host.edge.errors import bad_ruleset, malformed, permission_denied, precondition
+from host.edge.errors import malformed, permission_denied, precondition
+from host.edge.rulesets import bad_ruleset, table_ruleset
 from host.journal import journaled
 from host.table.deal_cycle import DealCycle
 from host.table.links import TableLinks
@@ -227,6 +228,19 @@ class Table:
         )
         return table_pb2.SendChatResponse()
 
+    def start_match_asked(
+        self, seat: int, request: lobby_pb2.StartMatchRequest
+    ) -> lobby_pb2.StartMatchResponse:
+        """A seated player asks to start the match: only the table's first player (the first
+        person who joined and is still seated, ``decider``) may, so a stranger who takes a
+        free seat cannot start a friend's table early. (A journal's start is played back
+        by ``start_match`` as it was accepted.)"""
+        if self.state.phase == lobby_pb2.TABLE_PHASE_WAITING and seat != self.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER", "only the first person who joined this table starts its match"
+            )
+        return self.start_match(seat, request)
+
     @journaled.START.accepts
     def start_match(
         self, seat: int, request: lobby_pb2.StartMatchRequest
@@ -285,11 +299,9 @@ class Table:
                 "NOT_THE_DECIDER",
                 "only the first player at the table changes the rules of a rematch",
             )
+        ruleset = table_ruleset(rules, len(state.seats))
         try:
-            ruleset = wire.ruleset_from_pb(rules, len(state.seats))
             ruleset.check_players(sum(1 for s in state.seats if s.taken))
-        except wire.WireError as error:
-            raise malformed(str(error)) from None
         except InvalidRuleset as error:
             raise bad_ruleset(error) from None
         # A new config, not the old one changed: the task rebuilds a table from the config

@@ -10,6 +10,12 @@ rebuilt from its journal, the caller is told why, and the table serves on.
 The table's deadline, its turn clock and the grace periods of absent
 players (``host.table.turn_clock``, ``host.table.absences``) wake the task even when
 nobody calls.
+
+A match nobody watches (no seat's or spectator's stream open) for
+``TableSettings.nobody_there`` seconds pauses: its host bots, its clocks and its
+deadline wait, so a table of bots left alone neither burns a core nor fills its
+journal. The first stream opened resumes it where it was (nothing is journaled:
+a pause is not part of the match).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal.recovery import play_back
 from host.journal.sqlite import Journal, JournalWriteFailed
-from host.table.absences import Absences
+from host.table.absences import MORE_TIME_PER_DEAL, Absences
 from host.table.deadline import Deadline
 from host.table.fanout import Fanout, Ready, Subscriber, prepare
 from host.table.links import LiveChoices, TableLinks
@@ -69,7 +75,10 @@ class TableTask:
         self.identity = identity
         self.tokens = tokens
         self.settings = settings
-        self.fanout = Fanout(settings.keep_events, settings.queue_size)
+        self.fanout = Fanout(
+            settings.keep_events, settings.queue_size, settings.keep_waiting_events
+        )
+        self.fanout.waiting = True  # a table is created waiting; _watch follows its phase
         self.deadline = Deadline()
         self.clock = TurnClock()
         self.absences = Absences()
@@ -85,6 +94,10 @@ class TableTask:
         self.broken: str | None = None  # why the table can no longer take moves, if it cannot
         self._back: list[int] = []  # seats whose players came back, to hand back after the job
         self._presence_pending: set[int] = set()  # seats whose connection news is due
+        self._nobody_since: float | None = None  # loop time the last stream closed, in a match
+        self._awake = asyncio.Event()  # cleared while the table is paused
+        self._awake.set()
+        self._deadline_held: float | None = None  # what a paused table's deadline had left
 
     def _new_table(self) -> Table:
         """The table as created, before its journal is played back into it."""
@@ -108,6 +121,7 @@ class TableTask:
         A job the journal ends inside of (written by an older host that crashed
         in it) is finished now and written as one job before anyone is told of it.
         """
+        self.fanout.waiting = False  # the whole log is read back; start() says which to keep
         rest = play_back(self.table, self.journal, self.fanout.publish)
         entries, records, _ = rest.take()
         if entries:
@@ -166,7 +180,13 @@ class TableTask:
         self, table: Table, caller: int, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
         """The deciding seat hands an absent seat to a host bot now, or gives it more time;
-        before the match, it frees a seat somebody took."""
+        before the match, it frees a seat somebody took.
+
+        Absent is a person's seat with no event stream open: a player who is here
+        (the decider included) plays their own turns. More time is bounded
+        (``Absences.more_time``), so the table never waits on one seat longer than
+        its clock plus the grace period, whatever is decided.
+        """
         if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
             table.free_seat(caller, request.seat)
             return table_pb2.DecideAbsenceResponse()
@@ -178,20 +198,37 @@ class TableTask:
         seats = table.state.seats
         if request.seat >= len(seats) or not seats[request.seat].taken:
             raise malformed(f"seat {request.seat} has no player at this table")
-        seat = seats[request.seat]
-        if seat.is_bot or seat.away:
-            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
-        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
-            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
-        elif request.choice == table_pb2.ABSENCE_CHOICE_MORE_TIME:
-            self.absences.more_time(request.seat)
-            if self.clock.seat == request.seat:
-                self.clock.restart(table)
-        else:
+        if request.choice not in (
+            table_pb2.ABSENCE_CHOICE_HAND_TO_BOT,
+            table_pb2.ABSENCE_CHOICE_MORE_TIME,
+        ):
             raise malformed(
                 "choose ABSENCE_CHOICE_HAND_TO_BOT, ABSENCE_CHOICE_MORE_TIME or "
                 "ABSENCE_CHOICE_FREE_SEAT"
             )
+        seat = seats[request.seat]
+        if table.state.phase != lobby_pb2.TABLE_PHASE_PLAYING:
+            raise precondition("NOT_ABSENT", "no match is being played: nobody is absent")
+        if seat.is_bot or seat.away:
+            raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
+        if request.seat == caller or request.seat in self.fanout.connected_seats():
+            raise precondition(
+                "NOT_ABSENT",
+                f"seat {request.seat}'s player is connected: only a seat with no event "
+                "stream is decided for",
+            )
+        if request.choice == table_pb2.ABSENCE_CHOICE_HAND_TO_BOT:
+            table.mark_away(request.seat, lobby_pb2.AWAY_REASON_HANDED_OVER)
+            return table_pb2.DecideAbsenceResponse()
+        deal_no = table.state.deal_no
+        if not self.absences.more_time(request.seat, deal_no, table.state.grace_seconds):
+            raise precondition(
+                "NO_MORE_TIME",
+                f"seat {request.seat} had its {MORE_TIME_PER_DEAL} extensions this deal: "
+                "hand it to a host bot or wait",
+            )
+        if self.clock.seat == request.seat:
+            self.clock.more_time(table, table.state.grace_seconds)
         return table_pb2.DecideAbsenceResponse()
 
     def subscribe(
@@ -205,10 +242,62 @@ class TableTask:
                 f"after_seq {after_seq} is after the table's last event {self.fanout.last_seq}",
             )
 
+        self._resume_if_paused()
+
         def snapshot() -> table_pb2.TableEvent:
             return table_pb2.TableEvent(seq=self.fanout.last_seq, snapshot=self.view(seat))
 
         return self.fanout.subscribe(seat, after_seq, snapshot)
+
+    # --- Nobody watching: the table pauses ---------------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        return not self._awake.is_set()
+
+    async def awake(self) -> None:
+        """Return once the table is not paused (at once, mostly): a host bot waits on it."""
+        await self._awake.wait()
+
+    def _pause_left(self) -> float | None:
+        """Seconds until a match nobody watches pauses; None when someone watches (or no
+        match is being played, or it is paused already)."""
+        playing = self.table.state.phase == lobby_pb2.TABLE_PHASE_PLAYING
+        if not playing or self.paused or self.fanout.watched():
+            self._nobody_since = None
+            return None
+        now = asyncio.get_running_loop().time()
+        if self._nobody_since is None:
+            self._nobody_since = now
+        return max(0.0, self._nobody_since + self.settings.nobody_there - now)
+
+    def _pause_if_due(self) -> bool:
+        """Pause the table if nobody has watched it for long enough; whether it is paused."""
+        left = self._pause_left()
+        if left is not None and left <= 0:
+            self._pause()
+        return self.paused
+
+    def _pause(self) -> None:
+        self._awake.clear()
+        self._nobody_since = None
+        self._deadline_held = self.deadline.remaining() if self.deadline.armed else None
+        log.info(
+            "table %s: nobody has watched for %.0f s: paused until a stream opens",
+            self.table_id,
+            self.settings.nobody_there,
+        )
+
+    def _resume_if_paused(self) -> None:
+        """Someone opens a stream: the paused table goes on, its clocks where they were."""
+        if not self.paused:
+            return
+        self._awake.set()
+        if self._deadline_held is not None and self.deadline.armed:
+            self.deadline.arm(self._deadline_held)
+        self._deadline_held = None
+        self.clock.restart(self.table)
+        log.info("table %s: a stream opened: the table goes on", self.table_id)
 
     def stream_opened(self, seat: int) -> None:
         """A seat's event stream opened: an away player who reconnects gets the seat back at
@@ -245,6 +334,7 @@ class TableTask:
     async def _run(self) -> None:
         while True:
             try:
+                self._pause_if_due()  # also between the jobs of bots that never stop
                 wait = self._next_wake()
                 if self._inbox.qsize() or wait is None:
                     item = await self._inbox.get()
@@ -260,16 +350,23 @@ class TableTask:
 
     def _next_wake(self) -> float | None:
         """Seconds until the first of the deadline, the turn clock and a grace period."""
+        pause = self._pause_left()
+        if self.paused:
+            return None  # only a call (a stream opening) wakes a paused table
         times = [
             self.deadline.remaining() if self.deadline.armed else None,
             self.clock.remaining(),
             self.absences.remaining(self.table.state.grace_seconds),
+            pause,
         ]
         due = [t for t in times if t is not None]
         return min(due) if due else None
 
     async def _wake(self) -> None:
-        """Whatever is due: the fair-deal or rientro deadline, a turn, a grace period."""
+        """Whatever is due: the fair-deal or rientro deadline, a turn, a grace period; or,
+        nobody watching for a while, the pause of the whole table."""
+        if self._pause_if_due():
+            return
         if self.deadline.armed and self.deadline.remaining() <= 0:
             self.deadline.clear()
             await self._run_job(lambda table: table.deadline_passed(), None)
@@ -279,10 +376,11 @@ class TableTask:
             self.clock.restart(self.table)  # not saved: tried again a whole turn later
         for seat in self.absences.due(self.table.state.grace_seconds):
             if not await self._run_job(_gone(seat), None):
-                self.absences.more_time(seat)  # not saved: tried again a grace period later
+                self.absences.retry(seat)  # not saved: tried again a grace period later
 
     def _watch(self) -> None:
-        """After a job: the turn clock and the grace periods follow the table."""
+        """After a job: the turn clock, the grace periods and the event log follow the table."""
+        self.fanout.waiting = self.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
         self.clock.watch(self.table)
         self._back = self.absences.watch(self.table, self.fanout)
 
@@ -365,8 +463,13 @@ class TableTask:
             if rest.entries:  # this host's journals end at job boundaries
                 raise ValueError("the journal ends inside a job")
         except Exception as error:  # the journal itself went bad under the running table
-            log.exception("table %s: could not be rebuilt from its journal", self.table_id)
-            self.broken = f"its journal {self.journal.path} can no longer be played back: {error}"
+            log.exception(
+                "table %s: could not be rebuilt from its journal %s",
+                self.table_id,
+                self.journal.path,
+            )
+            # The log names the file; the players are told what it means for them.
+            self.broken = f"its journal can no longer be played back ({error}): moves are refused"
             return
         table.links.outbox = self._outbox
         self.table = table

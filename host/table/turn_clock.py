@@ -23,20 +23,30 @@ class TurnClock:
     def __init__(self) -> None:
         self._turn: TurnKey | None = None
         self._due: float | None = None
+        self._started: float | None = None
 
     def watch(self, table: Table) -> None:
         """After a job: a new turn starts the clock, no turn stops it."""
         key = _turn_of(table)
         if key is None or not table.state.turn_seconds:
-            self._turn = self._due = None
+            self._turn = self._due = self._started = None
         elif key != self._turn:
             self._turn = key
-            self._due = _now() + table.state.turn_seconds
+            self._started = _now()
+            self._due = self._started + table.state.turn_seconds
 
     def restart(self, table: Table) -> None:
         """The running turn starts its clock again (more time was given)."""
         self._turn = None
         self.watch(table)
+
+    def more_time(self, table: Table, grace_seconds: float) -> None:
+        """The running turn's clock starts again, but the turn never lasts longer than its
+        clock plus the grace period (the liveness rule, whatever anyone decides)."""
+        if self._due is None or self._started is None:
+            return
+        latest = self._started + table.state.turn_seconds + grace_seconds
+        self._due = min(_now() + table.state.turn_seconds, latest)
 
     @property
     def seat(self) -> int | None:

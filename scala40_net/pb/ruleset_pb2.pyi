@@ -47,6 +47,7 @@ class LoneAce(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LONE_ACE_ALWAYS: _ClassVar[LoneAce]
     LONE_ACE_AT_99: _ClassVar[LoneAce]
     LONE_ACE_NEVER: _ClassVar[LoneAce]
+    LONE_ACE_SINGLE: _ClassVar[LoneAce]
 
 class UnopenedPenalty(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -90,6 +91,7 @@ LONE_ACE_UNSPECIFIED: LoneAce
 LONE_ACE_ALWAYS: LoneAce
 LONE_ACE_AT_99: LoneAce
 LONE_ACE_NEVER: LoneAce
+LONE_ACE_SINGLE: LoneAce
 UNOPENED_PENALTY_UNSPECIFIED: UnopenedPenalty
 UNOPENED_PENALTY_FLAT100: UnopenedPenalty
 UNOPENED_PENALTY_DOUBLE: UnopenedPenalty

@@ -207,9 +207,10 @@ class TableServiceServicer:
 
     def DecideAbsence(self, request, context):
         """For the seat that decides absences (SeatInfo.decides_absences): hand a
-        seat whose player is gone (no stream, or its turn clock running) to a host
-        bot at once, or give it more time; before the match, free a seat someone
-        took.
+        seat whose player is gone (no event stream open) to a host bot at once, or
+        give it more time (at most twice per deal, never past its turn clock plus
+        the grace period); before the match, free a seat someone took. Any other
+        seat is FAILED_PRECONDITION NOT_ABSENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

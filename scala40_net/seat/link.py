@@ -4,7 +4,7 @@ again unchanged while the host may not have had it, over gRPC or straight to the
 A ``SeatLink`` says the seat's moves (draw, play, the fair deal's commitment and
 reveal, the answer to a rientro, ready) in the contract's messages and hands
 them to a ``TableTransport``: ``GrpcTable`` for a seat in another process (the
-client, ``scala40-bot``), or the host's own for its bots (``host.bots``). A
+client, ``scala40-bot``), or the host's own for its bots (``host.table.bots``). A
 request the host could not be reached with, or could not save, is sent again
 with the same request id (the host applies it once) after the pauses of
 ``BACKOFF_SECONDS``; every refusal comes back as a ``HostRefusal``.
