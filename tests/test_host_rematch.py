@@ -93,6 +93,19 @@ async def test_a_rematch_is_agreed_by_everyone_seated_and_survives_a_restart(
         assert await refused(
             served.table.Rematch(rematch("bea-rules", semplice), metadata=bea.metadata)
         ) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_THE_DECIDER")
+        # Rules the table cannot play are refused and change nothing either: one deck for
+        # three, the stall rule off (R10.2).
+        seq = (await view(served, ada)).seq
+        one_deck = ruleset_pb2.Ruleset(options=ruleset_pb2.RulesetOptions(decks=1))
+        endless = ruleset_pb2.Ruleset(options=ruleset_pb2.RulesetOptions(stall_rebuilds=0))
+        for bad in (one_deck, endless):
+            assert await refused(
+                served.table.Rematch(
+                    rematch(f"bad-{bad.options.decks}", bad), metadata=ada.metadata
+                )
+            ) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RULESET")
+        after = await view(served, ada)
+        assert after.seq == seq and after.view.table.preset == ruleset_pb2.PRESET_CLASSIC
         # Bea agrees to the same rules; then Ada changes them, which asks Bea again.
         await served.table.Rematch(rematch("bea-1"), metadata=bea.metadata)
         await served.table.Rematch(rematch("ada-1", semplice), metadata=ada.metadata)
