@@ -29,6 +29,8 @@ ENGINE_PO = ROOT / "scala40_net" / "locale" / "it" / "LC_MESSAGES" / "scala40.po
 BORDERS = "│┃║┐┘┤╮╯"
 RULES = set("─━═┌└├┬┴┼╭╰|")
 CARD = r"(?:10|[2-9AJQK])[♥♦♣♠]|JK"
+# The one-letter words that end a sentence's row: "12 s", "a", "e", "o", "è".
+ONE_LETTER_WORDS = frozenset("saeoèiAI")
 # Values a sentence is filled with, whole: numbers and scores, cards, times, paths, ids.
 VALUE = re.compile(
     rf"^[\[(]*(?:[-+]?\d+(?:[.,:/]\d+)*(?:%|s)?|{CARD}|\S*/\S+\.json|[0-9a-f]{{12}})[\])\].,:;!·]*$"
@@ -66,7 +68,9 @@ def _whole_words(lang: str) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]
     for sentence in _sentences(lang):
         for word in _parts(sentence):
             if "{}" not in word:
-                literal.add(word)
+                # A key's letter ("r refresh") is no whole word at a row's end: "(new: r" is cut.
+                if len(word) > 1 or not word.isalpha() or word in ONE_LETTER_WORDS:
+                    literal.add(word)
             elif word.strip("{}()[]:,.;·") != "":
                 # "({}" may end in anything, but not be only a field: a lone field is a value.
                 pieces = [re.escape(p) for p in word.split("{}")]
