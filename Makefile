@@ -6,14 +6,23 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test lint bench proto messages clean play host soak
 
-# The venv is (re)installed whenever the project's own dependency list changes.
+# The venv is (re)installed whenever the project's own dependency list changes: for playing
+# (make play, make host) only what the game needs; for the tests and tools (make test, lint
+# …) the development extras too. pip shows its progress: the first install downloads.
 # The build tools' own deprecation notices are for this file's authors, not for a player.
-$(STAMP): pyproject.toml
-	@echo "Installing Scala 40 and its tools into $(VENV) (about a minute, the first time only)..."
+PLAY_STAMP := $(VENV)/.installed-play
+$(PLAY_STAMP): pyproject.toml
+	@echo "Installing Scala 40 into $(VENV) (the first time only; see README: The first run)..."
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install --quiet --upgrade pip
-	@PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --progress-bar on -e .
+	@touch $(PLAY_STAMP)
+	@echo "Installed."
+
+$(STAMP): pyproject.toml
+	@echo "Installing Scala 40 and its development tools into $(VENV) (the first time only)..."
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@PYTHONWARNINGS=ignore $(PY) -m pip install --progress-bar on -e '.[dev]'
+	@touch $(STAMP) $(PLAY_STAMP)
 	@echo "Installed."
 
 # The packages' docstring examples are tests too (--doctest-modules): an example that no
@@ -65,11 +74,11 @@ clean:
 
 # A game against 3 bots: a host inside the client process on 127.0.0.1 and a free port;
 # leaving the game stops it. ARGS passes options on, e.g. make play ARGS="--lang en".
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(VENV)/bin/scala40-play $(ARGS)
 
 # A host for the LAN on every interface, with TLS; it prints the invite others join with
 # (scala40 'scala40://ADDRESS:PORT/?fp=…'), which pins its fingerprint.
 HOST_PORT ?= 4040
-host: $(STAMP)
+host: $(PLAY_STAMP)
 	$(VENV)/bin/scala40-host --listen 0.0.0.0:$(HOST_PORT) $(ARGS)

@@ -58,6 +58,7 @@ async def serve(data_dir: Path) -> None:
         seat_requests_per_second=1e9,
         tables_per_minute=10**9,
         streams_per_connection=10**9,
+        streams_per_address=10**9,
     )
     host = Host("127.0.0.1:0", data_dir, settings, insecure=True, limits=limits)
     started = time.perf_counter()

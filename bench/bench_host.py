@@ -71,6 +71,7 @@ async def serve(data_dir: Path) -> None:
             seat_requests_per_second=1e9,
             tables_per_minute=10**9,
             streams_per_connection=10**9,
+            streams_per_address=10**9,
         ),
     )
     await host.start()

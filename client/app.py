@@ -29,7 +29,7 @@ from prompt_toolkit.widgets import TextArea
 from client import commands as c
 from client import keys, render
 from client.cardtext import face_label, typed_label
-from client.connection import HostRefusal, TableLink
+from client.connection import HostRefusal, TableLink, failure_words
 from client.fairdeal import FairDealDriver
 from client.i18n import Text
 from client.layout import build_layout
@@ -42,6 +42,13 @@ from scala40_net import refusals
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+
+# What ``absent`` sends for each choice (DecideAbsence).
+_ABSENCE_CHOICES = {
+    "bot": table_pb2.ABSENCE_CHOICE_HAND_TO_BOT,
+    "wait": table_pb2.ABSENCE_CHOICE_MORE_TIME,
+    "free": table_pb2.ABSENCE_CHOICE_FREE_SEAT,
+}
 
 
 class CommandCompleter(Completer):
@@ -334,6 +341,14 @@ class TableScreen:
         self.invalidate()
 
     def say_refusal(self, refusal: HostRefusal | RuleViolation) -> None:
+        words = failure_words(refusal, self.session.host)
+        if words is not None:  # the network's or trust's failure, not a rule's: said as such
+            detail = refusal.line if isinstance(refusal, HostRefusal) else str(refusal)
+            logging.getLogger(__name__).warning("the link to the host: %s", detail)
+            self.session.say_failure(words)
+            self.model.note(words[0], **words[1])
+            self.invalidate()
+            return
         if isinstance(refusal, HostRefusal):
             sentence = refusal.message
         else:  # the local engine's, while planning: in the screen's language
@@ -418,6 +433,8 @@ class TableScreen:
                 self._start(command)
             case c.RientroCmd():
                 self._answer_rientro(command)
+            case c.AbsentCmd():
+                self._decide_absence(command)
             case _:
                 assert_never(command)
 
@@ -587,6 +604,33 @@ class TableScreen:
             start = self.start_match
             self._send(lambda link: start())
 
+    def _decide_absence(self, cmd: c.AbsentCmd) -> None:
+        """The first player's decision for an absent seat; the host checks who may decide."""
+        if not self._seated():
+            return
+        if cmd.seat == self.model.my_seat:
+            raise c.CommandError("err_absent_self")
+        choice = _ABSENCE_CHOICES[cmd.choice]
+        name = self.model.name_of(cmd.seat)
+
+        async def decide(link: TableLink) -> None:
+            await link.decide_absence(cmd.seat, choice)
+            self.session.say(NoticeKind.OK, f"absence_{cmd.choice}_done", name=name)
+            self.invalidate()
+
+        self._send(decide)
+
+    def offer_absence(self) -> None:
+        """The key for the absent-seat decision: the command line, written up to the choice."""
+        absent = self.model.absent_seats()
+        if not absent:
+            self.say_error("err_nobody_absent")
+            return
+        self.input_field.buffer.text = f"{self.word('absent')} {absent[0]} "
+        self.input_field.buffer.cursor_position = len(self.input_field.buffer.text)
+        self.app.layout.focus(self.input_field)
+        self.session.say(NoticeKind.INFO, "absent_prompt", name=self.model.name_of(absent[0]))
+
     def _answer_rientro(self, cmd: c.RientroCmd) -> None:
         if not self._seated():
             return
@@ -619,7 +663,9 @@ class TableScreen:
                 try:
                     await link.follow(self.on_event, self.on_link)
                 except HostRefusal as refusal:
-                    self._forget_seat()  # the host no longer knows this seat's token
+                    self.session.link = LinkState.GIVEN_UP
+                    if failure_words(refusal, self.session.host) is None:
+                        self._forget_seat()  # the host no longer knows this seat's token
                     self.say_refusal(refusal)
 
             self.session.link = LinkState.CONNECTING

@@ -40,6 +40,7 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "new": ("new", "nuova"),
     "scores": ("scores", "punti"),
     "back": ("back", "torno"),
+    "absent": ("absent", "assente"),
 }
 ALIASES = {
     "?": "help",
@@ -50,6 +51,14 @@ ALIASES = {
     "hints": "hint",
     "buy-back": "buyback",
     "ritiro": "retire",
+}
+# What ``absent`` decides for an absent seat, in both languages.
+ABSENCE_WORDS = {
+    "bot": "bot",
+    "wait": "wait",
+    "aspetta": "wait",
+    "free": "free",
+    "libera": "free",
 }
 # The answers ``rientro`` takes (R11.3), in both languages.
 _YES = {"yes", "y", "sì", "si", "s", "ok"}
@@ -196,6 +205,15 @@ class BackCmd:
 
 
 @dataclass(frozen=True)
+class AbsentCmd:
+    """The first player's decision for a seat whose player is not there: a host bot plays it
+    ("bot"), its player gets more time ("wait"), or, before the match, it is freed ("free")."""
+
+    seat: int
+    choice: str
+
+
+@dataclass(frozen=True)
 class RientroCmd:
     """The answer to a buy-back offer after busting (R11.3): buy back in, or retire."""
 
@@ -224,6 +242,7 @@ Command = (
     | NewMatchCmd
     | ScoresCmd
     | BackCmd
+    | AbsentCmd
 )
 
 _BY_WORD: dict[str, str] = {
@@ -340,6 +359,10 @@ def parse_command(text: str, lang: str = "en") -> Command:
         if len(words) != 1 or not words[0].isdigit():
             raise CommandError("err_cut_not_number", word=rest)
         return CutCmd(int(words[0]))
+    if name == "absent":
+        if len(words) != 2 or not words[0].isdigit() or words[1].lower() not in ABSENCE_WORDS:
+            raise CommandError("err_absent_usage")
+        return AbsentCmd(int(words[0]), ABSENCE_WORDS[words[1].lower()])
     if name == "rientro":
         answer = words[0].lower() if len(words) == 1 else ""
         if answer not in _YES | _NO:

@@ -7,7 +7,9 @@ backoff and resubscribes after the last sequence number the view model has seen
 Moves carry a request id and that sequence number; a call lost to a dropped
 connection is sent again with the same id, which the host applies once
 (``seat.link``). Every refusal comes back as ``HostRefusal`` carrying the rule and
-the sentence of the host's ``google.rpc.ErrorInfo``.
+the sentence of the host's ``google.rpc.ErrorInfo``; a failure of the network or of
+trust (``failure_words``) is said in the client's own catalogue instead, gRPC's text
+going to the log only.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from scala40_net.pb import (
     table_pb2,
 )
 from scala40_net.seat.link import CALL_TIMEOUT, RETRIES, GrpcTable, SeatLink, bearer, called, resend
-from scala40_net.seat.refusal import HostRefusal
+from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble
 from scala40_net.seat.stream import ResumableStream, gives_up_if_seat_refused
 from scala40_net.wire import CHANNEL_OPTIONS
 
@@ -37,6 +39,7 @@ __all__ = [
     "LobbyClient",
     "Seat",
     "TableLink",
+    "failure_words",
     "open_channel",
     "open_insecure_channel",
     "target",
@@ -66,6 +69,23 @@ async def open_channel(
 def open_insecure_channel(host: str, port: int) -> grpc.aio.Channel:
     """A channel without TLS, to a host started with --insecure (everything in clear)."""
     return grpc.aio.insecure_channel(target(host, port), options=CHANNEL_OPTIONS)
+
+
+def failure_words(error: BaseException, host: str) -> tuple[str, dict[str, str]] | None:
+    """What the player is told of a failure to reach or trust ``host``: a message key and its
+    fields. None for a refusal that is the host's own answer (its sentence is already in
+    the player's language) and for anything that is not such a failure."""
+    if isinstance(error, HostChanged | tls.PinError):
+        if not error.found:
+            return "net_not_a_host", {"host": host}
+        return "net_not_the_host", {"found": error.found, "expected": error.expected}
+    if isinstance(error, HostRefusal):
+        if error.trouble is Trouble.UNREACHABLE:
+            return "net_unreachable", {"host": host}
+        return None
+    if isinstance(error, OSError):  # the socket's: refused, timed out, no route, no such name
+        return "net_unreachable", {"host": host}
+    return None
 
 
 async def _call(make: Callable[[], Awaitable[T]], retries: int = RETRIES) -> T:
@@ -115,9 +135,13 @@ class LobbyClient:
         seats: int,
         password: str | None = None,
         options: ruleset_pb2.RulesetOptions | None = None,
+        settings: lobby_pb2.CreateTableRequest | None = None,
     ) -> str:
-        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …)."""
+        """A new table of ``preset``; ``options`` set change single rules of it (bust_at …);
+        ``settings``' fields that are set (the turn clock, the pause …) are sent too."""
         request = lobby_pb2.CreateTableRequest(name=name, seats=seats)
+        if settings is not None:
+            request.MergeFrom(settings)
         request.ruleset.preset = preset  # type: ignore[assignment]
         if options is not None:
             request.ruleset.options.CopyFrom(options)
@@ -182,9 +206,13 @@ class TableLink:
         seat: Seat,
         last_seq: Callable[[], int],
         lang: str = "en",
+        pin: tls.PinnedHost | None = None,
     ) -> None:
+        """``pin``: where ``channel`` goes and the identity it trusts, so that a host with
+        another identity at that address is told apart from one that is down."""
         self.seat = seat
-        self.table = GrpcTable(channel, seat.token, lang)
+        self.channel = channel
+        self.table = GrpcTable(channel, seat.token, lang, pin)
         self.link = SeatLink(self.table, last_seq)
         # The screen waits out anything but its seat refused: the player decides to leave.
         self.stream = ResumableStream(self.table, last_seq, gives_up=gives_up_if_seat_refused)
@@ -201,14 +229,21 @@ class TableLink:
         """Apply the stream's events until ``close``; on loss, reconnect with backoff and resume.
 
         ``on_link(connected, attempt)`` reports the link: connected once a stream
-        delivers, or the reconnect attempt number while it is down.
+        delivers, or the reconnect attempt number while it is down. Another host at the
+        pinned address ends it (``HostChanged``), and the channel with it.
         """
 
         async def take(message: table_pb2.SubscribeEventsResponse, received_at: float) -> bool:
             on_event(message.event)
             return False
 
-        await self.stream.follow(take, on_link=on_link)
+        try:
+            await self.stream.follow(take, on_link=on_link)
+        except HostChanged:
+            # Left open, the channel would go on handshaking with the other host in the
+            # background: nothing more is sent to it.
+            await self.channel.close(grace=None)
+            raise
 
     def close(self) -> None:
         self.stream.close()
@@ -248,6 +283,13 @@ class TableLink:
     async def ready(self) -> None:
         """Between deals: this seat has read the end of the deal."""
         await self.link.ready()
+
+    async def decide_absence(self, seat: int, choice: table_pb2.AbsenceChoice) -> None:
+        """The first player's decision for an absent seat (``seat``)."""
+        request = table_pb2.DecideAbsenceRequest(
+            context=self.link.context(), seat=seat, choice=choice
+        )
+        await resend(lambda: self.table.decide_absence(request))
 
     async def deal_record(self, deal_no: int) -> bytes:
         return await self.link.deal_record(deal_no)

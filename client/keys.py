@@ -52,6 +52,10 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     def _melds(event: KeyPressEvent) -> None:
         screen.session.show_melds = not screen.session.show_melds
 
+    @kb.add("f4")
+    def _absent(event: KeyPressEvent) -> None:
+        screen.offer_absence()
+
     session = screen.session
 
     @kb.add(
@@ -76,6 +80,15 @@ def log_bindings(screen: TableScreen) -> KeyBindings:
     @kb.add("pagedown")
     def _forward(event: KeyPressEvent) -> None:
         screen.session.log_scroll = max(screen.session.log_scroll - 3, 0)
+
+    # End on an empty command line, while the log is scrolled back: its newest entries again.
+    scrolled = Condition(
+        lambda: screen.session.log_scroll > 0 and not screen.input_field.buffer.text
+    )
+
+    @kb.add("end", filter=scrolled)
+    def _newest(event: KeyPressEvent) -> None:
+        screen.session.log_scroll = 0
 
     return kb
 

@@ -133,7 +133,7 @@ def table_panel(screen: TableScreen) -> Window:
     def lines(width: int, height: int) -> render.Lines:
         model = screen.model
         if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
-            return render_end.deal_end_lines(model, screen.text, width, screen.session)
+            return render_end.deal_end_lines(model, screen.text, width, screen.session, height)
         return render.meld_lines(model, screen.text, width, height)
 
     def rows() -> Dimension:
@@ -157,8 +157,16 @@ def deal_running(screen: TableScreen) -> Filter:
 
 
 def piles_bar(screen: TableScreen) -> ConditionalContainer:
+    def rows() -> Dimension:
+        columns = get_app().output.get_size().columns
+        width = columns - SIDE_WIDTH - 1 if is_wide() else columns
+        return Dimension.exact(len(render.piles_lines(screen.model, screen.text, width)))
+
     return ConditionalContainer(
-        _panel(lambda w, h: render.piles_line(screen.model, screen.text, w), height=1),
+        _panel(
+            lambda w, h: render.join_lines(render.piles_lines(screen.model, screen.text, w)),
+            height=rows,
+        ),
         filter=deal_running(screen),
     )
 
@@ -267,7 +275,7 @@ def status_bar(screen: TableScreen) -> Window:
         lambda w, h: render.join_lines(
             render.status_lines(screen.model, screen.session, screen.text, w)
         ),
-        height=Dimension(min=2, max=render.STATUS_NOTICE_LINES + 1),
+        height=Dimension(min=2, max=render.STATUS_NOTICE_LINES + 2),
         dont_extend_height=True,
     )
 

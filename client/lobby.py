@@ -11,24 +11,27 @@ table where this user still holds a seat (``client/seats.py``) is marked
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
 from prompt_toolkit.output import Output
 from prompt_toolkit.widgets import TextArea
 
+from client import tableform
 from client.connection import HostRefusal, LobbyClient, Seat
 from client.i18n import Text
 from client.layout import PanelControl
 from client.render import fingerprint_fragment, join_lines
 from client.seats import HeldSeat, SeatStore
 from client.session import SessionState
+from client.tableform import NewTable
 from client.theme import STYLE
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
@@ -73,17 +76,6 @@ class Question:
     default: str
     answer: Callable[[str], None]
     secret: bool = False  # typed hidden (a password)
-
-
-@dataclass
-class NewTable:
-    name: str = ""
-    preset: int = ruleset_pb2.PRESET_CLASSIC
-    seats: int = 4
-    bots: int = 3
-    level: int = lobby_pb2.BOT_LEVEL_MEDIUM
-    password: str = ""
-    questions: list[Question] = field(default_factory=list)
 
 
 def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = None) -> str:
@@ -163,6 +155,14 @@ class LobbyScreen:
         return [*title, ("", "  "), *fingerprint_fragment(self.session, self.text)]
 
     def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
+        """The error, the question or the keys: wrapped, so a long answer is never cut."""
+        lines: list[StyleAndTextTuples] = []
+        for style, text, *_ in self._footer():
+            for piece in textwrap.wrap(text, max(width - 1, 8)):
+                lines.append([(style, piece)])
+        return join_lines(lines)
+
+    def _footer(self) -> StyleAndTextTuples:
         line: StyleAndTextTuples = []
         if self.error:
             line.append(("class:refusal", self.text("lobby_error", reason=self.error) + "  "))
@@ -189,7 +189,11 @@ class LobbyScreen:
                     Window(height=1, char="─", style="class:separator"),
                     self.list_window,
                     Window(height=1, char="─", style="class:separator"),
-                    Window(PanelControl(self._draw_footer), height=1),
+                    Window(
+                        PanelControl(self._draw_footer),
+                        height=Dimension(min=1, max=6),
+                        dont_extend_height=True,
+                    ),
                     ConditionalContainer(
                         self.field, filter=Condition(lambda: bool(self.questions))
                     ),
@@ -294,29 +298,61 @@ class LobbyScreen:
             if value.lower() not in LEVELS:
                 raise ValueError(levels)
             form.level = LEVELS[value.lower()]
+            # The same level plays for a person while they are away.
+            form.settings.stand_in_level = form.level
 
         def seats(value: str) -> None:
             if not value.isdigit() or not 2 <= int(value) <= 6:
                 raise ValueError("2-6")
             form.seats = int(value)
-            form.bots = min(form.bots, form.seats - 1)
+            # The rest of the form shows this preset's values for this many players.
+            match.default = tableform.match_default(form)
+            rientro.default = tableform.yes_no(form.rules().rientro, t.lang)
 
         def bots(value: str) -> None:
             if not value.isdigit() or not 0 <= int(value) <= form.seats - 1:
                 raise ValueError(f"0-{form.seats - 1}")
             form.bots = int(value)
 
+        def read_match(value: str) -> None:
+            tableform.read_match(form, value)
+
+        def read_rientro(value: str) -> None:
+            form.options.rientro = tableform.read_yes_no(value)
+
+        def turn(value: str) -> None:
+            form.settings.turn_seconds = tableform.read_seconds(value, 10, 600, zero=True)
+
+        def grace(value: str) -> None:
+            form.settings.grace_seconds = tableform.read_seconds(value, 1, 600)
+
+        def pause(value: str) -> None:
+            form.settings.between_deals_seconds = tableform.read_seconds(value, 0, 600)
+
+        def other(value: str) -> None:
+            tableform.read_rule_options(form, value)
+
         def password(value: str) -> None:
             form.password = "" if value == "-" else value
             self._spawn(self._create(form))
 
+        match = Question(t("lobby_field_match"), tableform.match_default(form), read_match)
+        rientro = Question(
+            t("lobby_field_rientro"), tableform.yes_no(form.rules().rientro, t.lang), read_rientro
+        )
         self._ask(
             [
                 Question(t("lobby_field_name"), form.name, name),
                 Question(f"{t('lobby_field_preset')} ({presets})", presets.split(" ")[0], preset),
-                Question(t("lobby_field_seats"), "4", seats),
-                Question(t("lobby_field_bots"), "3", bots),
+                Question(t("lobby_field_seats"), str(form.seats), seats),
+                Question(t("lobby_field_bots"), str(form.bots), bots),
                 Question(f"{t('lobby_field_level')} ({levels})", levels.split(" | ")[1], level),
+                match,
+                rientro,
+                Question(t("lobby_field_turn"), str(tableform.TURN_SECONDS), turn),
+                Question(t("lobby_field_grace"), str(tableform.GRACE_SECONDS), grace),
+                Question(t("lobby_field_pause"), str(tableform.PAUSE_SECONDS), pause),
+                Question(t("lobby_field_rules"), "-", other),
                 Question(t("lobby_field_password"), "-", password, secret=True),
             ]
         )
@@ -382,7 +418,12 @@ class LobbyScreen:
     async def _create(self, form: NewTable) -> None:
         try:
             table_id = await self.lobby.create_table(
-                form.name, form.preset, form.seats, form.password or None
+                form.name,
+                form.preset,
+                form.seats,
+                form.password or None,
+                form.options,
+                form.settings,
             )
             seat = await self.lobby.join(table_id, self.player_name, form.password or None)
             for _ in range(form.bots):

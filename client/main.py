@@ -23,16 +23,19 @@ import grpc
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from client import trust
 from client.app import TableScreen
 from client.connection import (
     HostRefusal,
     LobbyClient,
     Seat,
     TableLink,
+    failure_words,
     open_channel,
     open_insecure_channel,
 )
 from client.i18n import Text, detect_lang
+from client.logfile import CLIENT_LOG, log_to, terminal_kept_clean
 from client.seats import SeatStore
 from client.session import SessionState, TrustState
 from client.trust import check_fingerprint, data_dir, remember_fingerprint
@@ -90,7 +93,9 @@ async def trust_host(
     if proved is not None and info.host_fingerprint != proved:
         raise tls.PinError(
             f"the host's TLS certificate names {proved} but it signs deals as "
-            f"{info.host_fingerprint}: it is not one host"
+            f"{info.host_fingerprint}: it is not one host",
+            info.host_fingerprint,
+            proved,
         )
     session.fingerprint = info.host_fingerprint
     session.trust, session.previous_fingerprint = check_fingerprint(
@@ -109,17 +114,19 @@ async def open_table(
     input: Input | None = None,
     output: Output | None = None,
     store: SeatStore | None = None,
+    pin: tls.PinnedHost | None = None,
 ) -> TableScreen:
     """The table screen for ``seat``; with ``start``, the match starts once the stream is up.
 
     With ``store`` the seat (its token) and each deal's seed are kept on disk, so a client
-    started again can rejoin the table from the lobby.
+    started again can rejoin the table from the lobby. ``pin``: the host the channel is
+    pinned to, so that another one at its address is said as such and not waited for.
     """
     lobby = LobbyClient(channel, text.lang)
     if store is not None and seat.seat is not None:
         store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
-    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq, text.lang)
+    link = TableLink(channel, seat, lambda: screen_box[0].model.last_seq, text.lang, pin)
 
     async def start_match() -> None:
         await lobby.start_match(seat)
@@ -159,13 +166,14 @@ async def play_local(
     # Each local game starts fresh: the journal of the last one would reopen its old table.
     for stale in host_dir.glob("journal.sqlite3*"):
         stale.unlink()
-    _log_to(host_dir / "host.log")
+    log_to(host_dir / "host.log")
     delay = options.bot_delay if bot_delay is None else bot_delay
     host = Host("127.0.0.1:0", host_dir, TableSettings(bot_delay=delay))
     port = await host.start()
     # TLS on loopback too, pinned to the host this process just started: the default path
     # is the secure one.
     channel, proved = await open_channel("127.0.0.1", port, host.identity.fingerprint)
+    pin = tls.PinnedHost("127.0.0.1", port, proved)
     try:
         lobby = LobbyClient(channel, text.lang)
         session = SessionState(host=f"127.0.0.1:{port}", new_match_offered=True)
@@ -179,7 +187,15 @@ async def play_local(
             for _ in range(options.bots):
                 await lobby.add_bot(seat, LEVELS[options.level])
             screen = await open_table(
-                channel, seat, text, session, directory, start=True, input=input, output=output
+                channel,
+                seat,
+                text,
+                session,
+                directory,
+                start=True,
+                input=input,
+                output=output,
+                pin=pin,
             )
             if ready is not None and not ready.done():
                 ready.set_result(screen)
@@ -197,15 +213,16 @@ async def play_local(
         await host.stop(grace=0.5)
 
 
-def _log_to(path: Path) -> None:
-    # The screen owns the terminal: the in-process host logs to a file instead.
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-    root.setLevel(logging.WARNING)
+def cannot_join(text: Text, shown: str, error: BaseException) -> str:
+    """The sentence a failure to reach or trust the host is told with, in the user's
+    language; what gRPC or the socket said goes to the log."""
+    logging.getLogger(__name__).warning("joining %s: %s", shown, error)
+    words = failure_words(error, shown)
+    if words is not None:
+        key, fields = words
+        return text(key, **fields)
+    reason = error.message if isinstance(error, HostRefusal) else str(error)
+    return text("connect_failed", host=shown, reason=reason)
 
 
 async def join_host(
@@ -260,7 +277,14 @@ async def find_and_join(
         async with discovery.Browser(
             interfaces, on_change=lambda: screens[0].changed() if screens else None
         ) as browser:
-            screen = HostsScreen(text, browser.hosts, input=input, output=output)
+            known = trust.known_host_names(directory)
+            screen = HostsScreen(
+                text,
+                browser.hosts,
+                input=input,
+                output=output,
+                posing_as=lambda host: trust.posing_as(known, host.name, host.fingerprint),
+            )
             screens.append(screen)
             chosen = await screen.run_async()
     except discovery.DiscoveryError as error:
@@ -295,6 +319,7 @@ async def join_found(
         options,
         directory,
         shown=f"{found.name} ({found.target})",
+        lan_name=found.name,
         pin_overrides_memory=False,
         accept_new_fingerprint=accept_new_fingerprint,
         insecure=False,
@@ -309,6 +334,7 @@ async def _join(
     directory: Path,
     *,
     shown: str,
+    lan_name: str | None = None,
     pin_overrides_memory: bool,
     accept_new_fingerprint: bool,
     insecure: bool,
@@ -326,7 +352,7 @@ async def _join(
         else:
             channel, proved = await open_channel(place.host, place.port, place.fingerprint)
     except (OSError, tls.PinError) as error:
-        print(text("connect_failed", host=shown, reason=str(error)), file=sys.stderr)
+        print(cannot_join(text, shown, error), file=sys.stderr)
         return 1
     try:
         lobby = LobbyClient(channel, text.lang)
@@ -334,8 +360,7 @@ async def _join(
         try:
             await trust_host(lobby, proved, session, directory, key)
         except (HostRefusal, tls.PinError) as refusal:
-            reason = refusal.message if isinstance(refusal, HostRefusal) else str(refusal)
-            print(text("connect_failed", host=shown, reason=reason), file=sys.stderr)
+            print(cannot_join(text, shown, refusal), file=sys.stderr)
             return 1
         if session.trust is TrustState.CHANGED:
             if not pin_overrides_memory and not accept_new_fingerprint:
@@ -345,6 +370,8 @@ async def _join(
             # Confirmed by the user, or pinned by an invite they were given: remembered now.
             remember_fingerprint(directory, key, session.fingerprint)
             session.trust = TrustState.KNOWN
+        if lan_name is not None:  # the host proved its fingerprint: known by its name from now on
+            trust.remember_host_name(directory, lan_name, session.fingerprint)
         store = SeatStore(directory, key)
         lobby_screen = LobbyScreen(
             text, lobby, session, options.name, store=store, input=input, output=output
@@ -363,6 +390,7 @@ async def _join(
             store=store,
             input=input,
             output=output,
+            pin=None if proved is None else tls.PinnedHost(place.host, place.port, proved),
         )
         await screen.run_async()
         return 0
@@ -394,21 +422,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     options = Options(args.name or default_name(), args.lang)
-    if args.address is None:
-        if args.insecure:
-            parser.error("--insecure needs the host's address: hosts without TLS are not listed")
+    if args.address is None and args.insecure:
+        parser.error("--insecure needs the host's address: hosts without TLS are not listed")
+    directory = data_dir()
+    log_to(directory / CLIENT_LOG)
+    with terminal_kept_clean(directory / CLIENT_LOG):
+        if args.address is None:
+            return asyncio.run(
+                find_and_join(
+                    options, directory, accept_new_fingerprint=args.accept_new_fingerprint
+                )
+            )
         return asyncio.run(
-            find_and_join(options, data_dir(), accept_new_fingerprint=args.accept_new_fingerprint)
+            join_host(
+                args.address,
+                options,
+                directory,
+                accept_new_fingerprint=args.accept_new_fingerprint,
+                insecure=args.insecure,
+            )
         )
-    return asyncio.run(
-        join_host(
-            args.address,
-            options,
-            data_dir(),
-            accept_new_fingerprint=args.accept_new_fingerprint,
-            insecure=args.insecure,
-        )
-    )
 
 
 def play_main(argv: Sequence[str] | None = None) -> int:
@@ -435,7 +468,9 @@ def play_main(argv: Sequence[str] | None = None) -> int:
     options = Options(
         args.name or default_name(), args.lang, args.bots, args.preset, args.level, args.bot_delay
     )
-    asyncio.run(play_local(options, data_dir()))
+    directory = data_dir()
+    with terminal_kept_clean(directory / CLIENT_LOG):
+        asyncio.run(play_local(options, directory))
     return 0
 
 

@@ -192,6 +192,12 @@ ENGLISH: dict[str, str] = dict(
         M("end_waiting_for", "Waiting for {names} · next deal in {secs} s · F2 scores"),
         M("end_next_deal_in", "Next deal in {secs} s · F2 scores"),
         M("standing_row", "{place}. {name}  {total}"),
+        M("log_scrolled", "↓ {n} newer below · PgDn or End"),
+        M("end_last_play", "   last play: {play}"),
+        M("end_play_meld", "{cards}"),
+        M("end_play_attach", "{cards} on meld {meld}"),
+        M("end_play_swap", "{card} for the joker of meld {meld}"),
+        M("end_play_discard", "discard {card}"),
         M("end_new_match", "F2 (or 'scores') shows the score sheet."),
         M(
             "end_new_match_local",
@@ -234,6 +240,9 @@ ENGLISH: dict[str, str] = dict(
         ),
         M("hint_not_now", "an opening: lay it on your turn, after drawing"),
         M("hint_none", "No meld to lay down from this hand."),
+        M("hint_draw_stock", "draw from the stock (draw)"),
+        M("hint_take", "take {card} from the discard pile (take)"),
+        M("hint_discard", "discard {card}"),
         M("err_unknown_command", "unknown command '{word}': type help"),
         M("err_not_card", "'{word}' is not a card: write rank then suit, like 7H, 10D, QS or JK"),
         M(
@@ -273,8 +282,7 @@ ENGLISH: dict[str, str] = dict(
         M(
             "help_text",
             "Commands (the Italian words in brackets work too):\n"
-            " draw (pesca)            draw from the stock (tallone)\n"
-            " take (prendi)           take the top of the discard pile (pozzo)\n"
+            " draw (pesca) · take (prendi)  from the stock (tallone) · the discard (pozzo)\n"
             " return (rimetti)        put the taken discard back and draw instead\n"
             " meld 7H 8H 9H (cala)    lay down a meld; JK(8H) = a joker standing for 8H\n"
             " meld 3H … 9H / 4 3      cut a long sequence into runs of 4 and 3\n"
@@ -282,14 +290,16 @@ ENGLISH: dict[str, str] = dict(
             " swap 2 7H (scambia)     put 7H in place of the joker of meld 2\n"
             " discard KS (scarta)     discard and send the whole play\n"
             " undo / clear            drop the last planned step / all (annulla / azzera)\n"
-            " sort / hint             hand by suit or rank / a play (ordina / suggerisci)\n"
+            " sort / hint             by suit or rank / what to play (ordina / suggerisci)\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
             " ready/scores/back       deal read / score sheet / play again after being away\n"
-            "Cards: rank and suit: H hearts, D diamonds, C clubs, S spades (♥♦♣♠), JK.\n"
-            "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects,\n"
-            " Enter/c melds, a attaches, d discards, p draws, t takes, u undo, o sorts.\n"
-            " ↑/↓ history, PgUp/PgDn log, F1 help, F2 scores, F3 all melds, Ctrl-Q quit.",
+            " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
+            "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
+            "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"
+            " steps right, Enter/c melds, a attaches, d discards, p draws, t takes, u undo,\n"
+            " o sorts. ↑/↓ history, PgUp/PgDn log (End: newest), F1 help, F2 scores,\n"
+            " F3 all melds, F4 absent seat, Ctrl-Q quit.",
         ),
         M("seat_away", "away, a bot plays"),
         M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),
@@ -305,6 +315,21 @@ ENGLISH: dict[str, str] = dict(
         M("back_asked", "Back at the table: your seat is yours again from the next turn."),
         M("err_not_away", "You are at the table already: nobody plays for you."),
         M("help_close", "Esc or F1 closes the help."),
+        M(
+            "err_absent_usage",
+            "absent SEAT bot | wait | free, e.g. absent 2 bot: a bot plays seat 2 until its "
+            "player is back; wait gives them more time; free (before the match) frees the seat",
+        ),
+        M("err_absent_self", "that is your own seat: you are here"),
+        M(
+            "err_nobody_absent",
+            "No seat to decide for: nobody is absent, or the first person at the table decides",
+        ),
+        M("absent_prompt", "{name} is not here: add bot (a bot plays) or wait (more time), Enter"),
+        M("absence_bot_done", "A bot plays {name}'s seat until they are back."),
+        M("absence_wait_done", "{name} has more time to come back."),
+        M("absence_free_done", "{name}'s seat is free again."),
+        M("status_absent_turn", "{name} is not connected: F4 decides (a bot, or more time)"),
         M("lobby_title", "Tables on {host}"),
         M("lobby_none", "No tables yet: create one."),
         M("lobby_row", "{name}  [{preset}]  {seats}  {phase}"),
@@ -323,6 +348,12 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_field_seats", "Seats"),
         M("lobby_field_bots", "Bots"),
         M("lobby_field_password", "Password (optional)"),
+        M("lobby_field_match", "Match: bust limit (101, 151 …) or deals (3d)"),
+        M("lobby_field_rientro", "Rientro: buy back in after busting (yes | no)"),
+        M("lobby_field_turn", "Turn clock, seconds (0: none)"),
+        M("lobby_field_grace", "Seconds a lost connection waits before a bot plays"),
+        M("lobby_field_pause", "Pause between deals, seconds"),
+        M("lobby_field_rules", "Other rules, name=value (opening_points=40 max_run=5 …)"),
         M("lobby_field_level", "Bots' level"),
         M("lobby_levels", "easy | medium | hard | expert"),
         M("lobby_password_prompt", "Table password"),
@@ -350,12 +381,38 @@ ENGLISH: dict[str, str] = dict(
             "No host answered yet (still looking). A host with --no-advertise, on another "
             "network or without TLS is not listed: join it with scala40 ADDRESS or its invite.",
         ),
-        M("hosts_row", "{name}  {address}  {fp}  open tables: {open}"),
+        M("hosts_row", "{name}  {address}  open tables: {open}"),
+        M("hosts_row_fp", "   fingerprint {fp}"),
         M("hosts_keys", "↑/↓ choose · Enter open its tables · q quit"),
+        M("hosts_row_posing", "{row}  ⚠ not the {name} you joined before"),
+        M(
+            "hosts_ask_posing",
+            "⚠ This {name} proves the fingerprint {new}, but the {name} you joined before has "
+            "{old}: someone on the LAN may be posing as it. Open it anyway? y/n",
+        ),
         M(
             "hosts_unavailable",
             "No list of LAN hosts: {reason}. Join by the host's address or invite instead: "
             "scala40 ADDRESS",
+        ),
+        M(
+            "net_unreachable",
+            "Nobody answers at {host}: the host may be down, or out of reach. Try again when "
+            "it is back.",
+        ),
+        M(
+            "net_not_the_host",
+            "This is not the host you joined: its fingerprint is {found} (expected {expected}). "
+            "Nothing more is sent to it.",
+        ),
+        M(
+            "net_not_a_host",
+            "{host} is not a Scala 40 host: its certificate proves no host's identity. Nothing "
+            "more is sent to it.",
+        ),
+        M(
+            "status_link_given_up",
+            "No longer connected to the host (the log says why): Ctrl-Q leaves.",
         ),
     ]
 )

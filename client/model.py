@@ -78,6 +78,7 @@ class SeatState:
     rientri: int = 0
     chips: int = 0
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
+    decides_absences: bool = False  # the first person at the table (DecideAbsence)
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,7 @@ class TableModel:
         self.last_drawn: int | None = None  # the card this seat drew this turn (highlighted)
         self.deals: dict[int, FairDealState] = {}
         self.result: DealResult | None = None
+        self.closing_play: Played | None = None  # the closer's last play, for the end panel
         self.match_over = False
         self.winners: tuple[int, ...] = ()
         # R11.3: busted seats the host offers a buy-back to, and its fee in chips; and the
@@ -526,6 +528,7 @@ class TableModel:
         state.bot = info.bot
         state.connected = info.connected
         state.away = info.away
+        state.decides_absences = info.decides_absences
 
     def _set_turn_time(self, milliseconds: int) -> None:
         self.turn_time = milliseconds / 1000
@@ -535,6 +538,17 @@ class TableModel:
     def i_am_away(self) -> bool:
         """A host bot plays this client's own seat (its turn clock ran out, say)."""
         return self.my_seat is not None and self.seat(self.my_seat).away != 0
+
+    def absent_seats(self) -> list[int]:
+        """Seats of people not connected that no host bot plays yet: the ones this seat may
+        decide for (DecideAbsence) when it is the first person at the table."""
+        if self.my_seat is None or not self.seat(self.my_seat).decides_absences:
+            return []
+        return [
+            s.seat
+            for s in sorted(self.seats.values(), key=lambda s: s.seat)
+            if s.taken and not s.bot and not s.connected and not s.away and s.seat != self.my_seat
+        ]
 
     @staticmethod
     def _set_score(state: SeatState, score: table_pb2.SeatScore) -> None:
@@ -720,6 +734,7 @@ class TableModel:
         self._log("log_reveals", n=len(fd.reveals))
 
     def _started(self, started: deal_pb2.DealStarted) -> None:
+        self.closing_play = None
         self.phase = Phase.DRAW
         for seat in self.seats_in_play:
             self.seat(seat).in_deal = True
@@ -745,17 +760,25 @@ class TableModel:
 
     def _played(self, played: Played) -> None:
         name = self.name_of(played.seat)
-        opening_points = 0
+        if played.opened:
+            # Said first: an opening is made of the new melds, and only then may the same
+            # play attach or swap (R5, R6.1).
+            points = sum(
+                meld.points
+                for op in played.operations
+                if isinstance(op, MeldLaid)
+                for _, meld in op.placed
+            )
+            self._log("log_opened", name=name, points=points)
         for op in played.operations:
             if isinstance(op, MeldLaid):
-                opening_points += sum(meld.points for _, meld in op.placed)
                 self._log("log_new_meld", name=name, cards=cards_text(op.cards))
             elif isinstance(op, JokerSwapped):
                 self._log("log_swap", name=name, meld=op.meld + 1, card=card_text(op.card))
             else:
                 self._log("log_attach", name=name, cards=cards_text(op.cards), meld=op.meld + 1)
-        if played.opened:
-            self._log("log_opened", name=name, points=opening_points)
+        if played.went_out:
+            self.closing_play = played
         if played.discard is not None:
             self._log("log_discard", name=name, card=card_text(played.discard))
         if played.seat == self.my_seat:
@@ -779,6 +802,11 @@ class TableModel:
             self._log("log_deal_abandoned", deal=deal_no)
 
     def _discard_returned(self, returned: deal_pb2.DiscardReturned) -> None:
+        # The card put back was not kept: it leaves the list of what each seat took (R3.2).
+        taken = (returned.seat, returned.card)
+        if taken in self.pile_takes:
+            at = len(self.pile_takes) - 1 - self.pile_takes[::-1].index(taken)
+            self.pile_takes = self.pile_takes[:at] + self.pile_takes[at + 1 :]
         if returned.seat == self.my_seat:
             self.last_drawn = None
         self._log(

@@ -11,6 +11,7 @@ whatever the preview says, and a refusal leaves the plan as it was.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from client.commands import CardSpec, CommandError
 from client.model import Phase, TableModel
 from scala40_net import deal, melds, movegen, search, views, wire
 from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
+from scala40_net.bots.medium import MediumBot, discard_order, table_after
 from scala40_net.cards import Face, Suit, face, is_joker
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import ACE_HIGH, ACE_LOW, Meld
@@ -113,17 +115,14 @@ def arrange_meld(cards: Sequence[int], declared: Face | None) -> tuple[Meld, tup
 
     Raises the engine's ``RuleViolation`` for the cards as typed when no order makes a meld.
     """
-    first_error: RuleViolation | None = None
     for order in _meld_orders(cards, declared):
         options = (declared,) if declared is not None else melds.declarations(order) or (None,)
         try:
             meld = melds.make_meld(order, options[0])
-        except RuleViolation as refusal:
-            first_error = first_error or refusal
+        except RuleViolation:
             continue
         return meld, tuple(f for f in options[1:] if f is not None)
-    assert first_error is not None
-    raise first_error
+    return melds.make_meld(cards, declared), ()  # no order makes one: the engine says why
 
 
 def _attach_faces(meld: Meld) -> list[Face]:
@@ -141,15 +140,15 @@ def arrange_attach(
         return melds.attach(meld, cards, None), None, ()
     options = [declared] if declared is not None else _attach_faces(meld)
     fits: list[tuple[Meld, Face]] = []
-    first_error: RuleViolation | None = None
     for f in options:
         try:
             fits.append((melds.attach(meld, cards, f), f))
-        except RuleViolation as refusal:
-            first_error = first_error or refusal
+        except RuleViolation:
+            continue
     if not fits:
-        assert first_error is not None
-        raise first_error
+        # No declaration fits (a full group offers none at all): the engine's own refusal of
+        # the cards as typed says why (R4.2, R6.1 …).
+        return melds.attach(meld, cards, declared), declared, ()
     return fits[0][0], fits[0][1], tuple(f for _, f in fits[1:])
 
 
@@ -375,6 +374,9 @@ class Hint:
     playable: bool  # a legal play now, not just melds seen in the hand
     needed: int | None = None  # the opening total (R5.1) while this seat has not opened
     taken_discard: int | None = None  # the card this turn took from the discard pile (R3.2)
+    draw: DrawSource | None = None  # before this seat's draw: where to draw from
+    take: int | None = None  # ... the top discard, when taking it is the advice
+    discard: int | None = None  # after the draw: the discard to end the proposed play with
 
     @property
     def under_opening(self) -> bool:
@@ -407,20 +409,49 @@ def _truest_total(
     return found
 
 
-def _accepted(state: deal.DealState, found: search.LayDown) -> bool:
-    """Whether the engine accepts ``found`` as this turn's play, with one of its discards."""
-    if found.leftover:
-        return bool(deal.accepted_discards(state, found.operations, found.leftover))
-    try:
-        deal.apply(state, state.turn, Play(found.operations, None))
-    except RuleViolation:
-        return False
-    return True
+def _draw_advice(model: TableModel) -> DrawSource | None:
+    """Before this seat's draw, where the medium bot would draw from (its rule: the discard
+    only to use it at once)."""
+    view = model.deal
+    if view is None or not model.my_turn or model.phase is not Phase.DRAW:
+        return None
+    if model.discard_barred:
+        return DrawSource.STOCK  # R3.2: the card just put back stays there this turn
+    return MediumBot(random.Random(0)).choose_draw(view)
+
+
+def _discard_advice(state: deal.DealState, found: search.LayDown) -> int | None:
+    """The discard the medium bot would end ``found`` with: no joker, nothing that feeds
+    the next player, a loose card, the costliest (``bots.medium.discard_order``)."""
+    if not found.leftover:
+        return None
+    legal = deal.accepted_discards(state, found.operations, found.leftover)
+    if not legal:
+        return None
+    return min(legal, key=discard_order(state, found, table_after(state, found, legal[0])))
 
 
 def hint(model: TableModel) -> Hint | None:
     """What the engine's search proposes: the best play when this seat plays now, else the
-    best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal."""
+    best opening (or lay-down, once opened) its hand holds; melds seen, when nothing is legal.
+    On this seat's turn it also says where to draw from, and which card to discard."""
+    hinted, playable = _melds_hint(model)
+    draw = _draw_advice(model)
+    take = model.discard_top if draw is DrawSource.DISCARD else None
+    state = local_state(model)
+    discard = None
+    if state is not None and model.my_turn and model.phase is Phase.PLAY:
+        lay = playable or search.LayDown((), tuple(model.hand), 0, 0)
+        discard = _discard_advice(state, lay)
+    if hinted is None:
+        if draw is None and discard is None:
+            return None
+        hinted = Hint((), (), 0, False, None, model.taken_discard)
+    return dataclasses.replace(hinted, draw=draw, take=take, discard=discard)
+
+
+def _melds_hint(model: TableModel) -> tuple[Hint | None, search.LayDown | None]:
+    """The melds to propose, and the search's lay-down when it is a legal play now."""
     state = local_state(model)
     me = model.my_seat
     ruleset = model.deal_ruleset()
@@ -428,8 +459,6 @@ def hint(model: TableModel) -> Hint | None:
     playable = False
     if state is not None and me is not None and model.my_turn and model.phase is Phase.PLAY:
         found = _truest_total(model, ruleset, search.best_play(state, me))
-        if found is not None and not _accepted(state, found):
-            found = None  # (the search does not weigh every rule: R8.2 agreed, for one)
         playable = found is not None and not found.is_empty
     elif ruleset is not None and state is not None:
         if model.i_have_opened():
@@ -450,9 +479,10 @@ def hint(model: TableModel) -> Hint | None:
             for op in found.operations
             if isinstance(op, NewMeld)
         )
-        return Hint(found.operations, made, found.opening_points, playable, needed, taken)
+        proposed = Hint(found.operations, made, found.opening_points, playable, needed, taken)
+        return proposed, found if playable else None
     seen = movegen.greedy_melds(model.hand, model.taken_discard)
     if not seen:
-        return None
+        return None, None
     made = tuple(melds.make_meld(m.cards, m.joker_as) for m in seen)
-    return Hint(tuple(seen), made, sum(m.points for m in made), False, needed, taken)
+    return Hint(tuple(seen), made, sum(m.points for m in made), False, needed, taken), None

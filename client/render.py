@@ -19,7 +19,7 @@ from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net import refusals
-from scala40_net.actions import Attach, NewMeld, SwapJoker
+from scala40_net.actions import Attach, DrawSource, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2
 
@@ -151,6 +151,27 @@ _LINK_DOWN = (LinkState.CONNECTING, LinkState.RECONNECTING)
 
 # Columns of the players panel: marker+name, cards, opened, score; then bust and connection.
 _NAME, _CARDS, _OPENED, _SCORE = 25, 10, 12, 10
+_NAME_MIN = 10
+
+
+def _seat_label(model: TableModel, t: Text, seat: int) -> str:
+    """A seat's name as its row shows it: "(you)", "(bot)", the dealer's ◆."""
+    state = model.seats[seat]
+    name = state.name or f"#{seat}"
+    if seat == model.my_seat:
+        name = f"{name} ({t('you')})"
+    elif state.bot:
+        name = f"{name} ({t('bot')})"
+    if model.dealer == seat and model.deal_no:
+        name = f"{name} ◆"
+    return name
+
+
+def _name_column(model: TableModel, t: Text) -> int:
+    """The name column as wide as the longest name at the table needs (up to _NAME), so the
+    row's end (bust, away, the clock, the connection) keeps its room at 80 columns."""
+    names = [len(_seat_label(model, t, s)) for s in model.seats if model.seats[s].taken]
+    return min(_NAME, max([_NAME_MIN, *names]) + 4)
 
 
 def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples:
@@ -158,7 +179,7 @@ def players_legend(model: TableModel, t: Text, width: int) -> StyleAndTextTuples
     against the bust limit (R11.1), or deals won (R11.2)."""
     limit = model.bust_at
     score = t("col_deals_won") if limit is None else t("col_penalty", limit=limit)
-    start = _NAME + _CARDS + _OPENED - 1
+    start = _name_column(model, t) + _CARDS + _OPENED - 1
     text = "─" * start + f" {score} "
     if len(text) > width:
         text = "─" * max(1, width - len(score) - 2) + f" {score} "
@@ -184,6 +205,7 @@ def player_lines(
     the bust limit, bust, away (a host bot plays it), the turn clock of the seat to move
     (``clock``, seconds), connection (unknown while this client reconnects)."""
     lines: Lines = []
+    column = _name_column(model, t)
     for seat in sorted(model.seats):
         state = model.seats[seat]
         if not state.taken:
@@ -191,18 +213,12 @@ def player_lines(
             continue
         turn = model.turn == seat
         marker = "▶ " if turn else "  "
-        name = state.name or f"#{seat}"
-        if seat == model.my_seat:
-            name = f"{name} ({t('you')})"
-        elif state.bot:
-            name = f"{name} ({t('bot')})"
-        if model.dealer == seat and model.deal_no:
-            name = f"{name} ◆"
+        name = _seat_label(model, t, seat)
         line: StyleAndTextTuples = [
             ("class:turn" if turn else "", marker),
             (
                 "class:player.me" if seat == model.my_seat else "class:player",
-                f"{name[: _NAME - 3]:<{_NAME - 2}}",
+                f"{name[: column - 3]:<{column - 2}}",
             ),
         ]
         if not state.in_deal and model.deal_no:
@@ -224,13 +240,21 @@ def player_lines(
         if turn and clock is not None:
             line.append((_clock_style(clock), f"⏱ {clock} s "))
         if not state.bot and not state.away:
-            if link in _LINK_DOWN and seat != model.my_seat:
-                line.append(("class:dim", f"● {t('connection_unknown')}"))
+            if link is LinkState.GIVEN_UP:  # no longer tried: this seat is off, the others unknown
+                mine = seat == model.my_seat
+                style = "class:warning" if mine else "class:dim"
+                conn, dot = (t("disconnected"), "○") if mine else ("?", "●?")
+            elif link in _LINK_DOWN and seat != model.my_seat:
+                style, conn, dot = "class:dim", t("connection_unknown"), "●?"
             elif seat == model.my_seat and link in _LINK_DOWN:
-                line.append(("class:warning", f"● {t('reconnecting')}"))
+                style, conn, dot = "class:warning", t("reconnecting"), "●…"
+            elif state.connected:
+                style, conn, dot = "class:dim", t("connected"), "●"
             else:
-                conn = t("connected") if state.connected else t("disconnected")
-                line.append(("class:dim" if state.connected else "class:warning", f"● {conn}"))
+                style, conn, dot = "class:warning", t("disconnected"), "○"
+            # Where the words do not fit, the dot alone says it (the status line says more).
+            room = width - sum(len(f[1]) for f in line)
+            line.append((style, f"● {conn}" if len(conn) + 2 <= room else dot))
         lines.append(cut(line, width))
     return lines
 
@@ -276,9 +300,10 @@ def meld_lines(model: TableModel, t: Text, width: int, height: int) -> Lines:
 RECENT_DISCARDS = 3
 
 
-def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTuples:
+def piles_lines(model: TableModel, t: Text, width: int = 200) -> Lines:
     """The discard pile's top and the few cards under it, the stock, and who last took a card
-    from the pile (what a player watches to guess the others' hands)."""
+    from the pile (what a player watches to guess the others' hands): beside the piles when
+    it fits, else on a line of its own."""
     top = model.discard_top
     line: StyleAndTextTuples = []
     if top is None:
@@ -298,9 +323,10 @@ def piles_line(model: TableModel, t: Text, width: int = 200) -> StyleAndTextTupl
             for seat, card in model.pile_takes[-2:]
         )
         extra: StyleAndTextTuples = [("class:dim", "   " + t("pile_takes", takes=takes))]
-        if fragments_width(line) + fragments_width(extra) <= width:
-            line += extra
-    return cut(line, width)
+        if fragments_width(line) + fragments_width(extra) > width:
+            return [cut(line, width), cut(extra, width)]
+        line += extra
+    return [cut(line, width)]
 
 
 # --- the hand ---------------------------------------------------------------------------
@@ -410,7 +436,7 @@ def plan_lines(preview: Preview | None, t: Text, width: int, height: int = 99) -
             line.append(
                 ("class:joker.note", "  " + t("plan_joker_taken", face=face_label(step.joker_was)))
             )
-        lines.append(cut(line, width))
+        lines += wrap_fragments(line, width)  # a long step goes on, never loses its end
     lines += summary
     return lines[-max(1, height) :]
 
@@ -438,8 +464,27 @@ def plan_summary(preview: Preview, t: Text) -> StyleAndTextTuples:
 
 
 def hint_text(found: Hint, t: Text | None = None) -> str:
-    """A proposal in one line: new melds with their points, then attaches and swaps; and,
-    plainly, when it cannot be played now (under the opening total, or not this turn)."""
+    """A proposal in one line: where to draw from, new melds with their points, then attaches
+    and swaps, then the discard; and, plainly, when the melds cannot be played now (under the
+    opening total, or not this turn)."""
+    text = _melds_text(found, t)
+    if t is None:
+        return text
+    advice = []
+    if found.draw is DrawSource.DISCARD and found.take is not None:
+        advice.append(t("hint_take", card=face_label(face(found.take))))
+    elif found.draw is DrawSource.STOCK:
+        advice.append(t("hint_draw_stock"))
+    if text:
+        advice.append(text)
+    if found.discard is not None:
+        advice.append(t("hint_discard", card=face_label(face(found.discard))))
+    return " · ".join(advice)
+
+
+def _melds_text(found: Hint, t: Text | None) -> str:
+    if not found.made and not found.operations:
+        return ""
     parts = []
     for meld in found.made:
         labels = []
@@ -474,9 +519,13 @@ def hint_text(found: Hint, t: Text | None = None) -> str:
 def log_lines(
     model: TableModel, t: Text, width: int, height: int, scroll: int = 0, chat: bool = True
 ) -> Lines:
-    """The newest log entries that fit, wrapped to the width; ``scroll`` entries back."""
+    """The newest log entries that fit, wrapped to the width; ``scroll`` entries back, with a
+    last line that says how many newer ones are below (they keep arriving while scrolled)."""
     entries = [e for e in model.log if chat or e.key != "log_chat"]
     end = max(0, len(entries) - scroll)
+    if end < len(entries) and height > 1:
+        mark: Lines = [[("class:warning", t("log_scrolled", n=len(entries) - end)[:width])]]
+        return log_lines(model, t, width, height - 1, scroll, chat) + mark
     lines: Lines = []
     for entry in reversed(entries[:end]):
         style = "class:chat" if entry.key == "log_chat" else "class:log"
@@ -599,6 +648,8 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
     """Whose turn it is and what this player may do now."""
     if session.link is LinkState.RECONNECTING:
         return ("class:warning", t("status_reconnecting", n=session.reconnect_attempt))
+    if session.link is LinkState.GIVEN_UP:
+        return ("class:alarm", t("status_link_given_up"))
     fee = model.my_rientro_fee
     if fee is not None:
         total = model.rientro_total()
@@ -630,6 +681,10 @@ def what_now(model: TableModel, session: SessionState, t: Text) -> tuple[str, st
         return ("class:warning", t("status_you_away"))
     if model.is_spectator:
         return ("", t("status_wait_turn", name=model.name_of(model.turn)))
+    absent = model.absent_seats()
+    if model.turn in absent:
+        # The table waits on a person who is not there: the first player may decide (F4).
+        return ("class:warning", t("status_absent_turn", name=model.name_of(model.turn)))
     return _with_clock(_turn_now(model, t), session)
 
 
@@ -639,7 +694,9 @@ def _with_clock(now: tuple[str, str], session: SessionState) -> tuple[str, str]:
     left = session.turn_seconds_left()
     if style != "class:turn" or left is None:
         return now
-    return ("class:alarm" if left <= CLOCK_WARNING_SECONDS else style, f"{text}  ⏱ {left} s")
+    # No-break spaces: a wrapped status line moves the clock whole to the next line.
+    clock = f"⏱\u00a0{left}\u00a0s"
+    return ("class:alarm" if left <= CLOCK_WARNING_SECONDS else style, f"{text}  {clock}")
 
 
 def _turn_now(model: TableModel, t: Text) -> tuple[str, str]:
@@ -674,7 +731,10 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
         first = [what_now(model, session, t)]
     second = fair_deal_fragment(model, t)
     fp = fingerprint_fragment(session, t)
-    if fp:
+    below: Lines = []
+    if fp and second and fragments_width(second) + 5 + fragments_width(fp) > width:
+        below = [cut(fp, width)]  # the fingerprint on a line of its own, whole
+    elif fp:
         second = [*second, ("", "  ·  "), *fp] if second else fp
     # A long refusal wraps (up to three lines) rather than losing its end at the edge.
     style, text = first[0][0], plain(first)
@@ -684,8 +744,8 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
             *wrapped[: STATUS_NOTICE_LINES - 1],
             " ".join(wrapped[STATUS_NOTICE_LINES - 1 :]),
         ]
-    lines: Lines = [[(style, piece)] for piece in wrapped]
-    return [*lines, cut(second, width)]
+    lines: Lines = [[(style, piece.replace("\u00a0", " "))] for piece in wrapped]
+    return [*lines, cut(second, width), *below]
 
 
 STATUS_NOTICE_LINES = 3

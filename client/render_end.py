@@ -12,7 +12,15 @@ import textwrap
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from client.i18n import Text
-from client.model import DealResult, SeatResult, TableModel
+from client.model import (
+    DealResult,
+    HandOrder,
+    SeatResult,
+    TableModel,
+    card_text,
+    cards_text,
+    sort_hand,
+)
 from client.render import (
     Lines,
     cards_fragments,
@@ -24,6 +32,7 @@ from client.render import (
 )
 from client.session import SessionState
 from scala40_net.cards import face
+from scala40_net.events import JokerSwapped, MeldLaid
 from scala40_net.melds import face_points
 from scala40_net.pb import deal_pb2, ruleset_pb2
 
@@ -62,11 +71,35 @@ def _total_text(model: TableModel, seat: int, t: Text) -> str:
     return t("end_total_of", total=total, limit=limit)
 
 
+def closing_play_text(model: TableModel, t: Text) -> str:
+    """The closer's last play in words: its melds, attaches and swaps, then its discard."""
+    play = model.closing_play
+    if play is None:
+        return ""
+    parts: list[str] = []
+    for op in play.operations:
+        if isinstance(op, MeldLaid):
+            parts.append(t("end_play_meld", cards=cards_text(op.cards)))
+        elif isinstance(op, JokerSwapped):
+            parts.append(t("end_play_swap", card=card_text(op.card), meld=op.meld + 1))
+        else:
+            parts.append(t("end_play_attach", cards=cards_text(op.cards), meld=op.meld + 1))
+    if play.discard is not None:
+        parts.append(t("end_play_discard", card=card_text(play.discard)))
+    return t("end_last_play", play=" · ".join(parts)) if parts else ""
+
+
 def hand_lines(
-    model: TableModel, result: DealResult, hand: SeatResult, t: Text, width: int
+    model: TableModel,
+    result: DealResult,
+    hand: SeatResult,
+    t: Text,
+    width: int,
+    order: HandOrder = HandOrder.SUIT,
 ) -> Lines:
-    """A seat's line: its cards, the penalty and how it was counted, the new total. When it
-    does not fit, the cards go on a line of their own below, so the figures are never cut."""
+    """A seat's line: its cards (in the hand's order), the penalty and how it was counted,
+    the new total; the closer's, its last play. When it does not fit, the cards go on a
+    line of their own below, so the figures are never cut."""
     name = model.name_of(hand.seat)
     state = model.seat(hand.seat)
     tail: StyleAndTextTuples = [("class:dim", "  " + _total_text(model, hand.seat, t))]
@@ -74,12 +107,18 @@ def hand_lines(
         tail.append(("class:warning", " " + t("busted")))
     if result.closer == hand.seat:
         key = "end_went_out_in_hand" if result.closed_in_one_turn else "end_went_out"
-        return [cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
+        lines = [cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]
+        last = closing_play_text(model, t) if model.closing_play is not None else ""
+        if last and model.closing_play is not None and model.closing_play.seat == hand.seat:
+            lines += [[("class:dim", piece)] for piece in textwrap.wrap(last, max(width, 8))]
+        return lines
     figures: StyleAndTextTuples = [("class:score", f"→ {hand.penalty}")]
     note = penalty_note(model, result, hand, t)
     if note:
         figures.append(("class:dim", f" ({note})"))
-    shown = cards_fragments(hand.cards) if hand.cards else [("class:dim", "—")]
+    shown = (
+        cards_fragments(sort_hand(list(hand.cards), order)) if hand.cards else [("class:dim", "—")]
+    )
     line: StyleAndTextTuples = [("", f"{name}: "), *shown, ("", " "), *figures, *tail]
     if fragments_width(line) <= width:
         return [line]
@@ -90,10 +129,26 @@ def hand_lines(
 
 
 def deal_end_lines(
-    model: TableModel, t: Text, width: int, session: SessionState | None = None
+    model: TableModel,
+    t: Text,
+    width: int,
+    session: SessionState | None = None,
+    height: int | None = None,
 ) -> Lines:
     """Every hand shown with its penalty and how it was counted, each total against the bust
-    limit, the deal's verification, and the countdown (or the standings, at the match end)."""
+    limit, the deal's verification, and the countdown (or the standings, at the match end).
+
+    In fewer than ``height`` rows the standings go on one wrapped line and the deal's
+    verification gives way, so the last line, what to do next, is always shown."""
+    lines = _deal_end_lines(model, t, width, session, compact=False)
+    if height is not None and len(lines) > height:
+        lines = _deal_end_lines(model, t, width, session, compact=True)
+    return lines
+
+
+def _deal_end_lines(
+    model: TableModel, t: Text, width: int, session: SessionState | None, compact: bool
+) -> Lines:
     result = model.result
     if result is None:
         return []
@@ -109,16 +164,16 @@ def deal_end_lines(
     if result.void_reason and t.lang == "en":
         lines.append([("class:dim", result.void_reason)])
     for hand in result.hands:
-        lines += hand_lines(model, result, hand, t, width)
+        lines += hand_lines(model, result, hand, t, width, session.hand_order)
     fd = model.deals.get(result.deal_no)
-    if fd is not None:
+    if fd is not None and not compact:
         lines.append(cut([fair_deal_state(model, fd, t)], width))
         if fd.verification is not None and fd.verification.record_path:
             path = fd.verification.record_path
             saved = textwrap.wrap(t("fd_record_saved", path=path), max(width, 8))
             lines += [[("class:dim", piece)] for piece in saved]
     if model.match_over:
-        lines += standings_lines(model, t, width)
+        lines += standings_lines(model, t, width, compact)
         key = "end_new_match_local" if session.new_match_offered else "end_new_match"
         lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
     else:
@@ -127,13 +182,29 @@ def deal_end_lines(
     return lines
 
 
-def standings_lines(model: TableModel, t: Text, width: int) -> Lines:
-    """The match's final order: winners first, then by total (fewest points or most deals)."""
+def standings_lines(model: TableModel, t: Text, width: int, compact: bool = False) -> Lines:
+    """The match's final order: winners first, then by total (fewest points or most deals),
+    then the busted, who went out last first (R11.1); ``compact``: the places one after the
+    other on wrapped lines."""
     by_deals = model.bust_at is None
     seats = [s for s in sorted(model.seats.values(), key=lambda s: s.seat) if s.taken]
-    seats.sort(key=lambda s: (s.seat not in model.winners, -s.total if by_deals else s.total))
+    sheet = model.score_sheet
+    seats.sort(
+        key=lambda s: (
+            s.seat not in model.winners,
+            s.out,
+            -sheet.busted_in(s.seat) if s.out else 0,
+            -s.total if by_deals else s.total,
+        )
+    )
     names = ", ".join(model.name_of(s) for s in model.winners)
     lines: Lines = [[("class:ok", t("log_match_over", names=names))]]
+    if compact:
+        rows = [
+            t("standing_row", place=n, name=model.name_of(s.seat), total=s.total)
+            for n, s in enumerate(seats, start=1)
+        ]
+        return lines + [[("", piece)] for piece in textwrap.wrap(" · ".join(rows), width)]
     for place, state in enumerate(seats, start=1):
         lines.append(
             cut(

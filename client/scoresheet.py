@@ -34,13 +34,24 @@ class ScoreRow:
 class ScoreSheet:
     rows: list[ScoreRow] = field(default_factory=list)
 
+    def busted_in(self, seat: int) -> int:
+        """The deal in which ``seat`` went out of the match for good (after any buy-back),
+        0 while it is still in."""
+        busted = 0
+        for row in self.rows:
+            if seat not in row.out:
+                busted = 0
+            elif not busted:
+                busted = row.deal_no
+        return busted
+
     def totals_after(
         self, result: DealResult | None, scores: Iterable[table_pb2.SeatScore]
     ) -> None:
         """The host's scores after the deal ``result`` describes (None: no deal ended yet)."""
-        if result is None:
-            return
         scores = list(scores)
+        if result is None or not scores:
+            return  # an update that carries no scores (a Ready, the match's end) changes none
         totals = {s.seat: s.total for s in scores}
         out = frozenset(s.seat for s in scores if s.out)
         if self.rows and self.rows[-1].deal_no == result.deal_no:

@@ -36,6 +36,7 @@ class LinkState(StrEnum):
     CONNECTING = "connecting"
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    GIVEN_UP = "given-up"  # not tried again: the host is not the one joined, or refused the seat
 
 
 class TrustState(StrEnum):
@@ -94,6 +95,12 @@ class SessionState:
         if self.next_deal_deadline is None:
             return 0
         return max(0, round(self.next_deal_deadline - time.monotonic()))
+
+    def say_failure(self, words: tuple[str, dict[str, str]]) -> None:
+        """A failure to reach or trust the host (``connection.failure_words``) on the status
+        line."""
+        key, fields = words
+        self.say(NoticeKind.ERROR, key, **fields)
 
     def say(self, kind: NoticeKind, key: str, **fields: str | int) -> None:
         self.notice = Notice(kind, key, tuple(fields.items()))

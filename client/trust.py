@@ -9,6 +9,7 @@ from pathlib import Path
 import platformdirs
 
 from client.session import TrustState
+from scala40_net.names import fold
 
 APP_NAME = "scala40"
 TRUST_FILE = "known_hosts.json"
@@ -52,3 +53,42 @@ def check_fingerprint(directory: Path, host: str, fingerprint: str) -> tuple[Tru
     if before == fingerprint:
         return TrustState.KNOWN, before
     return TrustState.CHANGED, before
+
+
+# --- hosts found on the LAN, by the name they give -------------------------------------------
+# Trust above is keyed by address, but on the LAN anyone may advertise any name from any
+# address: the names of the hosts joined from the list are remembered with their fingerprints,
+# so that a stranger taking a known host's name is flagged before anyone joins it.
+
+NAMES_FILE = "known_host_names.json"
+
+
+def known_host_names(directory: Path) -> dict[str, list[str]]:
+    """The fingerprints remembered for each host name joined from the LAN's list, by the
+    name's look (``scala40_net.names.fold``)."""
+    try:
+        known = json.loads((directory / NAMES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(known, dict):
+        return {}
+    return {
+        str(name): [str(fp) for fp in fps] for name, fps in known.items() if isinstance(fps, list)
+    }
+
+
+def remember_host_name(directory: Path, name: str, fingerprint: str) -> None:
+    """``fingerprint`` is a host called ``name``: remembered once it proved the fingerprint."""
+    known = known_host_names(directory)
+    fingerprints = known.setdefault(fold(name), [])
+    if fingerprint not in fingerprints:
+        fingerprints.append(fingerprint)
+    path = directory / NAMES_FILE
+    path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def posing_as(known: dict[str, list[str]], name: str, fingerprint: str) -> str | None:
+    """The fingerprint remembered for a host called (or looking like) ``name`` when this one,
+    with ``fingerprint``, is none of the hosts of that name joined before; else None."""
+    remembered = known.get(fold(name), [])
+    return remembered[0] if remembered and fingerprint not in remembered else None

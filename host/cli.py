@@ -13,9 +13,8 @@ from pathlib import Path
 
 import platformdirs
 
-from host.edge.server import Host, serve
+from host.edge.server import START_PROBLEMS, Host, serve
 from host.journal import matches
-from host.journal.datadir import DataDirInUse
 from host.table.state import TableSettings
 from scala40_net.wire import DEFAULT_PORT
 
@@ -124,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         asyncio.run(serve(host))
-    except (DataDirInUse, OSError) as error:
+    except START_PROBLEMS as error:
         print(f"scala40-host: {error}", file=sys.stderr)
         return 1
     return 0

@@ -16,8 +16,9 @@ exact for its objective:
 - ``best_play``: the most penalty points (R9.4 values, a joker 25) leaving the
   hand, for an opened player or for one opening now,
 
-always keeping a legal discard (R3.3, R8.3, R9.1, R9.2) and meeting R3.2
-and R7.2. The plays built are ordered as the engine wants them (S6): opening
+always keeping a legal discard (R3.3, R8.3, R9.1, R9.2) and meeting R3.2,
+R7.2 and R8.2 agreed (the agreed discard taken is laid only in a new meld, or
+kept). The plays built are ordered as the engine wants them (S6): opening
 melds first, then swaps, then the melds and attaches that use a swapped joker.
 An opening meld may be laid without its joker and take a swapped one after the
 swap, when its real cards are a meld of their own (R7.3).
@@ -784,8 +785,11 @@ class _Search:
         lays: bool = True,
         preps: Sequence[_SlotPrep] = (),
         masks: tuple[int, int, int, int] | None = None,
+        agreed: bool = False,
     ) -> None:
-        """``preps`` are those of ``table``'s melds; ``masks`` the faces of ``counts`` by suit."""
+        """``preps`` are those of ``table``'s melds; ``masks`` the faces of ``counts`` by suit;
+        ``agreed`` says the taken card is the agreed discard (R8.2): never attached nor put in
+        a joker's place."""
         self.counts = counts
         self.own_jokers = jokers_in_hand
         self.swaps = swaps
@@ -819,6 +823,9 @@ class _Search:
         self.bound = sum(counts[g] * _PENALTY[g] for g in held) + self.joker_weight * self.jokers
         # A real taken card stays in hand unless a candidate chosen holds it.
         self.taken_held = taken_face is not None and taken_face >= 0 and counts[taken_face] > 0
+        self.agreed = agreed and taken_face is not None
+        # The copies of the taken card's face in hand, the swaps' taken out.
+        self.taken_copies = counts[taken_face] if self.taken_held and taken_face is not None else 0
         self.chosen: list[_Candidate] = []
         self.best_value = best_value
         self.best: tuple[list[_Candidate], int, int] | None = None
@@ -1009,6 +1016,17 @@ class _Search:
                 return
             if self.taken_must_use and taken_stays and not taken_joker:
                 return
+        keep_a_joker = False
+        if self.agreed and self._laid_in_new_melds(new) == 0:
+            # R8.2 agreed: the taken card is neither attached nor put in a joker's place, so
+            # unless a new meld lays it (or a copy of its face, or a joker for a joker), it stays.
+            if self.taken_must_use:
+                return
+            if taken_joker:
+                keep_a_joker = True
+            elif self.taken_copies - sum(c.faces.count(taken_face) for c in chosen) < 1:
+                return
+            taken_stays = True
         if not self.opened and laid_any:
             opening = self._opening_total(new)
             if opening < self.needed:
@@ -1028,6 +1046,10 @@ class _Search:
         best_extra: int | None = None
         for extra in range(min(jokers_left, len(lone_slots)), must_lay - 1, -1):
             stays = taken_stays and not (taken_joker and jokers_used + extra > swapped)
+            if keep_a_joker:
+                if extra >= jokers_left:
+                    continue
+                stays = True
             if stays and self.taken_must_use:
                 continue
             if self._keeps_discard(left + jokers_left - extra, jokers_left - extra, stays):
@@ -1054,16 +1076,37 @@ class _Search:
             return not self.first_turn and jokers_left == 0
         return True
 
+    def _laid_in_new_melds(self, new: list[_Candidate]) -> int:
+        """The copies of the taken card's face (jokers, for a taken joker) that ``new`` lays as
+        new melds: a meld laid in two parts attaches its joker and the cards past it (S6)."""
+        taken = self.taken_face
+        assert taken is not None
+        laid = sum(c.jokers if taken < 0 else c.faces.count(taken) for c in new)
+        if not self.opened and self.swaps and sum(c.jokers for c in new) > self.own_jokers:
+            bound = self.taken_face if self.taken_must_open else None
+            plan = opening_first(new, self.own_jokers, bound, self.ruleset.max_run)
+            for _, deferral in plan.deferred if plan is not None else ():
+                laid -= deferral.rest.count(taken)
+        return laid
+
     def _opening_total(self, new: list[_Candidate]) -> int:
-        """R5.1 total reached before any swap, or -1 when the taken card cannot be in it."""
+        """R5.1 total reached before any swap, or -1 when no opening is laid before them.
+
+        An opening is new melds (R5.1), whatever ``opening_points`` asks: a seat that
+        lays none before its swaps and attaches has not opened (R6.1, R7.1), even at a
+        table where the opening is worth 0. The taken card, where R3.2 binds it, must be
+        in the opening.
+        """
         taken = self.taken_face if self.taken_must_open else None
         if sum(c.jokers for c in new) <= self.own_jokers:
             # Every meld whole, before any swap: the common case, counted without a plan.
-            if taken is not None and not any(_holds(c, taken) for c in new):
+            if not new or (taken is not None and not any(_holds(c, taken) for c in new)):
                 return -1
             return sum(c.points for c in new)
         plan = opening_first(new, self.own_jokers, taken, self.ruleset.max_run)
-        return -1 if plan is None else plan.total
+        if plan is None or not (plan.first or plan.deferred):
+            return -1
+        return plan.total
 
 
 def _lone_plans(meld: Meld, jokers: int, max_run: int | None) -> tuple[tuple[_Step, ...], ...]:
@@ -1263,11 +1306,13 @@ def _search(
     floor: int = -1,
     stop_at: int | None = None,
     swappable: frozenset[int] | None = None,
+    agreed: bool = False,
 ) -> LayDown | None:
     """The best lay-down worth more than ``floor`` (or the first worth ``stop_at``), or None.
 
     ``first_turn`` says the seat may not go out (R9.2); ``swappable`` the table
-    melds whose joker it may take (None: every meld, R7.4).
+    melds whose joker it may take (None: every meld, R7.4); ``agreed`` that the
+    taken card is the agreed discard, which it may not attach nor swap (R8.2).
     """
     counts, own_jokers, masks = _hand_counts(hand)
     # R3.2: classic binds every taker to use the card; open_with_it only the unopened.
@@ -1318,6 +1363,7 @@ def _search(
             lays=lays,
             preps=work_preps,
             masks=None if subset else masks,
+            agreed=agreed,
         )
         search.run()
         if search.best is not None and search.best_value + offset > best_value:
@@ -1331,6 +1377,9 @@ def _search(
     search, chosen, extra, opening = best
     # The hand as it is now: the operations are built from it only when asked for.
     hand = tuple(hand)
+    if search.agreed:
+        # Which card of its face stays is known once the operations are: built now (rare).
+        return _build(hand, search, chosen, extra, opening, taken, opened, best_value)
     leftover = _leftover(hand, counts, own_jokers, search, chosen, extra, taken, opened)
     relief = (
         best_value
@@ -1577,6 +1626,8 @@ def _build(
     for slot in dict.fromkeys(free_slots):
         attach_steps(slot, search.lone_plans[slot][free_slots.count(slot) - 1], rest_jokers)
     kept = {c for cards in pool.values() for c in cards} | set(rest_jokers)
+    if search.agreed and taken is not None:
+        kept = _agreed_off_the_table(ops, taken, kept)
     leftover = tuple(c for c in hand if c in kept)
     relief = (
         value
@@ -1584,6 +1635,45 @@ def _build(
         else sum(_CARD_POINTS[c] for c in hand) - sum(_CARD_POINTS[c] for c in leftover)
     )
     return LayDown(tuple(ops), leftover, opening, relief)
+
+
+def _agreed_off_the_table(ops: list[Operation], taken: int, kept: set[int]) -> set[int]:
+    """R8.2 agreed: a taken card the play attaches or puts in a joker's place is exchanged
+    with one alike (its face, or any joker for a joker) that a new meld lays or the hand
+    keeps; the search chose only plays with one (``_Search._leaf``). The cards kept after it.
+    """
+
+    def alike(card: int) -> bool:
+        if card == taken:
+            return False
+        if is_joker(taken):
+            return is_joker(card)
+        return _CARD_FACE_INDEX[card] == _CARD_FACE_INDEX[taken]
+
+    off = any(
+        (isinstance(op, Attach) and taken in op.cards)
+        or (isinstance(op, SwapJoker) and op.card == taken)
+        for op in ops
+    )
+    if not off:
+        return kept
+    laid = (c for op in ops if isinstance(op, NewMeld) for c in op.cards if alike(c))
+    other = next(laid, None)
+    if other is None:
+        other = min(c for c in kept if alike(c))
+        kept = (kept - {other}) | {taken}
+
+    def exchanged(card: int) -> int:
+        return other if card == taken else taken if card == other else card
+
+    for k, op in enumerate(ops):
+        if isinstance(op, SwapJoker):
+            ops[k] = SwapJoker(op.meld, exchanged(op.card))
+        elif isinstance(op, Attach):
+            ops[k] = Attach(op.meld, tuple(map(exchanged, op.cards)), op.joker_as, op.split)
+        else:
+            ops[k] = NewMeld(tuple(map(exchanged, op.cards)), op.joker_as, op.split)
+    return kept
 
 
 @lru_cache(maxsize=1 << 14)
@@ -1714,6 +1804,7 @@ class _PlayOptions(TypedDict):
     taken: int | None
     first_turn: bool
     swappable: frozenset[int] | None
+    agreed: bool
 
 
 def _play_question(
@@ -1734,5 +1825,6 @@ def _play_question(
         taken=state.taken_discard,
         first_turn=state.turns_played[i] == 0 and not may_close_in_first_turn(state),
         swappable=swappable,
+        agreed=state.taken_discard is not None and state.taken_discard == state.agreed_discard,
     )
     return state.hands[i], state.table, rules, options

@@ -32,7 +32,7 @@ from scala40_net.rules import preset
 from scala40_net.seat import netbot
 from scala40_net.seat.netbot import NetworkSeat, parse_address
 from scala40_net.views import DealView, view_event
-from tests.conftest import HostClient, bearer, bot_seat, start_host
+from tests.conftest import HostClient, bearer, bot_seat, start_host, until
 from tests.test_client_views import screen_view
 
 
@@ -391,8 +391,9 @@ async def test_the_network_bot_moves_on_the_view_the_host_has_without_asking_for
 ) -> None:
     """Two network seats carry their views from the stream (``views.after_event``): at each
     move, while the table waits for it, the host's own view of the seat (GetView) is the one
-    the bot decided on, and the one the table screen holds; the seats asked for a view only
-    at each deal's start."""
+    the bot decided on, and the one the table screen holds; the other seat's screen, once
+    sent every event so far, holds that seat's GetView too (the opponent's taken discard
+    included); the seats asked for a view only at each deal's start."""
     options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2)
     request = lobby_pb2.CreateTableRequest(
         name="views",
@@ -409,7 +410,8 @@ async def test_the_network_bot_moves_on_the_view_the_host_has_without_asking_for
         bot = Deciding(make_bot(level, random.Random(40 + k)))
         seat = bot_seat(served.channel, table_id, joined, bot)  # type: ignore[arg-type]
         for name in ("Draw", "Play", "ReturnDiscard"):
-            setattr(seat.tables, name, _checking(getattr(seat.tables, name), seat, bot, checked))
+            method = getattr(seat.tables, name)
+            setattr(seat.tables, name, _checking(method, seat, bot, checked, seats))
         seats.append(seat)
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seats[0].metadata
@@ -432,10 +434,15 @@ def _started(event: table_pb2.TableEvent) -> bool:
 
 
 def _checking(
-    method: Callable[..., Awaitable[object]], seat: NetworkSeat, bot: Deciding, checked: list[str]
+    method: Callable[..., Awaitable[object]],
+    seat: NetworkSeat,
+    bot: Deciding,
+    checked: list[str],
+    seats: list[NetworkSeat],
 ) -> Callable[..., Awaitable[object]]:
     """``method`` sent only after the host's view of the seat is checked against the bot's,
-    and against a screen's sent every message of the seat's stream (one view, one code path)."""
+    and against a screen's sent every message of the seat's stream (one view, one code path);
+    and every other seat's GetView against its own screen, at the same moment."""
 
     async def call(request: object, **kwargs: object) -> object:
         answer = await seat.tables.GetView(
@@ -444,10 +451,29 @@ def _checking(
         assert wire.deal_view_from_pb(answer.view) == bot.view
         assert seat.log is not None
         assert screen_view(seat.log.events) == bot.view
+        for other in seats:
+            if other is not seat:
+                await _screen_holds_get_view(other)
         checked.append(type(request).__name__)
         return await method(request, **kwargs)
 
     return call
+
+
+async def _screen_holds_get_view(seat: NetworkSeat) -> None:
+    """While the table waits for another seat, ``seat``'s GetView is what a screen sent its
+    stream up to the same event holds (the stream may still be on its way: waited for)."""
+    answer = await seat.tables.GetView(
+        table_pb2.GetViewRequest(), metadata=seat.metadata, timeout=10
+    )
+    log = seat.log
+    assert log is not None
+    await until(
+        lambda: bool(log.events) and log.events[-1].seq >= answer.seq,
+        explain=lambda: f"seat {seat.seat} never received event {answer.seq}",
+    )
+    sent = [event for event in log.events if event.seq <= answer.seq]
+    assert screen_view(sent) == wire.deal_view_from_pb(answer.view)
 
 
 async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_for_good(

@@ -59,7 +59,7 @@ def test_after_a_chiusura_in_mano_the_doubling_is_named_and_a_bust_is_shown() ->
     end_deal(model, 6, {0: 120, 1: 0, 2: 100, 3: 2}, in_hand=True, out=frozenset({0}))
     text = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 100)))
     assert "Bea: chiude in mano → 0" in text
-    assert "Ada: A♠ K♠ → 42 (×2: chiusura in mano)  totale 120/101 sballato" in text
+    assert "Ada: A♠ K♠ → 42 (×2: chiusura in mano)  totale 120/101 sballa" in text
     assert "Dino: A♥ → 2 (asso da solo: 1, ×2 chiusura in mano)" in text
     # R9.5: the flat 100 is not doubled, and the panel says why it is 100.
     assert "Cleo: 5♦ 9♣ → 100 (non ha aperto: 100)" in text
@@ -138,7 +138,7 @@ def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None
     model.apply(deal_event(6, ended=ended))
     lines = [render.plain(x) for x in render_end.deal_end_lines(model, IT, 80)]
     assert "Ada → 100 (non ha aperto: 100)  totale 0/101" in lines
-    assert "   9♦ 10♣ 8♣ 3♠ 4♠ 10♣ J♣ A♠ Q♠ K♦ A♣ 10♠ 9♠" in lines
+    assert "   9♦ K♦ A♣ 8♣ 10♣ 10♣ J♣ A♠ 3♠ 4♠ 9♠ 10♠ Q♠" in lines  # sorted, as in hand
     assert all(len(line) <= 80 for line in lines)
 
 

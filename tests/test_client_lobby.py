@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from client.lobby import LobbyScreen
 from client.session import SessionState
 from host.edge.server import Host
 from host.table.state import TableSettings
-from scala40_net.pb import lobby_pb2
+from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,8 +45,10 @@ async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -
     lobby = LobbyClient(channel)
     try:
         # Enter keeps the default shown.
-        # n: new table; name, rules, seats, bots, bots' level, password.
-        chosen = await run_lobby(lobby, ["n", "\r", "semplice\r", "3\r", "2\r", "hard\r", "\r"])
+        # n: new table; name, rules, seats, bots, bots' level; then the match, rientro, the
+        # clocks, other rules and the password, each left as it is shown.
+        keys = ["n", "\r", "semplice\r", "3\r", "2\r", "hard\r", *["\r"] * 7]
+        chosen = await run_lobby(lobby, keys)
         assert chosen is not None
         seat, start = chosen  # type: ignore[misc]
         assert seat.seat == 0 and start  # the bots fill the table: it starts at once
@@ -66,19 +70,26 @@ async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -
         await host.stop(grace=0.2)
 
 
-def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> None:
-    from client.lobby import table_row
-
+@contextlib.contextmanager
+def offline_form(lang: str) -> Iterator[LobbyScreen]:
+    """A lobby screen with no host, its new-table form open."""
     with create_pipe_input() as pipe:
         screen = LobbyScreen(
-            Text("it"),
-            None,
+            Text(lang),  # type: ignore[arg-type]
+            None,  # type: ignore[arg-type]
             SessionState(host="h"),
             "Ada",
             input=pipe,
-            output=DummyOutput(),  # type: ignore[arg-type]
+            output=DummyOutput(),
         )
         screen._new_table_form()
+        yield screen
+
+
+def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> None:
+    from client.lobby import table_row
+
+    with offline_form("it") as screen:
         labels = [q.label for q in screen.questions]
         assert labels[1] == "Regole (classica | tradizionale | semplice)"
         assert labels[4] == "Livello dei bot (facile | medio | difficile | esperto)"
@@ -86,7 +97,7 @@ def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> N
         from client.lobby import LEVELS
 
         assert LEVELS["esperto"] == LEVELS["expert"] == lobby_pb2.BOT_LEVEL_EXPERT
-        assert [q.secret for q in screen.questions] == [False, False, False, False, False, True]
+        assert [q.secret for q in screen.questions] == [False] * 11 + [True]
         while len(screen.questions) > 1:
             screen.questions.pop(0)
         from prompt_toolkit.layout.processors import ConditionalProcessor, PasswordProcessor
@@ -102,3 +113,74 @@ def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> N
         assert not hidden[0].filter()
     summary = lobby_pb2.TableSummary(table_id="t-42", name="Prova")
     assert table_row(summary, Text("en")).endswith("· id t-42")
+
+
+async def test_the_form_sets_every_table_option_and_leaves_seats_free_by_default(
+    tmp_path: Path,
+) -> None:
+    # Defect: the form filled a 4-seat table with 3 bots (no seat for a friend, the match
+    # started at once) and could not set the bust limit, the clocks, rientro or the rules.
+    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings())
+    port = await host.start()
+    channel, _ = await open_channel("127.0.0.1", port)
+    lobby = LobbyClient(channel)
+    try:
+        chosen = await run_lobby(lobby, ["n", *["\r"] * 12])  # every default
+        assert chosen is not None
+        seat, start = chosen  # type: ignore[misc]
+        assert seat.seat == 0 and not start  # it waits for the friends
+        (table,) = await lobby.tables()
+        assert [s.taken for s in table.seats] == [True, False, False, False]
+        assert table.ruleset.bust_at == 101 and not table.ruleset.rientro
+        assert table.turn_seconds == 90 and table.grace_seconds == 60
+
+        answers = ["Sera\r", "\r", "3\r", "1\r", "easy\r", "151\r", "yes\r", "45\r"]
+        answers += ["30\r", "5\r", "max_run=5 discard_pickup=free\r", "segreta\r"]
+        chosen = await run_lobby(lobby, ["n", *answers])
+        assert chosen is not None
+        (evening,) = [t for t in await lobby.tables() if t.name == "Sera"]
+        options = evening.ruleset
+        assert options.bust_at == 151 and options.rientro and options.max_run == 5
+        assert options.discard_pickup == ruleset_pb2.DISCARD_PICKUP_FREE
+        assert evening.turn_seconds == 45 and evening.grace_seconds == 30
+        assert evening.has_password and sum(1 for s in evening.seats if s.bot) == 1
+        task = host.registry.tables[evening.table_id]
+        assert task.table.state.config.between_deals_seconds == 5
+
+        # A match of deals; a rule that does not exist is named with the ones that do.
+        keys = ["n", "Tre\r", "\r", "2\r", "\r", "\r", "3d\r", "no\r", "0\r", "\r", "\r"]
+        keys += ["colour=red\r", "\x1b", "q"]
+        assert await run_lobby(lobby, keys) is None
+    finally:
+        await channel.close()
+        await host.stop(grace=0.2)
+
+
+def test_the_form_reads_any_rule_option_by_name() -> None:
+    from client.tableform import NewTable, read_match, read_rule_options, rule_names
+
+    form = NewTable()
+    read_rule_options(form, "opening_points=51 close_without_discard=sì lone_ace=always")
+    assert form.options.opening_points == 51 and form.options.close_without_discard
+    assert form.options.lone_ace == ruleset_pb2.LONE_ACE_ALWAYS
+    read_rule_options(form, "closer_bonus=-10")
+    assert form.options.closer_bonus == -10
+    for wrong in ("opening_points=many", "lone_ace=never_ever", "nothing", "max_run=-3"):
+        with pytest.raises(ValueError):
+            read_rule_options(form, wrong)
+    read_match(form, "5d")
+    assert form.options.match_mode == ruleset_pb2.MATCH_MODE_DEALS
+    assert form.options.deals_in_match == 5
+    assert "rientro_fee" in rule_names() and "pairs" in rule_names()
+
+
+def test_a_long_answer_in_the_form_is_wrapped_at_80_columns_not_cut() -> None:
+    from client.tableform import NewTable, read_rule_options, rule_names
+
+    with offline_form("en") as screen:
+        with pytest.raises(ValueError) as wrong:
+            read_rule_options(NewTable(), "colour=red")
+        screen.error = str(wrong.value)
+        drawn = "".join(text for _, text, *_ in screen._draw_footer(80, 6)).split("\n")
+        assert all(len(line) <= 80 for line in drawn), drawn
+        assert rule_names()[-1] in " ".join(drawn) and "Name [Ada's game]" in drawn[-1]

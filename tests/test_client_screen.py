@@ -520,10 +520,10 @@ def test_the_piles_show_the_cards_under_the_top_and_who_took_from_the_pile() -> 
 
     model = with_view(busy_table(), discard_pile=tuple(cards("3C 7S 9D KH")))
     model.pile_takes = [(1, card("QD")), (2, card("5S"))]
-    text = render.plain(render.piles_line(model, EN, 100))
+    text = render.plain(render.join_lines(render.piles_lines(model, EN, 100)))
     assert "K♥ (4) below: 9♦ 7♠ 3♣" in text
     assert "taken: Bea Q♦, Cleo 5♠" in text
-    assert len(render.plain(render.piles_line(model, EN, 60))) <= 60
+    assert all(len(render.plain(x)) <= 60 for x in render.piles_lines(model, EN, 60))
 
 
 def test_the_log_takes_the_rows_the_table_does_not_need_at_100x32() -> None:

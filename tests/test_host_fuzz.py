@@ -1,5 +1,6 @@
 """Hostile requests over the real server with TLS on: random bytes, mutated valid messages,
-absurd values and moves from the wrong caller, at every RPC (hypothesis, bounded).
+absurd values and moves from the wrong caller, at every RPC the host serves, its own and the
+standard health and reflection services (hypothesis, bounded).
 
 For each one: an answer within the deadline, never UNKNOWN or INTERNAL, and when refused the
 watched seats' views unchanged; no traceback in the host's log. Afterwards the table plays to
@@ -20,6 +21,8 @@ import grpc
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +45,8 @@ SERVICES = [
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
     table_pb2.DESCRIPTOR.services_by_name["TableService"],
     rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"],
+    health_pb2.DESCRIPTOR.services_by_name["Health"],
+    reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"],
 ]
 METHODS = [(f"/{s.full_name}/{m.name}", m) for s in SERVICES for m in s.methods]
 
@@ -194,24 +199,28 @@ def _filled(message: Message, draw: st.DrawFn, depth: int = 0) -> Message:
 
 
 @st.composite
-def hostile(draw: st.DrawFn) -> tuple[str, bool, bytes, str | None]:
-    """(method path, streaming?, request bytes, token name or None)."""
+def hostile(draw: st.DrawFn) -> tuple[str, Any, list[bytes], str | None]:
+    """(method path, its descriptor, the requests' bytes, token name or None); a method that
+    streams its requests (reflection) gets one to three, the others one."""
     path, method = draw(st.sampled_from(METHODS))
-    kind = draw(st.sampled_from(["bytes", "mutated", "absurd"]))
     request_type = _message_class(method.input_type)
-    if kind == "bytes":
-        data = draw(st.binary(max_size=200))
-    else:
-        message = _filled(request_type(), draw)
-        data = message.SerializeToString()
-        if kind == "mutated" and data:
-            flips = draw(st.lists(st.integers(0, len(data) - 1), min_size=1, max_size=4))
-            raw = bytearray(data)
-            for at in flips:
-                raw[at] ^= draw(st.integers(1, 255))
-            data = bytes(raw)
+    requests = []
+    for _ in range(draw(st.integers(1, 3)) if method.client_streaming else 1):
+        kind = draw(st.sampled_from(["bytes", "mutated", "absurd"]))
+        if kind == "bytes":
+            data = draw(st.binary(max_size=200))
+        else:
+            message = _filled(request_type(), draw)
+            data = message.SerializeToString()
+            if kind == "mutated" and data:
+                flips = draw(st.lists(st.integers(0, len(data) - 1), min_size=1, max_size=4))
+                raw = bytearray(data)
+                for at in flips:
+                    raw[at] ^= draw(st.integers(1, 255))
+                data = bytes(raw)
+        requests.append(data)
     token = draw(st.sampled_from([None, "ann", "bea", "spectator", "other table", "garbage"]))
-    return path, method.server_streaming, data, token
+    return path, method, requests, token
 
 
 def _message_class(descriptor: Any) -> type[Message]:
@@ -243,16 +252,23 @@ def _views(target: Target, channel: grpc.Channel) -> list[bytes]:
 )
 @given(case=hostile())
 def test_a_hostile_request_gets_a_clear_answer_and_changes_nothing(
-    target: Target, case: tuple[str, bool, bytes, str | None]
+    target: Target, case: tuple[str, Any, list[bytes], str | None]
 ) -> None:
-    path, streaming, data, token_name = case
+    path, method, requests, token_name = case
+    data = requests[0]
     token = {"garbage": "not-a-token"}.get(token_name or "", target.tokens.get(token_name or ""))
     metadata = _bearer(token) if token else ()
     with _sync_channel(target) as channel:
         before = _views(target, channel)
         code = grpc.StatusCode.OK
         try:
-            if streaming:
+            if method.client_streaming:
+                answers = channel.stream_stream(path, lambda b: b, lambda b: b)(
+                    iter(requests), metadata=metadata, timeout=DEADLINE
+                )
+                for _ in answers:  # one answer a request, then the end
+                    pass
+            elif method.server_streaming:
                 call = channel.unary_stream(path, lambda b: b, lambda b: b)(
                     data, metadata=metadata, timeout=DEADLINE
                 )

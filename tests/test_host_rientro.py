@@ -11,7 +11,9 @@ from conftest import HostClient, bearer, bot_seat, start_host
 
 from host.table.bots import SimpleBot, new_request_id
 from host.table.state import TableSettings
+from scala40_net.deal import DealState
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.search import LayDown
 
 # A buy-back is offered only when a seat busts while two others are still in; in a
 # given match that may not happen (two seats can bust in the same deal), so the test
@@ -24,23 +26,30 @@ class BuysBack(SimpleBot):
         return True
 
 
-async def play_match(served: HostClient) -> list[table_pb2.MatchUpdate]:
-    rules = ruleset_pb2.Ruleset(
+async def play_match(
+    served: HostClient,
+    rules: ruleset_pb2.Ruleset | None = None,
+    bots: Sequence[SimpleBot] = (),
+) -> list[table_pb2.MatchUpdate]:
+    """A match of four network seats (``bots`` first, then seats that buy back in), to its
+    end; the match updates, once no seat's answer to an offer was refused."""
+    rules = rules or ruleset_pb2.Ruleset(
         preset=ruleset_pb2.PRESET_TRADIZIONALE,
         options=ruleset_pb2.RulesetOptions(rientro_max=1),
     )
     table_id = await served.new_table(seats=4, ruleset=rules)
     seats = []
-    for name in ("ann", "bob", "cy", "di"):
+    players = [*bots, *(BuysBack() for _ in range(4 - len(bots)))]
+    for name, bot in zip(("ann", "bob", "cy", "di"), players, strict=True):
         joined = await served.join(table_id, name)
-        seats.append(bot_seat(served.channel, table_id, joined, BuysBack()))
+        seats.append(bot_seat(served.channel, table_id, joined, bot))
     tasks = [asyncio.create_task(s.play_match()) for s in seats]
     while not all(s.log.events for s in seats):
         await asyncio.sleep(0.01)
     start = lobby_pb2.StartMatchRequest(table_id=table_id)
     await served.lobby.StartMatch(start, metadata=seats[0].metadata)
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=90)
-    assert not [r for s in seats for r in s.log.refusals if "NO_RIENTRO" in r]
+    assert not [r for s in seats for r in s.log.refusals if "NO_RIENTRO" in r or "R11.3" in r]
     return [e.match_update for e in seats[0].log.events if e.HasField("match_update")]
 
 
@@ -181,3 +190,30 @@ async def test_an_open_offer_carries_its_time_left_and_is_in_the_snapshot(tmp_pa
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.2)
+
+
+class NeverOpens(BuysBack):
+    """Draws and discards, never laying a meld: 100 points unopened each deal (flat100)."""
+
+    def lay_down(self, state: DealState) -> LayDown | None:
+        return None
+
+
+async def test_two_seats_offered_at_once_each_answer_once(served: HostClient) -> None:
+    """Two seats that never open bust in the same deal and are offered a buy-back together.
+    The update after the first answer still lists the other seat's offer, sent before the
+    host had that seat's own answer: each seat answers its offer once all the same, and no
+    answer of theirs is refused (NO_RIENTRO, R11.3)."""
+    rules = ruleset_pb2.Ruleset(
+        preset=ruleset_pb2.PRESET_TRADIZIONALE,
+        options=ruleset_pb2.RulesetOptions(
+            bust_at=100,
+            rientro_max=1,
+            unopened_penalty=ruleset_pb2.UNOPENED_PENALTY_FLAT100,
+        ),
+    )
+    for _ in range(MATCHES_AT_MOST):
+        updates = await play_match(served, rules, (NeverOpens(), NeverOpens()))
+        if any(len(u.rientro_offers) == 2 for u in updates):
+            return
+    raise AssertionError(f"no two buy-backs were offered at once in {MATCHES_AT_MOST} matches")

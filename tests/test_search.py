@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scala40_net.actions import Attach, DrawSource, NewMeld, Operation, Play, SwapJoker
 from scala40_net.cards import Face, Suit, card_id, face, is_joker, joker_id
-from scala40_net.deal import DealState, Phase, apply
+from scala40_net.deal import DealState, Phase, apply, could_attach
 from scala40_net.errors import RuleViolation
 from scala40_net.melds import (
     Meld,
@@ -25,9 +26,9 @@ from scala40_net.melds import (
     swap_joker,
 )
 from scala40_net.movegen import operation_cards, run_lengths
-from scala40_net.rules import DiscardAttachable, Ruleset
+from scala40_net.rules import DiscardAttachable, DiscardPickup, Ruleset
 from scala40_net.scenario import CardPool, position
-from scala40_net.search import LayDown, best_opening, best_play, can_open
+from scala40_net.search import LayDown, best_opening, best_play, can_open, has_play
 
 # Brute force: every meld, attach and swap the engine's own meld functions accept, in every
 # order, each final play judged by deal.apply. Nothing of the search is used.
@@ -300,13 +301,19 @@ def test_best_opening_equals_brute_force(
     first_turn=st.booleans(),
     take=st.integers(-4, 5),
     max_run=st.sampled_from((None, None, 4)),
+    threshold=st.sampled_from((20, 20, 0)),
 )
 def test_best_play_equals_brute_force(
-    data: st.DataObject, opened: bool, first_turn: bool, take: int, max_run: int | None
+    data: st.DataObject,
+    opened: bool,
+    first_turn: bool,
+    take: int,
+    max_run: int | None,
+    threshold: int,
 ) -> None:
     hand = data.draw(hands(2, 6))
     table = data.draw(table_melds(hand))
-    rules = Ruleset(opening_points=20, max_run=max_run)
+    rules = Ruleset(opening_points=threshold, max_run=max_run)
     taken = hand[take] if 0 <= take < len(hand) else None
     state = play_state(hand, table, rules, opened=opened, taken=taken, first_turn=first_turn)
     found = best_play(state)
@@ -579,3 +586,85 @@ def test_r8_2_never_the_best_play_keeps_a_card_that_may_be_discarded() -> None:
     # Under classic the last card may go: 2H 3H 4H laid, 8C the closing discard.
     classic = play_state(hand, table, opened=True)
     assert len(best_play(classic).leftover) == 1  # type: ignore[union-attr]
+
+
+def test_r5_1_an_opening_worth_0_is_still_a_new_meld_before_any_swap() -> None:
+    # With opening_points 0 an unopened seat still opens only by laying a meld (R5.1): 8H in
+    # place of the run's joker and the joker attached alone would be a swap and an attach by
+    # a seat that has not opened, which the engine refuses (R7.1, R6.1).
+    def at_free_opening(hand: str) -> DealState:
+        return position(
+            ruleset=Ruleset(opening_points=0),
+            hands={0: hand, 1: "2D"},
+            table=["7H JK=8H 9H"],
+            phase=Phase.PLAY,
+            turn=0,
+        )
+
+    state = at_free_opening("8H 2C 3D KS 4S")
+    found = best_play(state)
+    assert found is not None and found.is_empty
+    check_play(state, found)
+    # With a meld of its own to lay first, the same seat opens, then swaps and attaches.
+    state = at_free_opening("8H 2C 3C 4C KS 4S")
+    found = best_play(state)
+    assert found is not None
+    assert isinstance(found.operations[0], NewMeld)
+    assert any(isinstance(op, SwapJoker) for op in found.operations)
+    check_play(state, found)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    opened=st.booleans(),
+    pickup=st.sampled_from(tuple(DiscardPickup)),
+    max_run=st.sampled_from((None, None, 4)),
+)
+def test_r8_2_agreed_no_search_answer_attaches_or_swaps_the_agreed_discard(
+    data: st.DataObject, opened: bool, pickup: DiscardPickup, max_run: int | None
+) -> None:
+    """Under discard_attachable=agreed the seat took a discard that could be attached: the
+    search never attaches it nor puts it in a joker's place (R8.2), so the engine accepts every
+    answer, and the answer is still the best the engine accepts."""
+    hand = data.draw(hands(1, 5))
+    table = data.draw(table_melds(hand))
+    used = set(hand) | {c for meld in table for c in meld.cards}
+    universe = [card_id(r, s, k) for r in RANKS for s in SUITS for k in (0, 1)]
+    universe += [joker_id(0, 0), joker_id(1, 1), joker_id(0, 1), joker_id(1, 0)]
+    fitting = [c for c in universe if c not in used and could_attach(table, c)]
+    assume(fitting)
+    taken = data.draw(st.sampled_from(fitting))
+    hand.insert(data.draw(st.integers(0, len(hand))), taken)
+    rules = Ruleset(
+        opening_points=20,
+        max_run=max_run,
+        discard_pickup=pickup,
+        discard_attachable=DiscardAttachable.AGREED,
+    )
+    state = play_state(hand, table, rules, opened=opened, taken=taken)
+    state = replace(state, agreed_discard=taken)
+    found = best_play(state)
+    check_play(state, found)
+    assert (found.relief if found else None) == brute_best_relief(state)
+    if found is not None:
+        assert has_play(state) == (not found.is_empty)
+
+
+def test_r8_2_agreed_the_taken_copy_stays_and_the_other_is_attached() -> None:
+    # Two 10H in hand, one of them the agreed discard just taken (free pickup: it need not
+    # be used): the one attached to JH QH KH is the other copy, and the taken one stays.
+    pool = CardPool()
+    table = [pool.meld("JH QH KH")]
+    taken, other, *rest = pool.cards("10H 10H 2C 5D")
+    rules = Ruleset(discard_pickup=DiscardPickup.FREE, discard_attachable=DiscardAttachable.AGREED)
+    state = play_state([taken, other, *rest], table, rules, opened=True, taken=taken)
+    state = replace(state, agreed_discard=taken)
+    found = best_play(state)
+    assert found is not None and found.relief == 10
+    assert found.operations == (Attach(0, (other,), None, ()),)
+    assert taken in found.leftover and other not in found.leftover
+    check_play(state, found)
+    # Under classic pickup the taken card must be used, and no new meld can lay it: put back.
+    classic = replace(state, ruleset=replace(rules, discard_pickup=DiscardPickup.CLASSIC))
+    assert best_play(classic) is None

@@ -31,8 +31,7 @@ from typing import Any
 from host.conformance.bots import seat_runner
 from host.conformance.script import Check, Script
 from host.conformance.service import ScriptedTableService
-from host.edge.server import Host
-from host.journal.datadir import DataDirInUse
+from host.edge.server import START_PROBLEMS, Host
 from host.table.links import HostChoices
 from host.table.state import TableSettings
 from host.table.task import TableTask
@@ -345,7 +344,7 @@ class Conformance:
         host = self._host(script, data_dir, listen)
         try:
             await host.start()
-        except (DataDirInUse, OSError) as error:  # it undid its own start: nothing to stop
+        except START_PROBLEMS as error:  # it undid its own start: nothing to stop
             s.restart.decide(False, f"the host could not start again on {listen}: {error}")
             return None
         count = len(s.subscriptions)
@@ -451,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         script = asyncio.run(run.run(command_client(command) if command else None))
-    except (DataDirInUse, OSError) as error:
+    except START_PROBLEMS as error:
         print(f"scala40-conformance: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import inspect
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -23,7 +24,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from host.edge.errors import Refusal, malformed, permission_denied, unauthenticated
+from host.edge.errors import Refusal, malformed, not_found, permission_denied, unauthenticated
 from host.edge.limits import Limits, address_of
 
 log = logging.getLogger(__name__)
@@ -78,10 +79,18 @@ def password_matches(password: str, stored: str) -> bool:
 
 
 class TokenBook:
-    """Token digests -> principals; the journal keeps the same pairs for restarts."""
+    """Token digests -> principals; the journal keeps the same pairs for restarts.
+
+    The tokens of a table the host no longer runs (archived, or removed after idling) are
+    remembered as gone, so their holders hear the table is not here rather than that their
+    token is a guess; the most recent ``GONE_KEPT`` are kept.
+    """
+
+    GONE_KEPT = 100_000
 
     def __init__(self) -> None:
         self._by_digest: dict[bytes, Principal] = {}
+        self._gone: dict[bytes, str] = {}  # digest -> the table it was for, oldest first
 
     def add(self, digest: bytes, principal: Principal) -> None:
         self._by_digest[digest] = principal
@@ -96,9 +105,20 @@ class TokenBook:
         stale = [d for d, p in self._by_digest.items() if p.table_id == table_id]
         for d in stale:
             del self._by_digest[d]
+            self.add_gone(d, table_id)
+
+    def add_gone(self, digest: bytes, table_id: str) -> None:
+        """A token of a table no longer run here (read back from the archive at a start)."""
+        self._gone[digest] = table_id
+        while len(self._gone) > self.GONE_KEPT:
+            del self._gone[next(iter(self._gone))]
 
     def find(self, token: str) -> Principal | None:
         return self._by_digest.get(token_digest(token))
+
+    def gone(self, token: str) -> str | None:
+        """The table a token was for, when that table is no longer run here."""
+        return self._gone.get(token_digest(token))
 
 
 class Access(Enum):
@@ -174,6 +194,12 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def _authenticate(self, method: str, metadata: Any, peer: str) -> Principal | None:
+        """The caller's principal, or None for a method that needs none.
+
+        A valid token is served even while its address is locked out for guessing: the
+        lockout stops the guesses, not the players who share the address. A token of a
+        table no longer here is NOT_FOUND, and no guess.
+        """
         need = self._access.get(method, Access.ANYONE)
         token = bearer_token(metadata)
         if token is None:
@@ -182,12 +208,18 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             raise unauthenticated(
                 "this call needs a seat token: send `authorization: Bearer <token>`"
             )
-        self._limits.guessing(peer)
         principal = self._tokens.find(token) if token else None
         if principal is None:
             if need is Access.ANYONE:
                 return None
-            self._limits.wrong_guess(peer)
+            table_id = self._tokens.gone(token) if token else None
+            if table_id is not None:
+                raise not_found(
+                    "NO_SUCH_TABLE",
+                    f"table {table_id!r} is no longer on this host (its match was archived, "
+                    "or it was removed)",
+                )
+            self._limits.guess(peer)
             raise unauthenticated(
                 "the token is not one this host gave out (or its seat was given up)"
             )
@@ -225,10 +257,24 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 self._limits.seat_request(principal.table_id, principal.seat)
             _current.set(principal)
             yield
+        except NotImplementedError:
+            # A method a standard service declares and does not serve (health's List): its
+            # generated stub raises this, which gRPC would log as a traceback per call.
+            await self._refuse(
+                context,
+                Refusal(
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    "NOT_SERVED",
+                    f"this host does not serve {method}",
+                ),
+            )
         except Refusal as refusal:
-            # abort_with_status raises: the call ends with that status, nothing is swallowed.
-            lang = metadata_value(context.invocation_metadata(), "accept-language")
-            await context.abort_with_status(refusal.to_status(lang))
+            await self._refuse(context, refusal)
+
+    async def _refuse(self, context: grpc.aio.ServicerContext[Any, Any], refusal: Refusal) -> None:
+        # abort_with_status raises: the call ends with that status, nothing is swallowed.
+        lang = metadata_value(context.invocation_metadata(), "accept-language")
+        await context.abort_with_status(refusal.to_status(lang))
 
     def _decoded(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """Refuse an undecodable request: INVALID_ARGUMENT, logged at most once a minute for
@@ -260,21 +306,73 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            async def stream(
-                request: Any, context: grpc.aio.ServicerContext[Any, Any]
-            ) -> AsyncIterator[Any]:
-                async with self._answering(method, context):
-                    self._decoded(request, context)
-                    # As above: an aio server's streaming handler is an async generator.
-                    async for response in inner_stream(request, context):  # type: ignore[arg-type,attr-defined]
-                        yield response
-
             return grpc.unary_stream_rpc_method_handler(
-                stream,
+                self._streaming(method, handler.unary_stream, streamed=False),
                 request_deserializer=_safe(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
-        # Only the standard services (reflection) stream requests; they need no token.
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._streaming(method, handler.stream_stream, streamed=True),
+                request_deserializer=_safe(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        if handler.stream_unary is not None:
+            inner_many = handler.stream_unary
+
+            async def many(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                async with self._answering(method, context):
+                    return await inner_many(self._each_request(requests, context), context)  # type: ignore[arg-type]
+
+            return grpc.stream_unary_rpc_method_handler(
+                many,
+                request_deserializer=_safe(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
         return handler
+
+    async def _each_request(
+        self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
+        """A streamed call's requests, each one decoded and counted like a call of its own
+        (the first was counted as the call)."""
+        first = True
+        async for request in requests:
+            if not first:
+                self._limits.request(context.peer())
+            first = False
+            self._decoded(request, context)
+            yield request
+
+    def _streaming(
+        self, method: str, inner: Callable[..., Any], *, streamed: bool
+    ) -> Callable[..., Any]:
+        """A handler that streams its responses, checked like a unary one.
+
+        An aio servicer streams in one of two ways: an async generator (the host's own),
+        or a coroutine that writes with ``context.write`` (the standard health service's
+        ``Watch``); the wrapper takes the inner handler's way, as gRPC tells them apart by it.
+        """
+
+        def given(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            if streamed:  # the requests' iterator: each decoded and counted as it comes
+                return self._each_request(request, context)
+            self._decoded(request, context)
+            return request
+
+        if inspect.isasyncgenfunction(inner):
+
+            async def generated(
+                request: Any, context: grpc.aio.ServicerContext[Any, Any]
+            ) -> AsyncIterator[Any]:
+                async with self._answering(method, context):
+                    async for response in inner(given(request, context), context):
+                        yield response
+
+            return generated
+
+        async def written(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            async with self._answering(method, context):
+                await inner(given(request, context), context)
+
+        return written

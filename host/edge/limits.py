@@ -15,13 +15,16 @@ import grpc
 
 from host.edge.errors import Refusal
 
-# Requests per second on one connection, and for one seat (bursts up to twice that pass):
-# far above what a person or a bot plays at, low enough that one connection cannot take
-# the host's two cores from everyone else.
+# Requests per second from one client address, whatever the number of its connections, and
+# for one seat (bursts up to twice that pass): far above what a person or a bot plays at, low
+# enough that one address cannot take the host's two cores from everyone else.
 REQUESTS_PER_SECOND = 500.0
 SEAT_REQUESTS_PER_SECOND = 300.0
-# Open event streams on one connection.
+# Open event streams on one connection, for one seat (over all its connections: a second
+# window, a reconnect racing the old connection), and from one client address.
 STREAMS_PER_CONNECTION = 8
+STREAMS_PER_SEAT = 8
+STREAMS_PER_ADDRESS = 64
 # New tables per client address per minute.
 TABLES_PER_MINUTE = 10
 # Wrong tokens or table passwords per client address per minute, before it must wait.
@@ -33,6 +36,15 @@ CHAT_LINES_PER_MINUTE = 20
 SEAT_CHANGES_PER_MINUTE = 12
 # Spectators per table.
 SPECTATORS_PER_TABLE = 20
+# A connection's TLS handshake must be done within this (gRPC's default: 120 s, which let
+# half-finished handshakes hold the host's descriptors), and one with no call in progress for
+# this long is closed (a client reconnects by itself on its next call).
+HANDSHAKE_SECONDS = 10.0
+IDLE_SECONDS = 60.0
+# Descriptors kept from connections for the journals: each live table's journal holds up to
+# three (the file, its WAL and shared memory), and a few more for what the host opens besides.
+DESCRIPTORS_PER_TABLE = 3
+DESCRIPTORS_SPARE = 256
 # How often one kind of log line is written for one peer.
 LOG_EVERY_SECONDS = 60.0
 
@@ -83,6 +95,14 @@ class Window:
             raise Refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, sentence)
         self.note(key)
 
+    def give_back(self, key: str) -> None:
+        """Forget the latest one noted for ``key`` (it turned out not to count)."""
+        times = self._times.get(key)
+        if times:
+            times.pop()
+            if not times:
+                del self._times[key]
+
 
 @dataclass
 class Bucket:
@@ -106,6 +126,35 @@ class Bucket:
 
 
 @dataclass
+class Held:
+    """How many of a thing each key holds open at once, up to ``limit``."""
+
+    limit: int
+    what: str  # "on one connection": how the refusal names the key
+    _open: dict[str, int] = field(default_factory=dict)
+
+    def room(self, key: str) -> Refusal | None:
+        """The refusal of one more for ``key``, or None when there is room."""
+        if self._open.get(key, 0) < self.limit:
+            return None
+        return Refusal(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "TOO_MANY_STREAMS",
+            f"at most {self.limit} event streams {self.what}",
+        )
+
+    def opened(self, key: str) -> None:
+        self._open[key] = self._open.get(key, 0) + 1
+
+    def closed(self, key: str) -> None:
+        left = self._open.get(key, 1) - 1
+        if left <= 0:
+            self._open.pop(key, None)
+        else:
+            self._open[key] = left
+
+
+@dataclass
 class OncePer:
     """Says whether a log line about ``key`` is due: at most once per ``seconds``."""
 
@@ -122,6 +171,12 @@ class OncePer:
         return True
 
 
+def connection_cap(descriptors: int, tables: int) -> int:
+    """How many connections the host accepts at once, when it may open ``descriptors`` files
+    and run ``tables`` live tables: the rest is kept for the journals (at least 16 remain)."""
+    return max(16, descriptors - DESCRIPTORS_PER_TABLE * tables - DESCRIPTORS_SPARE)
+
+
 @dataclass
 class Limits:
     """The host's limits, shared by its services (a benchmark, whose one client plays a
@@ -132,6 +187,12 @@ class Limits:
     wrong_guesses_per_minute: int = WRONG_GUESSES_PER_MINUTE
     tables_per_minute: int = TABLES_PER_MINUTE
     streams_per_connection: int = STREAMS_PER_CONNECTION
+    streams_per_seat: int = STREAMS_PER_SEAT
+    streams_per_address: int = STREAMS_PER_ADDRESS
+    handshake_seconds: float = HANDSHAKE_SECONDS
+    idle_seconds: float = IDLE_SECONDS
+    # Connections at once; None: what the descriptors allow (``connection_cap``).
+    max_connections: int | None = None
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
@@ -139,9 +200,14 @@ class Limits:
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
     seat_changes: Window = field(default_factory=lambda: Window(SEAT_CHANGES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
-    streams: dict[str, int] = field(default_factory=dict)  # open streams by connection
+    streams: tuple[Held, Held, Held] = field(init=False)  # by connection, seat, address
 
     def __post_init__(self) -> None:
+        self.streams = (
+            Held(self.streams_per_connection, "on one connection"),
+            Held(self.streams_per_seat, "for one seat"),
+            Held(self.streams_per_address, "from one address"),
+        )
         self.guesses = Window(self.wrong_guesses_per_minute)
         self.tables = Window(self.tables_per_minute)
         self.requests = Bucket(self.requests_per_second, 2 * self.requests_per_second)
@@ -151,9 +217,9 @@ class Limits:
 
     def request(self, peer: str) -> None:
         self.requests.take(
-            peer,
+            address_of(peer),
             "TOO_MANY_REQUESTS",
-            f"more than {self.requests_per_second:.0f} requests a second on this connection: "
+            f"more than {self.requests_per_second:.0f} requests a second from your address: "
             "slow down",
         )
 
@@ -165,18 +231,24 @@ class Limits:
             "slow down",
         )
 
-    def guessing(self, peer: str) -> None:
-        """Refuse an address that sent too many wrong tokens or passwords this minute."""
-        if self.guesses.full(address_of(peer)):
-            raise Refusal(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "TOO_MANY_WRONG_GUESSES",
-                f"more than {self.wrong_guesses_per_minute} wrong tokens or passwords from your "
-                "address this minute: wait a minute",
-            )
+    def guess(self, peer: str) -> None:
+        """Count one guess (a token or password not yet checked) from the caller's address, or
+        refuse it when the address guessed too often this minute.
 
-    def wrong_guess(self, peer: str) -> None:
-        self.guesses.note(address_of(peer))
+        Counted before it is checked, so that guesses sent at once cannot all pass the
+        check while the slow ones (scrypt) run; a guess that turns out right is given back
+        (``right_guess``).
+        """
+        self.guesses.take(
+            address_of(peer),
+            "TOO_MANY_WRONG_GUESSES",
+            f"more than {self.wrong_guesses_per_minute} wrong tokens or passwords from your "
+            "address this minute: wait a minute",
+        )
+
+    def right_guess(self, peer: str) -> None:
+        """A guess counted by ``guess`` was right: it does not count toward the lockout."""
+        self.guesses.give_back(address_of(peer))
 
     def new_table(self, peer: str) -> None:
         self.tables.take(
@@ -201,19 +273,24 @@ class Limits:
             "address: wait a little",
         )
 
-    def stream_opened(self, peer: str) -> None:
-        open_now = self.streams.get(peer, 0)
-        if open_now >= self.streams_per_connection:
-            raise Refusal(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "TOO_MANY_STREAMS",
-                f"at most {self.streams_per_connection} event streams on one connection",
-            )
-        self.streams[peer] = open_now + 1
+    def _stream_keys(self, peer: str, table_id: str, seat: int | None) -> list[str]:
+        """The keys one stream counts under: its connection, its seat (empty for a
+        spectator, who has none), its address, in the order of ``streams``."""
+        return [peer, f"{table_id}/{seat}" if seat is not None else "", address_of(peer)]
 
-    def stream_closed(self, peer: str) -> None:
-        left = self.streams.get(peer, 1) - 1
-        if left <= 0:
-            self.streams.pop(peer, None)
-        else:
-            self.streams[peer] = left
+    def stream_opened(self, peer: str, table_id: str, seat: int | None) -> None:
+        """Count one more open event stream, or refuse it when one of its keys has no room."""
+        keys = self._stream_keys(peer, table_id, seat)
+        for held, key in zip(self.streams, keys, strict=True):
+            refusal = held.room(key) if key else None
+            if refusal is not None:
+                raise refusal
+        for held, key in zip(self.streams, keys, strict=True):
+            if key:
+                held.opened(key)
+
+    def stream_closed(self, peer: str, table_id: str, seat: int | None) -> None:
+        keys = self._stream_keys(peer, table_id, seat)
+        for held, key in zip(self.streams, keys, strict=True):
+            if key:
+                held.closed(key)

@@ -13,6 +13,7 @@ from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
 from host.journal.registry import Registry
 from host.table import durations
+from host.table.seating import checked_name
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net import wire
@@ -62,9 +63,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
-        name = request.name.strip()
-        if not 1 <= len(name) <= MAX_TABLE_NAME:
-            raise malformed(f"a table name has 1 to {MAX_TABLE_NAME} characters")
+        request.name = checked_name(request.name, "a table name", MAX_TABLE_NAME)
         if request.HasField("password") and not request.password:
             raise malformed("a table password cannot be empty (leave it unset for none)")
         durations.check(request)
@@ -109,17 +108,17 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         )
 
     async def _check_password(self, task: TableTask, given: str | None, peer: str) -> None:
-        """The table's password (scrypt, in a thread: slow on purpose), guessing throttled
-        per client address."""
+        """The table's password (scrypt, in a thread: slow on purpose), each try counted as a
+        guess of the client's address before it is checked, and given back when right."""
         stored = task.table.state.password
         if stored is None:
             return
-        self._limits.guessing(peer)
+        self._limits.guess(peer)
         if given is None or not await asyncio.to_thread(auth.password_matches, given, stored):
-            self._limits.wrong_guess(peer)
             raise permission_denied(
                 "BAD_PASSWORD", "this table needs its password, and that is not it"
             )
+        self._limits.right_guess(peer)
 
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context

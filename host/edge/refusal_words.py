@@ -41,6 +41,7 @@ BY_REASON: dict[str, str] = {
     "NO_MORE_TIME": N_("that seat has had all the extra time it may have this deal"),
     "NOT_THE_DECIDER": N_("only the table's first player may do that"),
     "TOO_MANY_SEAT_CHANGES": N_("too many seat changes at this table: wait a little"),
+    "NOT_SERVED": N_("this host does not offer that call"),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import resource
 import signal
 import socket
 import sys
@@ -18,17 +19,17 @@ from grpc_reflection.v1alpha import reflection
 
 from host.edge import table_service, tls_files
 from host.edge.auth import Access, AuthInterceptor, TokenBook
-from host.edge.limits import Limits
-from host.edge.lobby import LobbyService
+from host.edge.limits import Limits, connection_cap
+from host.edge.lobby import MAX_TABLES, LobbyService
 from host.edge.rules_service import RulesService
 from host.edge.table_service import TableService
-from host.journal.datadir import DataDirLock
+from host.journal.datadir import DataDirInUse, DataDirLock
 from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
 from host.table.state import TableSettings
 from host.table.task import BotRunner
 from scala40_net import wire
-from scala40_net.fairdeal.identity import HostIdentity
+from scala40_net.fairdeal.identity import HostIdentity, IdentityError
 from scala40_net.invite import lan_address, make_invite
 from scala40_net.net import discovery
 from scala40_net.pb import (
@@ -43,6 +44,9 @@ from scala40_net.pb import (
 log = logging.getLogger(__name__)
 # How long a thread that wants the GIL waits for the one holding it (Python's default: 5 ms).
 GIL_SWITCH_SECONDS = 0.001
+# Why ``Host.start`` refuses, each a sentence for the host's owner (another host on the data
+# dir or the port, a key file others may read): said in one line, never as a traceback.
+START_PROBLEMS: tuple[type[Exception], ...] = (DataDirInUse, IdentityError, OSError)
 
 SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
@@ -61,6 +65,22 @@ def method_access() -> dict[str, Access]:
     for name in ("LeaveTable", "AddBot", "StartMatch"):
         access[f"/{lobby}/{name}"] = Access.SEAT
     return access
+
+
+def connection_options(limits: Limits) -> tuple[tuple[str, int], ...]:
+    """The server options that bound connections: handshakes and idle connections time out,
+    and past the cap a new connection is closed at once, so that no flood of them takes the
+    descriptors the journals need (a new table's, a restart's)."""
+    cap = limits.max_connections
+    if cap is None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        descriptors = 1 << 20 if soft == resource.RLIM_INFINITY else soft
+        cap = connection_cap(descriptors, MAX_TABLES)
+    return (
+        ("grpc.server_handshake_timeout_ms", int(limits.handshake_seconds * 1000)),
+        ("grpc.max_connection_idle_ms", int(limits.idle_seconds * 1000)),
+        ("grpc.max_allowed_incoming_connections", cap),
+    )
 
 
 @dataclass
@@ -111,7 +131,11 @@ class Host:
         self.server = grpc.aio.server(
             interceptors=[AuthInterceptor(self.tokens, method_access(), self.limits)],
             # No port sharing: a second host on a port in use is an error, not half the tables.
-            options=(*wire.SERVER_OPTIONS, ("grpc.so_reuseport", 0)),
+            options=(
+                *wire.SERVER_OPTIONS,
+                ("grpc.so_reuseport", 0),
+                *connection_options(self.limits),
+            ),
         )
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
             LobbyService(self.registry, self.identity, self.limits), self.server

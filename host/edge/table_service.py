@@ -87,11 +87,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         """The stream's first events, then the fan-out's messages, serialized already."""
         task, seat = self._caller()
         peer = context.peer()
-        self._limits.stream_opened(peer)
+        self._limits.stream_opened(peer, task.table_id, seat)
         try:
             backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
         except BaseException:
-            self._limits.stream_closed(peer)
+            self._limits.stream_closed(peer, task.table_id, seat)
             raise
         if seat is not None:
             task.stream_opened(seat)
@@ -112,7 +112,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     return
                 yield message
         finally:
-            self._limits.stream_closed(peer)
+            self._limits.stream_closed(peer, task.table_id, seat)
             task.fanout.unsubscribe(subscriber)
             if seat is not None:
                 task.stream_closed(seat)

@@ -8,10 +8,9 @@ to another identity (the identity key was replaced) is made anew.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
-from scala40_net.fairdeal.identity import HostIdentity, IdentityError
+from scala40_net.fairdeal.identity import HostIdentity, check_private
 from scala40_net.net.tls import PinError, bound_fingerprint, make_certificate
 
 KEY_FILE = "host_tls_key.pem"
@@ -32,11 +31,7 @@ def load_or_create(data_dir: Path, identity: HostIdentity) -> tuple[bytes, bytes
     """(key PEM, certificate PEM) for ``identity``, made and kept on first use."""
     key_path, cert_path = data_dir / KEY_FILE, data_dir / CERT_FILE
     if key_path.exists() and cert_path.exists():
-        mode = stat.S_IMODE(key_path.stat().st_mode)
-        if mode & 0o077:
-            raise IdentityError(
-                f"{key_path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
-            )
+        check_private(key_path)
         key_pem, cert_pem = key_path.read_bytes(), cert_path.read_bytes()
         try:
             if bound_fingerprint(cert_pem) == identity.fingerprint:

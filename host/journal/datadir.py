@@ -1,8 +1,10 @@
-"""The host's data dir: private to the host's user, and owned by one running host at a time.
+"""The data dir: private to the host's user, and owned by one running host at a time.
 
 Two hosts on one data dir would both write the same journals and each serve
-half the tables; the lock file (``fcntl.flock``, held open while the host
-runs, released by the kernel if it dies) makes the second one refuse to start.
+half the tables. The running host holds an exclusive ``fcntl.flock`` on the
+data dir itself (a directory that holds files cannot be unlinked from under
+it) and on the lock file, which names its PID; the kernel releases both if it
+dies. A second host refuses to start, also when someone deleted the lock file.
 """
 
 from __future__ import annotations
@@ -24,29 +26,43 @@ class DataDirLock:
 
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / LOCK_FILE
-        self._fd: int | None = None
+        self._fds: list[int] = []
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        data_dir = self.path.parent
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         # A data dir made earlier with looser permissions holds the host's secrets: tighten it.
-        os.chmod(self.path.parent, 0o700)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.chmod(data_dir, 0o700)
+        # The directory first: the lock file is only the older hosts' lock and the PID's note.
+        for path, flags in (
+            (data_dir, os.O_RDONLY | os.O_DIRECTORY),
+            (self.path, os.O_RDWR | os.O_CREAT),
+        ):
+            fd = os.open(path, flags, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                self.release()
+                raise DataDirInUse(
+                    f"another host (PID {self._holder()}) is running on the data dir "
+                    f"{data_dir}; stop it first, or give this one another --data-dir"
+                ) from None
+            self._fds.append(fd)
+        note = self._fds[-1]
+        os.ftruncate(note, 0)
+        os.pwrite(note, f"{os.getpid()}\n".encode("ascii"), 0)
+
+    def _holder(self) -> str:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
-            os.close(fd)
-            raise DataDirInUse(
-                f"another host (PID {holder}) is running on the data dir {self.path.parent}; "
-                "stop it first, or give this one another --data-dir"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-        self._fd = fd
+            return self.path.read_text("ascii", "replace").strip() or "unknown"
+        except OSError:  # the lock file was deleted: the directory's lock still holds
+            return "unknown"
 
     def release(self) -> None:
-        if self._fd is not None:
+        if len(self._fds) == 2:
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, 0)
-            os.close(self._fd)  # closing the descriptor releases the lock
-            self._fd = None
+                os.ftruncate(self._fds[1], 0)
+        for fd in self._fds:
+            os.close(fd)  # closing the descriptor releases its lock
+        self._fds = []

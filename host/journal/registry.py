@@ -15,10 +15,13 @@ import logging
 import secrets
 import sqlite3
 from pathlib import Path
+from typing import NoReturn
+
+import grpc
 
 from host.edge import auth
-from host.edge.errors import not_found
-from host.journal.sqlite import JournalStore, TableJournal
+from host.edge.errors import Refusal, not_found
+from host.journal.sqlite import JournalStore, TableJournal, why_unmade
 from host.table.bots import run_bot_seat
 from host.table.state import TableSettings
 from host.table.task import BotRunner, TableTask
@@ -72,10 +75,28 @@ class Registry:
         # The journal keeps the password's scrypt hash only: no secret it does not need.
         if stored.HasField("password"):
             stored.password = await asyncio.to_thread(auth.password_hash, stored.password)
-        journal = await self.journals.create(table_id, stored.SerializeToString())
+        try:
+            journal = await self.journals.create(table_id, stored.SerializeToString())
+        except (sqlite3.Error, OSError) as error:
+            self._unmade(table_id, error)
         task = self._task(table_id, stored, ruleset, journal)
         self._open(task)
         return task
+
+    def _unmade(self, table_id: str, error: sqlite3.Error | OSError) -> NoReturn:
+        """A new table whose journal could not be made (a full disk, no descriptor left): what
+        was made of its files goes, the owner reads why in the log, the caller is told
+        UNAVAILABLE ``NOT_SAVED`` in a sentence that names no file."""
+        path = self.journals.path(table_id)
+        log.warning("could not make the journal %s of a new table: %s", path, error)
+        with contextlib.suppress(sqlite3.Error, OSError):
+            self.journals.remove(path)
+        raise Refusal(
+            grpc.StatusCode.UNAVAILABLE,
+            "NOT_SAVED",
+            f"the host could not save a new table: {why_unmade(error)}; nothing was made, "
+            "try again later",
+        ) from None
 
     def _task(
         self,
@@ -121,6 +142,8 @@ class Registry:
                 # A finished match too: its seats may come back for its last records; it is
                 # archived like any other, ``archive_after`` from now.
                 self._open(task)
+        for digest, table_id in self.journals.archived_tokens():
+            self.tokens.add_gone(digest, table_id)
         self.damaged = self.journals.damaged()
         for table_id in self.damaged:
             for digest, seat in self.journals.damaged_tokens(table_id):

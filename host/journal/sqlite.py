@@ -17,6 +17,16 @@ An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
 their public form and each seat's private part), so streams resume from it
 and a restart rebuilds the table (``host.journal.recovery``).
+
+A journal damaged under the running host (the file cut short, removed or
+replaced, garbage written into its pages or its write-ahead log) would let
+the table acknowledge moves that the next start cannot read back. Before each
+job the journal looks at its two files as the host's last commit left them
+(identity, size, change time, the first pages' digest: nothing else writes
+them meanwhile); when a write fails, when the journal goes to rest and when
+it writes again after resting, SQLite checks the database (``quick_check``).
+A damaged journal refuses every write from then on (``JournalDamaged``): the
+table takes no more moves and says why.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import os
 import sqlite3
 import threading
@@ -81,6 +92,8 @@ CREATE TABLE IF NOT EXISTS deal_records (
 """
 
 TABLES_FOLDER = "tables"
+# In ``archive/``: the token digests of the archived matches, one "<hex> <table id>" a line.
+GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
@@ -91,6 +104,10 @@ SUFFIX = ".sqlite3"
 WRITER_THREADS = 32
 # Each connection's page cache, in KB (see ``TableJournal._connect``).
 CACHE_KB = 64
+# How much of the start of each file (the database's first pages, the write-ahead log's
+# header and first frames) is compared with what the last commit left, before each job:
+# a write anywhere also moves the file's change time, but only at the clock's next tick.
+WATCHED_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -195,6 +212,57 @@ class JournalWriteFailed(Exception):
         super().__init__(f"{path}: {why}")
 
 
+class JournalDamaged(JournalWriteFailed):
+    """The journal was damaged while the host ran: it takes no write again (``why`` says
+    what was found, without the server's paths)."""
+
+
+# SQLite's words for a file that is not the database it was.
+_DAMAGE_ERRORS = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+@dataclass(frozen=True)
+class _FileLook:
+    """One of the journal's files as seen: which file it is, its size, its first bytes."""
+
+    device: int
+    inode: int
+    size: int
+    changed_ns: int  # st_ctime_ns: any write, cut or chmod moves it, and nothing moves it back
+    digest: bytes
+
+
+def _look(path: Path) -> _FileLook | None:
+    """``path`` as it is now (None: there is no such file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        status = os.fstat(fd)
+        start = os.pread(fd, WATCHED_BYTES, 0)
+    finally:
+        os.close(fd)
+    digest = hashlib.blake2b(start, digest_size=16).digest()
+    return _FileLook(status.st_dev, status.st_ino, status.st_size, status.st_ctime_ns, digest)
+
+
+def _change(what: str, before: _FileLook | None, now: _FileLook | None) -> str | None:
+    """How ``what`` changed from ``before`` to ``now``, for a person; None: it did not."""
+    if before is None:
+        # SQLite makes the log when a connection first reads: empty, it holds nothing yet.
+        return None if now is None or now.size == 0 else f"{what} appeared from elsewhere"
+    if now is None:
+        return f"{what} was removed"
+    if (now.device, now.inode) != (before.device, before.inode):
+        return f"{what} was replaced by another file"
+    if now.size < before.size:
+        return f"{what} was cut short ({now.size} bytes, it had {before.size})"
+    if (now.size, now.changed_ns, now.digest) != (before.size, before.changed_ns, before.digest):
+        return f"{what} was written by something other than this host"
+    return None
+
+
 def _why(error: sqlite3.Error | OSError) -> str:
     """The sentence for a failed write, from SQLite's own error name."""
     name = getattr(error, "sqlite_errorname", "")
@@ -209,11 +277,25 @@ def _why(error: sqlite3.Error | OSError) -> str:
     return f"the journal refused the write ({error})"
 
 
+def why_unmade(error: sqlite3.Error | OSError) -> str:
+    """The sentence for a journal that could not be made, fit for a caller: it names no file
+    (an OSError's text carries the path)."""
+    if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE):
+        return "the host has no file descriptor left"
+    if isinstance(error, OSError) and error.errno is not None:
+        return _why(OSError(error.errno, os.strerror(error.errno)))
+    return _why(error)
+
+
 class TableJournal:
     """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
     def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
         self.path = path
+        self._wal = Path(f"{path}-wal")
+        self._seen: tuple[_FileLook | None, _FileLook | None] = (None, None)
+        self._seen_version = 0
+        self._reopened = False
         _private_file(path)
         self._connection: sqlite3.Connection | None = self._connect()
         self._db.executescript(SCHEMA)
@@ -224,6 +306,7 @@ class TableJournal:
         # The table's task writes one job at a time; reads may come from the event loop.
         self._lock = threading.Lock()
         self._next_entry = self._last_entry() + 1
+        self.damage: str | None = None  # what was found damaged; no write is taken since
 
     def _connect(self) -> sqlite3.Connection:
         # Autocommit mode: transactions are opened explicitly, one per job.
@@ -233,13 +316,61 @@ class TableJournal:
         # A job writes a few pages and a replay reads the file once: a small page cache is
         # enough, and SQLite's default (up to 2 MB a connection) is paid by every live table.
         db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+        self._seen = self._looks()
+        self._seen_version = int(db.execute("PRAGMA data_version").fetchone()[0])
         return db
+
+    def _looks(self) -> tuple[_FileLook | None, _FileLook | None]:
+        """The database file and its write-ahead log as they are now."""
+        return _look(self.path), _look(self._wal)
+
+    def _unchanged(self) -> None:
+        """Raise ``JournalDamaged`` when the files are not as this host's connection left
+        them: between two of its commits nothing else writes them."""
+        (before_db, before_wal), (now_db, now_wal) = self._seen, self._looks()
+        change = _change("the journal file", before_db, now_db) or _change(
+            "its write-ahead log", before_wal, now_wal
+        )
+        if change is None:
+            return
+        if self._data_version() != self._seen_version:
+            # Another SQLite connection committed (a tool, the owner's own hand): the files
+            # changed as SQLite changes them. Damage only if SQLite finds the database so.
+            self._check_integrity()
+            self._seen, self._seen_version = self._looks(), self._data_version()
+            return
+        self._damaged(change)
+
+    def _data_version(self) -> int:
+        """SQLite's count of the commits other connections made to the database."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _damaged(self, what: str) -> None:
+        self.damage = what
+        raise JournalDamaged(
+            self.path,
+            f"its journal was damaged while the host ran ({what}); it takes no more moves, "
+            "so that none is acknowledged and then lost",
+        )
+
+    def _check_integrity(self) -> None:
+        """SQLite's check of the whole database (a write failed, or the journal rests):
+        ``JournalDamaged`` when it finds damage."""
+        try:
+            rows = self._db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.Error as error:
+            if getattr(error, "sqlite_errorname", "") in _DAMAGE_ERRORS:
+                self._damaged(f"SQLite finds it damaged: {error}")
+            return  # locked, or out of memory: nothing known of its state
+        if rows != [("ok",)]:
+            self._damaged(f"SQLite finds it damaged: {rows[0][0]}")
 
     @property
     def _db(self) -> sqlite3.Connection:
         """The connection, opened again after ``rest``; use it holding the lock (or at open)."""
         if self._connection is None:
             self._connection = self._connect()
+            self._reopened = True  # what happened to the files meanwhile, only SQLite can tell
         return self._connection
 
     def rest(self) -> None:
@@ -250,15 +381,28 @@ class TableJournal:
         """
         with self._lock:
             if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+                # Damage found now is told at the next write; the connection stays open, as
+                # closing it would checkpoint the write-ahead log, garbage and all, into the
+                # database.
+                if self.damage is None:
+                    with contextlib.suppress(JournalDamaged):
+                        self._unchanged()
+                        self._check_integrity()
+                if self.damage is None:
+                    self._connection.close()
+                    self._connection = None
 
     def close(self) -> None:
-        self.rest()
+        """Close the connection for good (the host stops, or the journal moves away)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def create(self, config: bytes) -> None:
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
+        self._seen = self._looks()
 
     def write_job(
         self, entries: Sequence[Entry], committed: Callable[[], None] | None = None
@@ -303,14 +447,32 @@ class TableJournal:
         Raises ``JournalWriteFailed`` when the transaction did not commit (rolled back:
         the journal is as it was before the job).
         """
+        if self.damage is not None:
+            self._damaged(self.damage)
         try:
             with self._transaction():
+                if self._reopened:  # the first job since the journal rested
+                    self._reopened = False
+                    self._check_integrity()
+                self._unchanged()
                 job_no = self._next_entry
                 for offset, entry in enumerate(entries):
                     self._insert(job_no + offset, job_no, entry)
         except (sqlite3.Error, OSError) as error:
+            self._after_failure(error)
             raise JournalWriteFailed(self.path, _why(error)) from error
+        self._seen = self._looks()
         self._next_entry += len(entries)
+
+    def _after_failure(self, error: sqlite3.Error | OSError) -> None:
+        """A write failed: damage, if that is why (``JournalDamaged``). A transaction rolled
+        back may have left frames in the write-ahead log (never committed, so never read):
+        the files are looked at afresh, once SQLite has checked the database."""
+        if getattr(error, "sqlite_errorname", "") in _DAMAGE_ERRORS:
+            self._damaged(f"SQLite finds it damaged: {error}")
+        with self._lock, contextlib.suppress(sqlite3.Error, OSError):
+            self._check_integrity()
+            self._seen = self._looks()
 
     def _insert(self, entry_no: int, job_no: int, entry: Entry) -> None:
         self._db.execute(
@@ -482,13 +644,33 @@ class JournalStore:
     def damaged_tokens(self, table_id: str) -> list[tuple[bytes, int | None]]:
         """The seat tokens a set-aside journal still holds, if it can be read at all, so its
         seats are told the table was damaged rather than that their token is unknown."""
-        path = self.damaged_folder / f"{table_id}{SUFFIX}"
+        return _tokens_of(self.damaged_folder / f"{table_id}{SUFFIX}")
+
+    def archived_tokens(self) -> list[tuple[bytes, str]]:
+        """The token digests of the archived matches, with their table ids, oldest first, so
+        their holders are told the table is gone rather than that their token is a guess
+        (one file, ``GONE_TOKENS``, written as each match is archived: a start reads no
+        archived journal)."""
+        index = self.archive_folder / GONE_TOKENS
         try:
-            with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
-                rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
-        except sqlite3.Error:
+            lines = index.read_text(encoding="ascii").splitlines()
+        except (OSError, UnicodeDecodeError):
             return []
-        return [(bytes(digest), seat) for digest, seat in rows]
+        found = []
+        for line in lines:
+            digest_hex, _, table_id = line.partition(" ")
+            with contextlib.suppress(ValueError):
+                found.append((bytes.fromhex(digest_hex), table_id))
+        return found
+
+    def _note_gone_tokens(self, path: Path) -> None:
+        """Add the tokens of a journal being archived to ``GONE_TOKENS`` (a line each)."""
+        table_id = path.name.removesuffix(SUFFIX)
+        lines = "".join(f"{digest.hex()} {table_id}\n" for digest, _ in _tokens_of(path))
+        index = self.archive_folder / GONE_TOKENS
+        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="ascii") as out:
+            out.write(lines)
 
     def _close(self, path: Path) -> None:
         journal = self._open.get(path)
@@ -498,6 +680,8 @@ class JournalStore:
     def archive(self, path: Path) -> Path:
         """Move a finished match's journal to ``archive/``: kept, no longer replayed."""
         self._close(path)
+        with contextlib.suppress(OSError):  # without it, its tokens are unknown after a restart
+            self._note_gone_tokens(path)
         target = self.archive_folder / path.name
         _move_with_companions(path, target)
         return target
@@ -512,6 +696,17 @@ class JournalStore:
         self._writers.shutdown(wait=True)
         for journal in list(self._open.values()):
             self.forget(journal)
+
+
+def _tokens_of(path: Path) -> list[tuple[bytes, int | None]]:
+    """The (digest, seat) pairs of a journal the host does not run, read only; none when it
+    cannot be read."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT digest, seat FROM tokens").fetchall()
+    except sqlite3.Error:
+        return []
+    return [(bytes(digest), seat) for digest, seat in rows]
 
 
 def _move_with_companions(path: Path, target: Path) -> None:

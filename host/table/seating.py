@@ -6,8 +6,6 @@ seat token opens a seat only once the job that handed it out is durable.
 
 from __future__ import annotations
 
-import unicodedata
-
 import grpc
 from google.protobuf.message import Message
 
@@ -19,9 +17,19 @@ from host.journal.sqlite import Extras
 from host.table.outbox import EntryDraft
 from host.table.scribe import MadeEvent, Scribe
 from host.table.state import SeatState, TableState
+from scala40_net import names
 from scala40_net.pb import lobby_pb2, table_pb2
 
 MAX_NAME = 24
+
+
+def checked_name(given: str, what: str, longest: int) -> str:
+    """A name people will read (a player's, a table's): printable, 1 to ``longest``
+    characters, its spaces collapsed; refused INVALID_ARGUMENT otherwise."""
+    try:
+        return names.check_name(given, what, longest)
+    except names.BadName as bad:
+        raise malformed(str(bad)) from None
 
 
 class Seating:
@@ -65,22 +73,18 @@ class Seating:
         )
 
     def _player_name(self, given: str) -> str:
-        """A name others will read: printable text, trimmed, unique at the table; "Bot …"
-        names are the host's bots'."""
-        name = " ".join(given.split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise malformed(f"a player name has 1 to {MAX_NAME} characters")
-        # Control characters (ESC sequences, NUL) and format ones (the bidirectional
-        # overrides that make a name read backwards) have no place in a name.
-        if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
-            raise malformed("a player name is printable text only: no control characters")
-        if name.casefold().startswith("bot ") or name.casefold() == "bot":
+        """A name others will read (``checked_name``), unique at the table as it looks;
+        "Bot …" names are the host's bots'."""
+        name = checked_name(given, "a player name", MAX_NAME)
+        if names.is_bots(name):
             raise malformed('names starting with "Bot" are for the host\'s bots')
-        if any(s.taken and s.name.casefold() == name.casefold() for s in self.state.seats):
+        look = names.fold(name)
+        if any(s.taken and names.fold(s.name) == look for s in self.state.seats):
             raise Refusal(
                 grpc.StatusCode.ALREADY_EXISTS,
                 "NAME_TAKEN",
-                f"somebody at this table is called {name} already: choose another name",
+                f"somebody at this table is called {name} already (or looks it): "
+                "choose another name",
             )
         return name
 

@@ -30,7 +30,7 @@ import grpc
 from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal.recovery import play_back
-from host.journal.sqlite import Journal, JournalWriteFailed
+from host.journal.sqlite import Journal, JournalDamaged, JournalWriteFailed
 from host.table.absences import MORE_TIME_PER_DEAL, Absences
 from host.table.deadline import Deadline
 from host.table.fanout import Fanout, Ready, Subscriber, prepare
@@ -392,14 +392,7 @@ class TableTask:
         outcome: BaseException | None = None
         result: Any = None
         if self.broken is not None:
-            _answer(
-                future,
-                error=Refusal(
-                    grpc.StatusCode.UNAVAILABLE,
-                    "TABLE_DAMAGED",
-                    f"this table is damaged: {self.broken}",
-                ),
-            )
+            _answer(future, error=self._damaged())
             return False
         try:
             result = job(self.table)
@@ -435,6 +428,10 @@ class TableTask:
             except JournalWriteFailed as failure:
                 self._write_failed(failure)
                 self._rebuild()
+                if isinstance(failure, JournalDamaged):  # it takes no write again: say so
+                    self.broken = failure.why
+                    _answer(future, error=self._damaged())
+                    return False
                 _answer(
                     future,
                     error=Refusal(
@@ -450,6 +447,11 @@ class TableTask:
         for seat in self._back:  # players back: from this turn boundary the seat is theirs
             await self._run_job(_back(seat), None)
         return True
+
+    def _damaged(self) -> Refusal:
+        return Refusal(
+            grpc.StatusCode.UNAVAILABLE, "TABLE_DAMAGED", f"this table is damaged: {self.broken}"
+        )
 
     def _rebuild(self) -> None:
         """The table as its journal has it: what a failed job changed in memory is gone.
@@ -478,7 +480,9 @@ class TableTask:
         self.clock.watch(table)  # the same turn keeps its clock
 
     def _write_failed(self, failure: JournalWriteFailed) -> None:
-        if self._failing_since != failure.why:  # logged once per kind of failure, not per move
+        if isinstance(failure, JournalDamaged):
+            log.error("table %s: %s: %s", self.table_id, failure.path, failure.why)
+        elif self._failing_since != failure.why:  # logged once per kind of failure, not per move
             log.error(
                 "table %s: the host could not save a move to %s: %s (moves are refused "
                 "until a write succeeds)",

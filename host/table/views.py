@@ -69,7 +69,7 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
             out.phase = table_pb2.TURN_PHASE_DRAW
         elif deal_view.phase is deal.Phase.PLAY:
             out.phase = table_pb2.TURN_PHASE_PLAY
-            if deal_view.taken_discard is not None and seat == deal_view.turn:
+            if deal_view.taken_discard is not None:
                 out.taken_discard = deal_view.taken_discard
     recorder = current.recorder if current is not None else None
     if recorder is None and update is not None and update.HasField("between_deals"):

@@ -144,6 +144,8 @@ class TurnBot(ABC):
         return self._with_discard(state, bare)
 
     def _with_discard(self, state: DealState, lay: LayDown) -> Play | None:
+        # The search leaves the discard to the level: the engine says which cards may go
+        # (R3.3, R8.2 classic and never, R8.3), and accepts the play with it.
         if not lay.leftover and accepts(state, Play(lay.operations, None)):
             return Play(lay.operations, None)
         legal = legal_discards(state, lay.operations, lay.leftover)

@@ -24,6 +24,15 @@ class IdentityError(Exception):
     """The identity key file cannot be used (unsafe permissions, unreadable, not a key)."""
 
 
+def check_private(path: Path) -> None:
+    """Refuse a key file that others than its owner may read or write (IdentityError)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise IdentityError(
+            f"{path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
+        )
+
+
 def fingerprint(public_key: bytes) -> str:
     """SHA-256 of the raw 32-byte public key, first 16 bytes as 8 groups of 4 upper-case hex digits.
 
@@ -88,11 +97,7 @@ class HostIdentity:
             with os.fdopen(fd, "wb") as key_file:
                 key_file.write(pem)
             return identity
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            raise IdentityError(
-                f"{path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
-            )
+        check_private(path)
         try:
             key = serialization.load_pem_private_key(path.read_bytes(), password=None)
         except (ValueError, TypeError) as error:

@@ -20,7 +20,6 @@ import logging
 import re
 import socket
 import sys
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from scala40_net.invite import InviteError, normal_fingerprint
+from scala40_net.names import printable
 
 log = logging.getLogger(__name__)
 
@@ -217,10 +217,7 @@ class Advertiser:
 
 def clean_name(text: str) -> str:
     """A name from the network as a terminal may show it: printable, one line, trimmed."""
-    kept = "".join(
-        ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
-    )
-    return " ".join(kept.split())[:MAX_NAME]
+    return printable(text)[:MAX_NAME]
 
 
 def found_host(info: AsyncServiceInfo) -> FoundHost | None:
@@ -256,14 +253,18 @@ class Browser:
     ) -> None:
         self.interfaces = list(interfaces) if interfaces else None
         self.on_change = on_change
-        self.found: dict[str, FoundHost] = {}
+        # By service name and fingerprint: a stranger advertising a host's very instance name
+        # is listed beside it, never in its place.
+        self.found: dict[tuple[str, str], FoundHost] = {}
         self._zeroconf: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._resolving: set[asyncio.Task[None]] = set()
 
     def hosts(self) -> list[FoundHost]:
         """The hosts found, in a stable order: by name, then address."""
-        return sorted(self.found.values(), key=lambda h: (h.name.casefold(), h.address, h.port))
+        return sorted(
+            self.found.values(), key=lambda h: (h.name.casefold(), h.address, h.port, h.fingerprint)
+        )
 
     async def __aenter__(self) -> Browser:
         try:
@@ -299,8 +300,7 @@ class Browser:
         state_change: ServiceStateChange,
     ) -> None:
         if state_change is ServiceStateChange.Removed:
-            if self.found.pop(name, None) is not None and self.on_change is not None:
-                self.on_change()
+            self.removed(name)
             return
         task = asyncio.get_running_loop().create_task(self._resolve(zeroconf, name))
         self._resolving.add(task)
@@ -316,10 +316,22 @@ class Browser:
         host = found_host(info) if answered else None
         if host is None:
             return
-        if self.found.get(name) != host:
-            self.found[name] = host
+        self.listed(name, host)
+
+    def listed(self, name: str, host: FoundHost) -> None:
+        """The service ``name`` answered as ``host``: a row of its own per fingerprint."""
+        if self.found.get((name, host.fingerprint)) != host:
+            self.found[name, host.fingerprint] = host
             if self.on_change is not None:
                 self.on_change()
+
+    def removed(self, name: str) -> None:
+        """The service ``name`` said goodbye: every row it had goes."""
+        gone = [key for key in self.found if key[0] == name]
+        for key in gone:
+            del self.found[key]
+        if gone and self.on_change is not None:
+            self.on_change()
 
 
 async def browse(

@@ -36,10 +36,20 @@ BINDING_OID = x509.ObjectIdentifier("2.25.20943849339305963037659082157828072662
 # the certificate does not): every client sets it as the TLS target name.
 HOST_NAME = "scala40-host"
 CONNECT_TIMEOUT = 10.0
+CHECK_TIMEOUT = 3.0  # a look at who answers, after a call failed: short, as the call waited
 
 
 class PinError(Exception):
-    """The host's certificate is not bound to the fingerprint expected (or to any)."""
+    """The host's certificate is not bound to the fingerprint expected (or to any).
+
+    ``found``: the fingerprint the host proved ("" when its certificate binds none);
+    ``expected``: the one pinned ("" when none was, for a certificate that binds none).
+    """
+
+    def __init__(self, detail: str, found: str = "", expected: str = "") -> None:
+        super().__init__(detail)
+        self.found = found
+        self.expected = expected
 
 
 @dataclass(frozen=True)
@@ -103,14 +113,14 @@ def bound_fingerprint(certificate_pem_or_der: bytes) -> str:
     return fingerprint(identity)
 
 
-def _fetch_der(host: str, port: int) -> bytes:
+def _fetch_der(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> bytes:
     context = ssl.create_default_context()
     # Nothing is trusted yet: the certificate is judged by its binding and the pin, below.
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     context.set_alpn_protocols(["h2"])
     with (
-        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT) as raw,
+        socket.create_connection((host, port), timeout=timeout) as raw,
         context.wrap_socket(raw, server_hostname=HOST_NAME) as tls,
     ):
         der = tls.getpeercert(binary_form=True)
@@ -119,9 +129,11 @@ def _fetch_der(host: str, port: int) -> bytes:
     return der
 
 
-async def fetch_certificate(host: str, port: int) -> HostCertificate:
+async def fetch_certificate(
+    host: str, port: int, timeout: float = CONNECT_TIMEOUT
+) -> HostCertificate:
     """The host's certificate and the identity it is bound to (OSError if nobody answers)."""
-    der = await asyncio.to_thread(_fetch_der, host, port)
+    der = await asyncio.to_thread(_fetch_der, host, port, timeout)
     pem = x509.load_der_x509_certificate(der).public_bytes(serialization.Encoding.PEM)
     return HostCertificate(pem, bound_fingerprint(der))
 
@@ -131,12 +143,37 @@ def check_pin(found: HostCertificate, expected: str) -> None:
     if _normal(found.fingerprint) != _normal(expected):
         raise PinError(
             f"this host's fingerprint is {found.fingerprint}, not {expected.upper()}: "
-            "it is not the host you were invited to (or it was given a new identity)"
+            "it is not the host you were invited to (or it was given a new identity)",
+            found.fingerprint,
+            expected.upper(),
         )
 
 
 def _normal(text: str) -> str:
     return text.replace("-", "").replace(" ", "").upper()
+
+
+@dataclass(frozen=True)
+class PinnedHost:
+    """Where a pinned channel goes and the identity it trusts: what judges a failed call.
+
+    gRPC says only "handshake failed" (and logs it) when another host answers at the
+    address; ``check`` asks the host there itself, so a seat can tell a host that is down
+    from one that is not the host it joined.
+    """
+
+    host: str
+    port: int
+    fingerprint: str
+
+    async def check(self, timeout: float = CHECK_TIMEOUT) -> None:
+        """``PinError`` when the host answering there now is another one (or not a Scala 40
+        host); OSError when nobody answers."""
+        try:
+            found = await fetch_certificate(self.host, self.port, timeout)
+        except PinError as error:
+            raise PinError(str(error), "", self.fingerprint.upper()) from None
+        check_pin(found, self.fingerprint)
 
 
 def secure_channel(

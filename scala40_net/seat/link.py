@@ -7,7 +7,9 @@ them to a ``TableTransport``: ``GrpcTable`` for a seat in another process (the
 client, ``scala40-bot``), or the host's own for its bots (``host.table.bots``). A
 request the host could not be reached with, or could not save, is sent again
 with the same request id (the host applies it once) after the pauses of
-``BACKOFF_SECONDS``; every refusal comes back as a ``HostRefusal``.
+``BACKOFF_SECONDS``; every refusal comes back as a ``HostRefusal``. A ``GrpcTable``
+given the pin of its channel judges a call nobody answered by asking who is at
+the address: another host there is a ``HostChanged``, never sent again.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from typing import Any, Protocol, TypeVar, cast
 
 import grpc
 
+from scala40_net.net import tls
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2, table_pb2_grpc
-from scala40_net.seat.refusal import HostRefusal, refusal_from_error
+from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble, refusal_from_error
 
 T = TypeVar("T")
 
@@ -103,17 +106,42 @@ class GrpcTable:
     """The table over TableService, as the holder of ``token`` (a seat's or a spectator's).
 
     ``lang``: the language the host says its refusals in (``google.rpc.LocalizedMessage``).
-    The stub's methods are looked up at each call, so a stub replaced or wrapped is used.
+    ``pin``: where the channel goes and the identity it trusts (None: a channel without TLS,
+    or one whose failures are not judged). The stub's methods are looked up at each call,
+    so a stub replaced or wrapped is used.
     """
 
-    def __init__(self, channel: grpc.aio.Channel, token: str, lang: str | None = None) -> None:
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        token: str,
+        lang: str | None = None,
+        pin: tls.PinnedHost | None = None,
+    ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         language = (("accept-language", lang),) if lang else ()
         self.metadata: tuple[tuple[str, str], ...] = (*bearer(token), *language)
+        self.pin = pin
+
+    async def judged(self, refusal: HostRefusal) -> HostRefusal:
+        """``refusal`` as it is, or, when nobody answered the call but a host other than the
+        pinned one answers at its address, the ``HostChanged`` it is."""
+        if refusal.trouble is not Trouble.UNREACHABLE or self.pin is None:
+            return refusal
+        try:
+            await self.pin.check()
+        except tls.PinError as error:
+            return HostChanged(error.found, error.expected, f"{refusal.sentence} ({error})")
+        except OSError:
+            pass  # nobody there: the host is down, as the call said
+        return refusal
 
     async def _unary(self, method: str, request: Any) -> Any:
         call = getattr(self.stub, method)
-        return await called(lambda: call(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
+        try:
+            return await called(lambda: call(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
+        except HostRefusal as refusal:
+            raise await self.judged(refusal) from None
 
     async def draw(self, request: table_pb2.DrawRequest) -> table_pb2.DrawResponse:
         return cast(table_pb2.DrawResponse, await self._unary("Draw", request))
@@ -153,6 +181,14 @@ class GrpcTable:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)
         answer: table_pb2.GetDealRecordResponse = await self._unary("GetDealRecord", request)
         return answer.record
+
+    async def decide_absence(
+        self, request: table_pb2.DecideAbsenceRequest
+    ) -> table_pb2.DecideAbsenceResponse:
+        """The first player's decision for an absent seat (a person's, over the network)."""
+        return cast(
+            table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request)
+        )
 
     async def chat(self, text: str) -> None:
         await self._unary("SendChat", table_pb2.SendChatRequest(text=text))

@@ -105,9 +105,11 @@ class NetworkSeat:
         fair: bool = True,
         think: float = 0.0,
         trace: Callable[[str], None] | None = None,
+        pin: tls.PinnedHost | None = None,
     ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
-        self.table = GrpcTable(channel, "")  # its token once the seat is taken
+        # Its token once the seat is taken; the pin tells another host from one that is down.
+        self.table = GrpcTable(channel, "", pin=pin)
         self.link = SeatLink(self.table, lambda: self.last_seq)
         self.stream = ResumableStream(self.table, lambda: self.last_seq)
         self.table_id = table_id
@@ -134,6 +136,9 @@ class NetworkSeat:
         # This seat's view of the deal and the seq of the event it is at, carried from event
         # to event of this stream (``views.after_event``); None: ask the host for it.
         self._known: tuple[DealView, int] | None = None
+        # The offer this seat last answered, by how many times it had bought back in then
+        # (R11.3): every update until the host has the answer still lists the offer.
+        self._answered_offer: int | None = None
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -212,7 +217,8 @@ class NetworkSeat:
                 self._observe(public, None)
                 await self._fair_deal(public, replaying=True)
             await self._commit_late(event.snapshot)
-            await self._answer_rientro(event.snapshot.rientro_offers)
+            scores = [view.score for view in event.snapshot.seats if view.HasField("score")]
+            await self._answer_rientro(event.snapshot.rientro_offers, scores)
             if event.snapshot.HasField("between_deals"):
                 await self._ready(event.snapshot.between_deals)
             # The snapshot is the seat's view: no deal in play (None), no move until an event.
@@ -232,7 +238,7 @@ class NetworkSeat:
             if update.match_over:
                 self.winners = tuple(update.winners)
             else:
-                await self._answer_rientro(update.rientro_offers)
+                await self._answer_rientro(update.rientro_offers, update.scores)
                 if update.HasField("between_deals"):
                     await self._ready(update.between_deals)
 
@@ -241,11 +247,23 @@ class NetworkSeat:
         if self.seat in pause.waiting_for_seats and self.seat not in pause.ready_seats:
             await self._quietly(self.link.ready())
 
-    async def _answer_rientro(self, offers: Iterable[table_pb2.RientroOffer]) -> None:
-        """R11.3: buy back in or retire, when the offer is to this seat."""
+    async def _answer_rientro(
+        self, offers: Iterable[table_pb2.RientroOffer], scores: Iterable[table_pb2.SeatScore]
+    ) -> None:
+        """R11.3: buy back in or retire, when the offer is to this seat, once.
+
+        An offer stands until the host has the answer, so an update sent in the meantime
+        (another busted seat's answer, say) lists it again: answered twice, it would be
+        refused. An offer is told apart from the next one by the seat's buy-backs so far.
+        """
         offer = next((o for o in offers if o.seat == self.seat), None)
-        if offer is not None:
-            await self._quietly(self.link.answer_rientro(self.bot.buys_back(offer.fee)))
+        if offer is None:
+            return
+        bought = next((s.rientri for s in scores if s.seat == self.seat), 0)
+        if self._answered_offer == bought:
+            return
+        self._answered_offer = bought
+        await self._quietly(self.link.answer_rientro(self.bot.buys_back(offer.fee)))
 
     def _observe(
         self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
@@ -515,6 +533,7 @@ async def run(
     taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
     keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
+    place = invite.parse(address)
     try:
         seat = NetworkSeat(
             channel,
@@ -522,6 +541,7 @@ async def run(
             make_bot(level, random.Random(seed)),
             log=SeatLog(),
             trace=keeper.trace if keeper is not None else None,
+            pin=None if pinned is None else tls.PinnedHost(place.host, place.port, pinned),
         )
         host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
         if pinned is not None and host.host_fingerprint != pinned:
@@ -706,6 +726,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scala40-bot: {error.details() or error.code().name}", file=sys.stderr)
         return 1
     except HostRefusal as refusal:
+        log.warning("given up: %s", refusal.line)
         print(f"scala40-bot: {refusal.message or refusal.code.name}", file=sys.stderr)
         return 1
     except (tls.PinError, invite.InviteError, OSError, HostLost) as error:

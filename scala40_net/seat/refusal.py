@@ -7,12 +7,17 @@ call's trailers (its ``ErrorInfo`` reason and metadata, and the
 made from the host's own refusal. What a seat does next depends only on it:
 send the same request again (``transient``), count a step as sent
 (``already_done``), decide again on a fresh view (``stale``), try another move
-(``broke_rule``), or tell the player.
+(``broke_rule``), or tell the player. What the player is told depends on its
+``trouble``: the host said no (``REFUSED``: its sentence, in the player's
+language), nobody answers (``UNREACHABLE``), or the host that answers is not
+the one pinned (``NOT_THE_HOST``, a ``HostChanged``: both fingerprints) — the
+screen says each in its own words and keeps gRPC's text for its log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -22,14 +27,34 @@ from google.rpc import error_details_pb2, status_pb2
 TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
-class HostRefusal(Exception):
-    """The host said no (or could not be reached): the rule, if any, and the host's sentence."""
+class Trouble(StrEnum):
+    """What kind of failure a refusal is, for the player: one of the host's, or the network's."""
 
-    def __init__(self, code: grpc.StatusCode, sentence: str, rule: str = "", reason: str = ""):
+    REFUSED = "refused"  # the host answered no: a rule, a token, a request it will not take
+    UNREACHABLE = "unreachable"  # no answer: the host is down, or the network between
+    NOT_THE_HOST = "not-the-host"  # the host that answers has another identity than the pin
+
+
+class HostRefusal(Exception):
+    """The host said no (or could not be reached): the rule, if any, and the host's sentence.
+
+    ``sentence`` is the host's, in the language asked for, when ``trouble`` is ``REFUSED``;
+    otherwise it is gRPC's own account of the failure, for a log, not for a player.
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        sentence: str,
+        rule: str = "",
+        reason: str = "",
+        trouble: Trouble = Trouble.REFUSED,
+    ):
         self.code = code
         self.sentence = sentence
         self.rule = rule
         self.reason = reason
+        self.trouble = trouble
         super().__init__(self.message)
 
     @property
@@ -46,7 +71,7 @@ class HostRefusal(Exception):
 
     @property
     def transient(self) -> bool:
-        return self.code in TRANSIENT
+        return self.code in TRANSIENT and self.trouble is not Trouble.NOT_THE_HOST
 
     @property
     def already_done(self) -> bool:
@@ -62,6 +87,28 @@ class HostRefusal(Exception):
     def broke_rule(self) -> bool:
         """The move is not allowed now (a rule of the game, or not this seat's turn)."""
         return self.code is grpc.StatusCode.FAILED_PRECONDITION
+
+
+class HostChanged(HostRefusal):
+    """The host at the pinned address proves another identity (or none): not a dropped link,
+    and no retry changes it. ``found``: its fingerprint ("" when its certificate binds none)."""
+
+    def __init__(self, found: str, expected: str, detail: str) -> None:
+        proved = f"its fingerprint is {found}" if found else "it proves no host's identity"
+        sentence = f"this is not the host joined: {proved} (expected {expected})"
+        super().__init__(grpc.StatusCode.UNAVAILABLE, sentence, trouble=Trouble.NOT_THE_HOST)
+        self.found = found
+        self.expected = expected
+        self.detail = detail  # what gRPC and the TLS check said, for a log
+
+    @property
+    def line(self) -> str:
+        return f"{super().line} [{self.detail}]"
+
+
+def unreachable(code: grpc.StatusCode, detail: str) -> HostRefusal:
+    """A call that no host answered: gRPC's (or the socket's) ``detail`` is for the log."""
+    return HostRefusal(code, detail, trouble=Trouble.UNREACHABLE)
 
 
 def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
@@ -92,4 +139,8 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
             return HostRefusal(code, status.message or details or "")
         sentence = localized or found.metadata.get("sentence") or status.message or details or ""
         return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
+    if code in TRANSIENT:
+        # No Status of the host's: gRPC's own words about a host it could not reach (a host
+        # that cannot save a request says so in a Status, reason NOT_SAVED, and is REFUSED).
+        return unreachable(code, details or code.name)
     return HostRefusal(code, details or code.name)

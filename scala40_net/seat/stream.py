@@ -8,7 +8,8 @@ task of its own, so it keeps flowing while the seat waits on its own calls.
 sends only what came after, so nothing is missed and nothing is applied twice.
 A stream that connects or delivers anything ends an outage; one that lasts
 longer than the seat's patience is given up (``HostLost``), and a refusal the
-seat cannot outwait (its token unknown, say) is raised.
+seat cannot outwait (its token unknown, say) is raised, as is, by every seat, a host
+at the address that is not the one pinned (``HostChanged``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import grpc
 
 from scala40_net.pb import table_pb2
 from scala40_net.seat.link import GrpcTable, backoff
-from scala40_net.seat.refusal import HostRefusal, refusal_from_error
+from scala40_net.seat.refusal import HostRefusal, Trouble, refusal_from_error
 
 # A stream that ended with one of these is opened again: the host is gone for a moment
 # (restarting), the connection dropped, or the stream fell behind.
@@ -148,7 +149,7 @@ class ResumableStream:
                     if on_connected is not None:
                         on_connected()
                 elif isinstance(item, grpc.RpcError):
-                    raise refusal_from_error(item)
+                    raise await self.table.judged(refusal_from_error(item))
                 elif isinstance(item, tuple) and await on_event(*item):
                     return True
         finally:
@@ -188,7 +189,7 @@ class ResumableStream:
             except HostRefusal as refused:
                 if self.closed:
                     return
-                if self.gives_up(refused):
+                if refused.trouble is Trouble.NOT_THE_HOST or self.gives_up(refused):
                     raise
                 refusal = refused
             if self.closed:

@@ -1,0 +1,114 @@
+"""The first run: what ``make play`` installs (the runtime dependencies alone, no development
+extras) is enough to play a deal against bots and to verify its record.
+
+A clean venv gets ``pip install .`` with no extras; its own ``scala40-play`` runs in a real
+terminal (tmux) against a bot until the deal ends, and its own ``scala40-verify`` checks the
+record the client saved. Skipped only when tmux is not installed. It installs packages from
+the machine's pip configuration and plays a whole deal: a few minutes, within make test's.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from test_e2e_play import ROOT, Tmux
+
+pytestmark = pytest.mark.timeout(900)
+
+ENGLISH_CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$")
+END_OF_DEAL = "End of deal 1"
+
+
+@pytest.fixture(scope="module")
+def runtime_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with the project installed as ``make play`` installs it: no extras."""
+    venv = tmp_path_factory.mktemp("runtime") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(ROOT)]
+    subprocess.run(pip, check=True, timeout=600)
+    return venv
+
+
+def test_the_runtime_install_holds_no_development_tool(runtime_venv: Path) -> None:
+    python = str(runtime_venv / "bin" / "python")
+    for tool in ("pytest", "hypothesis", "ruff", "mypy", "pyte", "babel", "grpc_tools"):
+        found = subprocess.run([python, "-c", f"import {tool}"], capture_output=True, timeout=60)
+        assert found.returncode != 0, f"{tool} is installed for playing"
+
+
+def hand(screen: str) -> tuple[int | None, list[str]]:
+    """The hand's size and its cards as the screen shows them (``7♥`` …)."""
+    lines = screen.splitlines()
+    at = next((i for i, line in enumerate(lines) if "Your hand (" in line), None)
+    if at is None:
+        return None, []
+    size = re.search(r"Your hand \((\d+)", lines[at])
+    cards = []
+    for line in lines[at + 1 : at + 4]:
+        words = line.replace("[", " ").replace("]", " ").split()
+        if not words or not all(ENGLISH_CARD.match(w) or w == "JK" for w in words):
+            break
+        cards += words
+    return (int(size.group(1)) if size else None), cards
+
+
+def typed(card: str) -> str:
+    """``7♥`` as typed in English: ``7H``."""
+    return card[:-1] + {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}[card[-1]]
+
+
+def play_a_turn(tmux: Tmux) -> bool:
+    """Draw and discard the first card the host accepts; False once the deal has ended."""
+    screen = tmux.wait(lambda s: "Your turn: draw" in s or END_OF_DEAL in s, 120, "a turn")
+    if END_OF_DEAL in screen:
+        return False
+    tmux.command("draw")
+    screen = tmux.wait(lambda s: hand(s)[0] == 14 or END_OF_DEAL in s, 30, "the drawn card")
+    for card in [c for c in hand(screen)[1] if c != "JK"]:
+        tmux.command(f"discard {typed(card)}")
+        screen = tmux.wait(
+            lambda s, c=card: hand(s)[0] != 14 or END_OF_DEAL in s or ("Refused" in s and c in s),
+            30,
+            f"the answer to discarding {card}",
+        )
+        if hand(screen)[0] != 14 or END_OF_DEAL in screen:
+            return END_OF_DEAL not in screen
+    raise AssertionError(f"no discard was accepted; the screen:\n{screen}")
+
+
+def test_the_runtime_install_plays_a_deal_against_a_bot_and_verifies_its_record(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    data = tmp_path / "data"
+    tmux = Tmux(f"scala40-first-{uuid.uuid4().hex[:8]}")
+    play = runtime_venv / "bin" / "scala40-play"
+    command = (
+        f"SCALA40_DATA_DIR={data} LANG=en_US.UTF-8 TERM=xterm {play} --name Ada --lang en "
+        "--bots 1 --bot-delay 0"
+    )
+    size = ["-x", "100", "-y", "30"]
+    subprocess.run(["tmux", "new-session", "-d", *size, "-s", tmux.name, command], check=True)
+    try:
+        for _ in range(200):
+            if not play_a_turn(tmux):
+                break
+        else:
+            raise AssertionError("the deal did not end in 200 turns")
+        tmux.wait(lambda s: bool(sorted(data.glob("records/*/deal-0001.json"))), 60, "the record")
+        records = sorted(data.glob("records/*/deal-0001.json"))
+        verify = runtime_venv / "bin" / "scala40-verify"
+        checked = subprocess.run(
+            [str(verify), str(records[0])], capture_output=True, text=True, timeout=120
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        if tmux.alive():
+            tmux.run("kill-session", "-t", tmux.name)
