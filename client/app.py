@@ -138,7 +138,6 @@ class TableScreen:
         self._preview: Preview | None = None
         self._count_running = False
         self._turn_time_told = 0  # the model's count when the turn countdown last started
-        self.new_match_wanted = False  # the screen closed to start another match
         if history is None:
             history = (
                 FileHistory(str(data_dir / "history"))
@@ -569,12 +568,19 @@ class TableScreen:
         self._send(ready)
 
     def _new_match(self, cmd: c.NewMatchCmd) -> None:
-        if not self.session.new_match_offered:
+        """Another match at the same seats (TableService.Rematch): it starts once everyone
+        seated has agreed, on this same screen (a local game too: its bots always agree)."""
+        if self.model.is_spectator:
             raise c.CommandError("err_no_new_match")
         if not self.model.match_over:
             raise c.CommandError("err_match_not_over")
-        self.new_match_wanted = True
-        self.quit()
+
+        async def rematch(link: TableLink) -> None:
+            await link.rematch()
+            self.session.say(NoticeKind.OK, "rematch_sent")
+            self.invalidate()
+
+        self._send(rematch)
 
     def _toggle_scores(self, cmd: c.ScoresCmd) -> None:
         self.session.show_scores = not self.session.show_scores

@@ -100,7 +100,7 @@ def focus_bindings(screen: TableScreen) -> KeyBindings:
         lambda: screen.input_focused() and not screen.input_field.buffer.text.strip()
     )
 
-    offered = Condition(lambda: screen.session.new_match_offered and screen.model.match_over)
+    offered = Condition(lambda: screen.model.match_over and not screen.model.is_spectator)
 
     @kb.add("n", filter=input_empty & offered)
     def _new_match(event: KeyPressEvent) -> None:

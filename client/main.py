@@ -176,38 +176,31 @@ async def play_local(
     pin = tls.PinnedHost("127.0.0.1", port, proved)
     try:
         lobby = LobbyClient(channel, text.lang)
-        session = SessionState(host=f"127.0.0.1:{port}", new_match_offered=True)
+        session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, proved, session, directory, "local")
         name = options.name
-        while True:  # one table per match; "n" at a match's end starts the next one
-            table_id = await lobby.create_table(
-                text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
-            )
-            seat = await lobby.join(table_id, name)
-            for _ in range(options.bots):
-                await lobby.add_bot(seat, LEVELS[options.level])
-            screen = await open_table(
-                channel,
-                seat,
-                text,
-                session,
-                directory,
-                start=True,
-                input=input,
-                output=output,
-                pin=pin,
-            )
-            if ready is not None and not ready.done():
-                ready.set_result(screen)
-            await screen.run_async()
-            if not screen.new_match_wanted:
-                break
-            session = SessionState(
-                host=session.host,
-                fingerprint=session.fingerprint,
-                trust=session.trust,
-                new_match_offered=True,
-            )
+        # One table for the evening: "n" at a match's end asks the host for another at the
+        # same seats (TableService.Rematch), as at a LAN table; the bots always agree.
+        table_id = await lobby.create_table(
+            text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
+        )
+        seat = await lobby.join(table_id, name)
+        for _ in range(options.bots):
+            await lobby.add_bot(seat, LEVELS[options.level])
+        screen = await open_table(
+            channel,
+            seat,
+            text,
+            session,
+            directory,
+            start=True,
+            input=input,
+            output=output,
+            pin=pin,
+        )
+        if ready is not None and not ready.done():
+            ready.set_result(screen)
+        await screen.run_async()
     finally:
         await channel.close()
         await host.stop(grace=0.5)

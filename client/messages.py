@@ -200,15 +200,17 @@ ENGLISH: dict[str, str] = dict(
         M("end_play_discard", "discard {card}"),
         M("end_new_match", "F2 (or 'scores') shows the score sheet."),
         M(
-            "end_new_match_local",
-            "F2 (or 'scores') the score sheet · n a new match · quit to leave.",
+            "end_rematch",
+            "F2 (or 'scores') the score sheet · n another match, same seats · quit to leave.",
         ),
+        M("rematch_sent", "Another match agreed: it starts once everyone at the table agrees."),
+        M("log_rematch_agreed", "Another match, same seats: {names} agreed; waiting for {waiting}"),
         M(
             "end_void_no_stock",
             "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score; "
             "the next dealer deals.",
         ),
-        M("err_no_new_match", "a new match is started from the lobby here"),
+        M("err_no_new_match", "a spectator does not play the next match"),
         M("err_match_not_over", "the match is not over yet"),
         M("ready_sent", "Ready: waiting for the others."),
         M("err_not_between_deals", "no deal to close: 'ready' is for the pause between deals"),
@@ -293,7 +295,7 @@ ENGLISH: dict[str, str] = dict(
             " sort / hint             by suit or rank / what to play (ordina / suggerisci)\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
-            " ready/scores/back       deal read / score sheet / play again after being away\n"
+            " ready/scores/back/new   deal read / scores / back after away / another match\n"
             " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
             "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
             "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"

@@ -446,8 +446,17 @@ class TableModel:
                 fd.chain_head = signed.chain_head
                 fd.signature = signed.signature
             self._log("log_deal_signed", deal=signed.deal_no)
+        elif kind == "rematch":
+            agreed = ", ".join(self.name_of(s) for s in event.rematch.agreed_seats)
+            waiting = ", ".join(self.name_of(s) for s in event.rematch.waiting_for_seats)
+            self._log("log_rematch_agreed", names=agreed, waiting=waiting)
         elif kind == "match_started":
             started = event.match_started
+            if self.match_over:  # a rematch: the standings and the sheet start again
+                self.winners = ()
+                self.score_sheet = ScoreSheet()
+                for state in self.seats.values():
+                    state.total, state.out, state.rientri = 0, False, 0
             self.match_over = False
             self.table_phase = lobby_pb2.TABLE_PHASE_PLAYING
             self._log("log_match_started", name=self.name_of(started.first_dealer_seat))

@@ -174,7 +174,7 @@ def _deal_end_lines(
             lines += [[("class:dim", piece)] for piece in saved]
     if model.match_over:
         lines += standings_lines(model, t, width, compact)
-        key = "end_new_match_local" if session.new_match_offered else "end_new_match"
+        key = "end_new_match" if model.is_spectator else "end_rematch"
         lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
     else:
         style, text = countdown_text(model, session, t)

@@ -72,7 +72,6 @@ class SessionState:
     show_melds: bool = False
     cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
     turn_deadline: float | None = None  # time.monotonic() the turn clock of the seat to move ends
-    new_match_offered: bool = False  # make play: the screen may start another match
     quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
 
     def rientro_seconds_left(self) -> int:

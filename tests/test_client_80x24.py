@@ -89,12 +89,6 @@ def full_hands_over() -> TableModel:
     return model
 
 
-def new_match_offered() -> SessionState:
-    session = SessionState()
-    session.new_match_offered = True
-    return session
-
-
 def fingerprint_new() -> SessionState:
     from client.session import TrustState
 
@@ -126,7 +120,7 @@ SCREENS: dict[str, tuple[Callable[[], TableModel], str, Callable[[], SessionStat
     "the end of a deal": (ended, "", lambda: None),
     "the end of the match": (match_over, "", lambda: None),
     "a lost connection": (started_model, "", reconnecting),
-    "the end of a match at make play": (full_hands_over, "", new_match_offered),
+    "the end of a match with full hands (its rematch line)": (full_hands_over, "", lambda: None),
     "a new host's fingerprint": (started_model, "", fingerprint_new),
 }
 

@@ -142,26 +142,21 @@ def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None
     assert all(len(line) <= 80 for line in lines)
 
 
-def test_at_the_match_end_make_play_offers_a_new_match_on_n() -> None:
-    from client.session import SessionState
-
+def test_at_the_match_end_every_seat_is_offered_another_match_on_n() -> None:
     model = started_model()
     end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0, out=frozenset({2}))
     over = table_pb2.MatchUpdate(match_over=True, winners=[1])
     model.apply(table_pb2.TableEvent(seq=20, match_update=over))
-    left: list[bool] = []
+    asked: list[object] = []
 
     def watch(screen: TableScreen) -> None:
-        screen.quit = lambda: left.append(screen.new_match_wanted)  # type: ignore[method-assign]
+        screen._send = asked.append  # type: ignore[method-assign]
 
-    session = SessionState(new_match_offered=True)
-    lines = screen_text(model, [24, 80], keys="n", session=session, lang="it", act=watch)
-    assert "n nuova partita" in "\n".join(lines)
-    assert left == [True]
-    # Without the offer (a LAN host's table) n is just a letter on the command line.
-    left.clear()
     lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
-    assert left == [] and lines[-1].rstrip() == "> n"
+    assert "n altra partita, stessi posti" in "\n".join(lines)
+    assert len(asked) == 1  # the rematch is asked of the host (TableService.Rematch)
+    lines = screen_text(model, [24, 80], keys="n", lang="en", act=watch)
+    assert "n another match, same seats" in "\n".join(lines)
 
 
 def test_the_score_sheet_opens_by_itself_when_the_match_ends() -> None:

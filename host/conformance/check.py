@@ -109,6 +109,9 @@ class _FirstDealer:
     def pause_waits_for(self, people: set[int]) -> set[int]:
         return self._live.pause_waits_for(people)
 
+    def timed_out_discard(self, chosen: int) -> int:
+        return self._live.timed_out_discard(chosen)
+
 
 def command_client(argv: Sequence[str]) -> ClientRunner:
     """The client under test as a command line, run once the table exists and ended after."""

@@ -11,13 +11,12 @@ import grpc
 from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
+from host.edge.rulesets import table_ruleset
 from host.journal.registry import Registry
 from host.table import durations
 from host.table.seating import checked_name
 from host.table.table import Table
 from host.table.task import TableTask
-from scala40_net import wire
-from scala40_net.errors import InvalidRuleset
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
@@ -75,28 +74,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 "TOO_MANY_TABLES",
                 f"this host runs at most {MAX_TABLES} tables whose match is not over",
             )
-        try:
-            ruleset = wire.ruleset_from_pb(request.ruleset, request.seats)
-        except wire.WireError as error:
-            raise malformed(str(error)) from None
-        except InvalidRuleset as error:
-            rule, _, sentence = str(error).partition(": ")
-            raise Refusal(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "BAD_RULESET",
-                sentence or rule,
-                rule if sentence else None,
-            ) from None
-        if ruleset.stall_rebuilds is None:
-            # Without it nothing ends a deal nobody can go out of (nobody can open, say):
-            # the table would play, and write its journal, for ever.
-            raise Refusal(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "BAD_RULESET",
-                "the stall rule stays on at this host's tables (stall_rebuilds 1..99): "
-                "without it a deal nobody can go out of never ends",
-                "R10.2",
-            )
+        ruleset = table_ruleset(request.ruleset, request.seats)
         table = await self._registry.create_table(request, ruleset)
         return lobby_pb2.CreateTableResponse(table_id=table.table_id)
 

@@ -99,6 +99,9 @@ class Host:
     name: str = field(default_factory=socket.gethostname)  # the name players see in the list
     advertised: list[str] = field(default_factory=list, init=False)  # the addresses, once on
     advertise_problem: str = field(default="", init=False)  # why it is not, when it failed
+    # What the start found in the data dir: the tables reopened, and those set aside (why).
+    resumed: list[str] = field(default_factory=list, init=False)
+    set_aside: list[str] = field(default_factory=list, init=False)
     _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
     # What the conformance check composes into the host (host.conformance.check); None: the host's
     # own table service and bots.
@@ -126,8 +129,12 @@ class Host:
         self.registry = Registry(
             self.journals, self.identity, self.tokens, self.settings, self.run_bot
         )
-        for problem in self.registry.restore():
+        self.set_aside = self.registry.restore()
+        for problem in self.set_aside:
             log.error("%s", problem)
+        self.resumed = list(self.registry.tables)
+        for line in resumed_lines(self):
+            log.info("%s", line)
         self.server = grpc.aio.server(
             interceptors=[AuthInterceptor(self.tokens, method_access(), self.limits)],
             # No port sharing: a second host on a port in use is an error, not half the tables.
@@ -254,6 +261,30 @@ def advertising_lines(host: Host) -> list[str]:
     return []
 
 
+def resumed_lines(host: Host) -> list[str]:
+    """What the host reopened from its data dir at start: each table and where its match is,
+    and each journal it set aside."""
+    lines = []
+    for table_id in host.resumed:
+        task = host.registry.tables.get(table_id)
+        if task is None:
+            continue
+        state = task.table.state
+        people = [s.name for s in state.seats if s.taken]
+        seated = ", ".join(people) if people else "nobody seated"
+        if state.phase == lobby_pb2.TABLE_PHASE_WAITING:
+            where = "waiting for its match to start"
+        elif state.phase == lobby_pb2.TABLE_PHASE_FINISHED:
+            where = "match over (kept a while for its last records)"
+        else:
+            where = f"match resumed at deal {state.deal_no}"
+        lines.append(f"resumed table {table_id} {state.config.name!r}: {where}; {seated}")
+    lines += host.set_aside
+    if not lines:
+        return [f"no table to resume in {host.data_dir}"]
+    return lines
+
+
 async def serve(host: Host) -> None:
     """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
     await host.start()
@@ -276,6 +307,8 @@ async def serve(host: Host) -> None:
         for line in invite_lines(host.listen, host.port, host.identity.fingerprint):
             print(f"scala40-host: {line}", flush=True)
     for line in advertising_lines(host):
+        print(f"scala40-host: {line}", flush=True)
+    for line in resumed_lines(host):
         print(f"scala40-host: {line}", flush=True)
     await stopping.wait()
     print("scala40-host: shutting down", flush=True)

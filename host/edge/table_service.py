@@ -176,6 +176,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.ReadyResponse:
         return await self._as_seat(Table.ready, request)
 
+    async def Rematch(
+        self, request: table_pb2.RematchRequest, context: Context
+    ) -> table_pb2.RematchResponse:
+        return await self._as_seat(Table.rematch, request)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

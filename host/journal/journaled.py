@@ -144,6 +144,7 @@ START = Request("start", lobby_pb2.StartMatchRequest)
 DRAW = Request("draw", table_pb2.DrawRequest)
 PLAY = Request("play", table_pb2.PlayRequest)
 RETURN_DISCARD = Request("return_discard", table_pb2.ReturnDiscardRequest)
+REMATCH = Request("rematch", table_pb2.RematchRequest)
 # The turn clock ran out: the host played the seat's turn, in one job (its draw, its play).
 TIMEOUT_DRAW = HostStep("timeout_draw")
 TIMEOUT_RETURN = HostStep("timeout_return")

@@ -99,6 +99,17 @@ class Replay:
         journal's own next entry says when the deal came."""
         return people
 
+    def timed_out_discard(self, chosen: int) -> int:
+        """The discard the journal holds: an older host chose another card (the costliest)."""
+        entry = self.pending[0] if self.pending else None
+        if entry is None or entry.kind != journaled.TIMEOUT_PLAY.kind or not entry.events:
+            return chosen  # past the journal's end: the rest of its job is made anew
+        public = table_pb2.TableEvent.FromString(entry.events[0].public)
+        played = deal_pb2.DealEvent.FromString(public.deal.public_event)
+        if played.WhichOneof("event") != "played" or not played.played.HasField("discard"):
+            raise ReplayError(f"journal entry {entry.entry_no} should be a timed-out discard")
+        return played.played.discard
+
 
 def play_back(
     table: Table, journal: Journal, publish: Callable[[Record], None] | None

@@ -40,6 +40,10 @@ class HostChoices(Protocol):
         """Of the people at the table, those a pause between deals waits for."""
         ...
 
+    def timed_out_discard(self, chosen: int) -> int:
+        """The discard of a turn the host plays for a seat, ``chosen`` by the table now."""
+        ...
+
 
 @dataclass(frozen=True)
 class LiveChoices:
@@ -56,6 +60,9 @@ class LiveChoices:
 
     def pause_waits_for(self, people: set[int]) -> set[int]:
         return people & self.presence.connected_seats()
+
+    def timed_out_discard(self, chosen: int) -> int:
+        return chosen
 
 
 @dataclass

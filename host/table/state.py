@@ -114,6 +114,8 @@ class TableState:
     answers: dict[tuple[int | None, str], tuple[str, bytes]] = field(default_factory=dict)
     # Set while the host itself plays a seat's timed-out turn: its events say so.
     moving_for_seat: bool = False
+    # After a match: the seats whose players agreed to play another (TableService.Rematch).
+    rematch_agreed: set[int] = field(default_factory=set)
 
     @classmethod
     def new(

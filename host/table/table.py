@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 
-from host.edge.errors import Refusal, malformed, permission_denied, precondition
+from host.edge.errors import malformed, permission_denied, precondition
+from host.edge.rulesets import bad_ruleset, table_ruleset
 from host.journal import journaled
 from host.table.deal_cycle import DealCycle
 from host.table.links import TableLinks
@@ -22,9 +23,8 @@ from host.table.scribe import Scribe
 from host.table.seating import Seating
 from host.table.state import DealInProgress, SeatState, TableState
 from scala40_net import actions, deal, events, match, wire
-from scala40_net.cards import face
+from scala40_net.bots.medium import bare_discard
 from scala40_net.errors import InvalidRuleset
-from scala40_net.melds import face_points
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
 
 MAX_CHAT = 500
@@ -182,7 +182,7 @@ class Table:
 
     @functools.cached_property
     def _ruleset_options(self) -> ruleset_pb2.RulesetOptions:
-        """The table's options on the wire: its ruleset never changes, so made once."""
+        """The table's options on the wire: made once, and again when a rematch changes them."""
         return wire.ruleset_options_to_pb(self.state.ruleset)
 
     def summary(self) -> lobby_pb2.TableSummary:
@@ -257,20 +257,107 @@ class Table:
                 str(error).partition(": ")[2] or str(error),
                 str(error).partition(":")[0],
             ) from None
+        self._begin_match(EntryDraft(journaled.START.kind, seat, request))
+        return lobby_pb2.StartMatchResponse()
+
+    def _begin_match(self, draft: EntryDraft) -> None:
+        """A match of every seat taken: its first dealer, its start journaled as ``draft``
+        (with the match_started event first), the host bots seated, the first deal announced."""
+        state = self.state
+        players = [s.number for s in state.seats if s.taken]
         state.phase = lobby_pb2.TABLE_PHASE_PLAYING
         # R2.1: the first dealer is drawn at random by the host, announced before any commitment.
         first_dealer = self.links.choices.first_dealer(players)
         state.match = match.start_match(state.ruleset, players, first_dealer)
-        started = table_pb2.MatchStarted(first_dealer_seat=first_dealer, seats=players)
-        started_event = table_pb2.TableEvent(match_started=started)
-        self.scribe.commit(
-            EntryDraft(journaled.START.kind, seat, request, events=[(started_event, {})])
+        started = table_pb2.MatchStarted(
+            first_dealer_seat=first_dealer, seats=players, ruleset=self._ruleset_options
         )
-        for s in players:
-            if state.seats[s].is_bot:
-                self.scribe.start_bot(s)
+        draft.events.insert(0, (table_pb2.TableEvent(match_started=started), {}))
+        self.scribe.commit(draft)
+        for s in state.bot_seats():
+            self.scribe.start_bot(s)
         self.deals.announce_deal()
-        return lobby_pb2.StartMatchResponse()
+
+    # --- Another match at the same seats ----------------------------------------------------
+
+    def _rematch_waits_for(self) -> list[int]:
+        """The people's seats that have not agreed yet (a seat whose player left has no say)."""
+        return [
+            s.number
+            for s in self.state.seats
+            if s.taken
+            and not s.is_bot
+            and s.away != lobby_pb2.AWAY_REASON_LEFT
+            and s.number not in self.state.rematch_agreed
+        ]
+
+    def _change_rules(self, seat: int, rules: ruleset_pb2.Ruleset) -> None:
+        """The first player's new rules for the next match; every agreement so far is void."""
+        state = self.state
+        if seat != self.seating.decider():
+            raise permission_denied(
+                "NOT_THE_DECIDER",
+                "only the first player at the table changes the rules of a rematch",
+            )
+        ruleset = table_ruleset(rules, len(state.seats))
+        try:
+            ruleset.check_players(sum(1 for s in state.seats if s.taken))
+        except InvalidRuleset as error:
+            raise bad_ruleset(error) from None
+        # A new config, not the old one changed: the task rebuilds a table from the config
+        # it was created with (its journal plays this change back).
+        config = lobby_pb2.CreateTableRequest()
+        config.CopyFrom(state.config)
+        config.ruleset.CopyFrom(rules)
+        state.config, state.ruleset = config, ruleset
+        self.__dict__.pop("_ruleset_options", None)
+        state.rematch_agreed.clear()
+
+    @journaled.REMATCH.accepts
+    def rematch(self, seat: int, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
+        """After the match: the seat agrees to another with the same seats (and, from the first
+        player, maybe other rules); the last agreement starts it."""
+        response = table_pb2.RematchResponse()
+        if self.scribe.repeat(seat, journaled.REMATCH, request.context) is not None:
+            return response
+        state = self.state
+        if state.phase != lobby_pb2.TABLE_PHASE_FINISHED:
+            raise precondition(
+                "MATCH_NOT_OVER", "another match can be agreed once this one is over"
+            )
+        if state.seats[seat].away == lobby_pb2.AWAY_REASON_LEFT:
+            raise precondition("LEFT_TABLE", f"seat {seat}'s player has left the table")
+        if request.HasField("rules"):
+            self._change_rules(seat, request.rules)
+        state.rematch_agreed.add(seat)
+        draft = EntryDraft(
+            journaled.REMATCH.kind,
+            seat,
+            request,
+            response,
+            request_id=request.context.request_id,
+            game=False,
+        )
+        waiting = self._rematch_waits_for()
+        if waiting:
+            update = table_pb2.RematchUpdate(
+                agreed_seats=sorted(state.rematch_agreed),
+                waiting_for_seats=waiting,
+                ruleset=self._ruleset_options,
+            )
+            draft.events.append((table_pb2.TableEvent(rematch=update), {}))
+            self.scribe.commit(draft)
+            return response
+        # Everyone agreed, so everyone is here: a seat a host bot played for its player is
+        # theirs again (a seat whose player left is played by a host bot again).
+        for s in sorted(state.rematch_agreed):
+            if state.seats[s].away:
+                state.seats[s].away = 0
+                draft.events.append(self.seating.seat_changed(s))
+        state.rematch_agreed.clear()
+        draft.game = True
+        self._begin_match(draft)
+        return response
 
     def _check_fresh(self, context: table_pb2.MoveContext) -> None:
         state = self.state
@@ -368,8 +455,10 @@ class Table:
     def play_timed_out_turn(self) -> None:
         """The turn clock ran out: the host plays the turn as a cautious player would (draw
         from the stock, or put back a taken discard, which draws from it; lay nothing;
-        discard the costliest card the rules allow), marks the moves by_host, and a host bot
-        plays the seat until its player is back."""
+        discard as the medium bot discards: never a joker while another card may go, and
+        rather a card the next player cannot use), marks the moves by_host, and a host bot
+        plays the seat until its player is back. Played back, the discard is the journal's
+        (an older host discarded the costliest card)."""
         state = self.state
         deal_state = state.deal_state
         if (
@@ -390,14 +479,11 @@ class Table:
                 after_move(EntryDraft(journaled.TIMEOUT_RETURN.kind, seat), back)
             deal_state = state.deal_state
             assert deal_state is not None
-            hand = deal_state.hand(seat)
-            for card in sorted(hand, key=lambda c: (-face_points(face(c)), -c)):
-                try:
-                    played = apply(seat, actions.Play((), card))
-                except Refusal:  # a discard the rules bar (R3.3, R8.2): the next costliest
-                    continue
+            discard = bare_discard(deal_state)
+            if discard is not None:
+                discard = self.links.choices.timed_out_discard(discard)
+                played = apply(seat, actions.Play((), discard))
                 after_move(EntryDraft(journaled.TIMEOUT_PLAY.kind, seat), played)
-                break
         finally:
             state.moving_for_seat = False
         if not state.seats[seat].away:

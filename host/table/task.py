@@ -500,7 +500,9 @@ class TableTask:
             self._failing_since = None
 
     def _note_finished(self) -> None:
-        if self.finished_at is None and self.table.state.phase == lobby_pb2.TABLE_PHASE_FINISHED:
+        if self.table.state.phase != lobby_pb2.TABLE_PHASE_FINISHED:
+            self.finished_at = None  # playing again (a rematch): not to be archived
+        elif self.finished_at is None:
             self.finished_at = asyncio.get_running_loop().time()
 
     # --- Host bot seats ---------------------------------------------------------------------

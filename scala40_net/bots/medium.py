@@ -8,7 +8,7 @@ from scala40_net.actions import Play
 from scala40_net.bots.base import TurnBot
 from scala40_net.bots.hand import card_points, feeds, near_meld_strength
 from scala40_net.cards import is_joker
-from scala40_net.deal import DealState, apply
+from scala40_net.deal import DealState, accepted_discards, apply
 from scala40_net.melds import Meld
 from scala40_net.search import LayDown, has_play
 
@@ -49,3 +49,18 @@ def table_after(state: DealState, lay: LayDown, discard: int) -> tuple[Meld, ...
     """The table once the lay-down is played (the discard does not change it)."""
     after, _ = apply(state, state.turn, Play(lay.operations, discard))
     return after.table
+
+
+def bare_discard(state: DealState) -> int | None:
+    """The discard of a turn that lays nothing, in medium's order (None: no discard allowed).
+
+    A joker only when nothing else may go, never a card that feeds the next player
+    while another may, a loose card before one near a meld, the costliest first. It
+    reads the state alone (no randomness, no memory), so the host's turn played for an
+    absent seat is the same turn again when its journal is played back.
+    """
+    hand = state.hand(state.turn)
+    legal = accepted_discards(state, (), hand)
+    if not legal:
+        return None
+    return min(legal, key=discard_order(state, LayDown((), hand, 0, 0), state.table))

@@ -1,6 +1,7 @@
 from scala40_net.pb import cards_pb2 as _cards_pb2
 from scala40_net.pb import deal_pb2 as _deal_pb2
 from scala40_net.pb import lobby_pb2 as _lobby_pb2
+from scala40_net.pb import ruleset_pb2 as _ruleset_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -55,7 +56,7 @@ class SubscribeEventsResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ...) -> None: ...
 
 class TableEvent(_message.Message):
-    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started")
+    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started", "rematch")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +65,7 @@ class TableEvent(_message.Message):
     MATCH_UPDATE_FIELD_NUMBER: _ClassVar[int]
     DEAL_SIGNED_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_FIELD_NUMBER: _ClassVar[int]
     seq: int
     snapshot: TableView
     deal: DealEventEnvelope
@@ -72,7 +74,8 @@ class TableEvent(_message.Message):
     match_update: MatchUpdate
     deal_signed: DealSigned
     match_started: MatchStarted
-    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ...) -> None: ...
+    rematch: RematchUpdate
+    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., rematch: _Optional[_Union[RematchUpdate, _Mapping]] = ...) -> None: ...
 
 class DealEventEnvelope(_message.Message):
     __slots__ = ("public_event", "private_event", "turn_time_ms", "by_host")
@@ -97,12 +100,24 @@ class ChatMessage(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("first_dealer_seat", "seats")
+    __slots__ = ("first_dealer_seat", "seats", "ruleset")
     FIRST_DEALER_SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
     first_dealer_seat: int
     seats: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, first_dealer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
+    ruleset: _ruleset_pb2.RulesetOptions
+    def __init__(self, first_dealer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ...) -> None: ...
+
+class RematchUpdate(_message.Message):
+    __slots__ = ("agreed_seats", "waiting_for_seats", "ruleset")
+    AGREED_SEATS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_SEATS_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
+    agreed_seats: _containers.RepeatedScalarFieldContainer[int]
+    waiting_for_seats: _containers.RepeatedScalarFieldContainer[int]
+    ruleset: _ruleset_pb2.RulesetOptions
+    def __init__(self, agreed_seats: _Optional[_Iterable[int]] = ..., waiting_for_seats: _Optional[_Iterable[int]] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ...) -> None: ...
 
 class SeatScore(_message.Message):
     __slots__ = ("seat", "total", "out", "rientri", "chips")
@@ -369,5 +384,17 @@ class ReadyRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ...) -> None: ...
 
 class ReadyResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RematchRequest(_message.Message):
+    __slots__ = ("context", "rules")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    rules: _ruleset_pb2.Ruleset
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., rules: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ...) -> None: ...
+
+class RematchResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -97,6 +97,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.ReadyRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.ReadyResponse.FromString,
                 _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/scala40.v1.TableService/Rematch',
+                request_serializer=scala40_dot_v1_dot_table__pb2.RematchRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -220,6 +225,19 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Rematch(self, request, context):
+        """After the match is over: the caller's seat agrees to play another match at
+        this table, with the same seats and seat tokens. The seat that decides
+        absences may send other rules with it; that withdraws the agreements given
+        so far. Once every person seated has agreed (bots always agree; a seat
+        whose player left is played by a host bot again), the new match starts
+        with a `match_started` event; until then each agreement is a `rematch`
+        event. Before the match is over: FAILED_PRECONDITION, MATCH_NOT_OVER.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -282,6 +300,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Ready,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.ReadyRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.ReadyResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.RematchRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.RematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -611,6 +634,33 @@ class TableService:
             '/scala40.v1.TableService/Ready',
             scala40_dot_v1_dot_table__pb2.ReadyRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.ReadyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/Rematch',
+            scala40_dot_v1_dot_table__pb2.RematchRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -193,6 +193,10 @@ class GrpcTable:
     async def chat(self, text: str) -> None:
         await self._unary("SendChat", table_pb2.SendChatRequest(text=text))
 
+    async def rematch(self, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
+        """After the match: agree to another at the same seats (a person's call, never a bot's)."""
+        return cast(table_pb2.RematchResponse, await self._unary("Rematch", request))
+
     def subscribe(self, after_seq: int) -> Any:
         """The table's events after ``after_seq`` (a grpc.aio stream call)."""
         request = table_pb2.SubscribeEventsRequest(after_seq=after_seq)

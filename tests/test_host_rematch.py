@@ -1,0 +1,150 @@
+"""Another match at the same table (TableService.Rematch), over real gRPC on 127.0.0.1.
+
+After a match each person seated agrees; the first player may change the rules,
+which asks everyone again; the last agreement starts the match with the same
+seats and seat tokens, its deals numbered on from the last one. The agreement
+is journaled: a restarted host reopens the table as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import HostClient, start_host
+
+from host.edge.errors import error_info
+from scala40_net.bots import make_bot
+from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
+
+ONE_DEAL = ruleset_pb2.RulesetOptions(
+    match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1, rientro=False
+)
+
+
+def rematch(request_id: str, rules: ruleset_pb2.Ruleset | None = None) -> table_pb2.RematchRequest:
+    request = table_pb2.RematchRequest(context=table_pb2.MoveContext(request_id=request_id))
+    if rules is not None:
+        request.rules.CopyFrom(rules)
+    return request
+
+
+async def refused(call: object) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call  # type: ignore[misc]
+    info = error_info(caught.value)
+    assert info is not None
+    return caught.value.code(), info.reason
+
+
+async def play(seats: list[NetworkSeat]) -> None:
+    """Both people's seats play the match to its end."""
+    for seat in seats:
+        seat.winners = None
+    await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=180)
+
+
+async def view(served: HostClient, seat: NetworkSeat) -> table_pb2.GetViewResponse:
+    answer: table_pb2.GetViewResponse = await served.table.GetView(
+        table_pb2.GetViewRequest(), metadata=seat.metadata
+    )
+    return answer
+
+
+async def test_a_rematch_is_agreed_by_everyone_seated_and_survives_a_restart(
+    tmp_path: Path,
+) -> None:
+    data_dir = tmp_path / "host"
+    served = await start_host(data_dir)
+    try:
+        ruleset = ruleset_pb2.Ruleset(preset=ruleset_pb2.PRESET_CLASSIC, options=ONE_DEAL)
+        request = lobby_pb2.CreateTableRequest(name="evening", seats=3, ruleset=ruleset)
+        table_id = (await served.lobby.CreateTable(request)).table_id
+        ada, bea = (
+            NetworkSeat(
+                served.channel, table_id, make_bot("medium", random.Random(n)), log=SeatLog()
+            )
+            for n in (1, 2)
+        )
+        await ada.join("Ada")
+        await bea.join("Bea")
+        await served.lobby.AddBot(lobby_pb2.AddBotRequest(table_id=table_id), metadata=ada.metadata)
+        # Before the match is over there is nothing to agree to.
+        assert await refused(served.table.Rematch(rematch("early"), metadata=ada.metadata)) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "MATCH_NOT_OVER",
+        )
+        playing = asyncio.create_task(play([ada, bea]))
+        await asyncio.sleep(0.2)  # their streams open first
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
+        )
+        await playing
+        first = await view(served, ada)
+        assert first.view.table.phase == lobby_pb2.TABLE_PHASE_FINISHED
+        last_deal = first.view.deal_no
+
+        # Only the first player changes the rules: Bea's are refused, and change nothing.
+        semplice = ruleset_pb2.Ruleset(preset=ruleset_pb2.PRESET_SEMPLICE, options=ONE_DEAL)
+        assert await refused(
+            served.table.Rematch(rematch("bea-rules", semplice), metadata=bea.metadata)
+        ) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_THE_DECIDER")
+        # Rules the table cannot play are refused and change nothing either: one deck for
+        # three, the stall rule off (R10.2).
+        seq = (await view(served, ada)).seq
+        one_deck = ruleset_pb2.Ruleset(options=ruleset_pb2.RulesetOptions(decks=1))
+        endless = ruleset_pb2.Ruleset(options=ruleset_pb2.RulesetOptions(stall_rebuilds=0))
+        for bad in (one_deck, endless):
+            assert await refused(
+                served.table.Rematch(
+                    rematch(f"bad-{bad.options.decks}", bad), metadata=ada.metadata
+                )
+            ) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RULESET")
+        after = await view(served, ada)
+        assert after.seq == seq and after.view.table.preset == ruleset_pb2.PRESET_CLASSIC
+        # Bea agrees to the same rules; then Ada changes them, which asks Bea again.
+        await served.table.Rematch(rematch("bea-1"), metadata=bea.metadata)
+        await served.table.Rematch(rematch("ada-1", semplice), metadata=ada.metadata)
+        seq = (await view(served, ada)).seq
+        await served.table.Rematch(rematch("ada-1", semplice), metadata=ada.metadata)  # a retry
+        assert (await view(served, ada)).seq == seq  # answered again, nothing new
+        waiting = (await view(served, bea)).view.table
+        assert waiting.phase == lobby_pb2.TABLE_PHASE_FINISHED
+        assert waiting.preset == ruleset_pb2.PRESET_SEMPLICE
+
+        second = asyncio.create_task(play([ada, bea]))
+        await asyncio.sleep(0.2)
+        await served.table.Rematch(rematch("bea-2"), metadata=bea.metadata)
+        await second
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+    assert ada.log is not None
+    updates = [e.rematch for e in ada.log.events if e.HasField("rematch")]
+    assert [(list(u.agreed_seats), list(u.waiting_for_seats)) for u in updates] == [
+        ([bea.seat], [ada.seat]),
+        ([ada.seat], [bea.seat]),  # the new rules withdrew Bea's agreement
+    ]
+    assert updates[1].ruleset != updates[0].ruleset  # semplice, announced before it is agreed
+    starts = [e.match_started for e in ada.log.events if e.HasField("match_started")]
+    assert len(starts) == 2 and sorted(starts[1].seats) == [0, 1, 2]
+    assert starts[1].ruleset == updates[1].ruleset
+
+    again = await start_host(data_dir)
+    try:
+        reopened = await view(again, ada)  # the same seat token
+        assert reopened.view.table.phase == lobby_pb2.TABLE_PHASE_FINISHED
+        assert reopened.view.table.preset == ruleset_pb2.PRESET_SEMPLICE
+        assert reopened.view.deal_no > last_deal  # deals numbered on, across the matches
+        record = await again.table.GetDealRecord(
+            table_pb2.GetDealRecordRequest(deal_no=reopened.view.deal_no), metadata=bea.metadata
+        )
+        assert record.record
+    finally:
+        await again.channel.close()
+        await again.host.stop(grace=0.5)
