@@ -9,8 +9,8 @@ player, starts the match. One ``scala40-bot`` dies and Ada hands its seat to
 a host bot (F4); the host is SIGKILLed mid-deal and started again on its data
 dir, and both screens come back to the deal; Ben lets a turn run out (the host
 plays it and a host bot his seat) and says he is back; the match is played to
-its end, each person drawing and discarding on their
-turn and saying ready between deals. Every screen captured on the way is
+its end, each person drawing and discarding on their turn and saying ready
+between deals, and both agree to a rematch. Every screen captured on the way is
 checked as a player reads it: no row cut at the edge, no English word on the
 Italian screen (``tests/screen_words.py``). Skipped only when tmux is not
 installed.
@@ -34,7 +34,7 @@ from screen_words import cut_rows, english_on
 from test_e2e_play import Tmux, start_session
 
 from client.commands import COMMAND_WORDS
-from client.i18n import Text
+from client.i18n import Text, translated
 from scala40_net import invite
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2
 
@@ -69,6 +69,9 @@ class Person:
     english: dict[str, str] = field(default_factory=dict)  # word: the first screen it was on
     failed_deals: dict[str, str] = field(default_factory=dict)  # a failed check: its screen
     _cut_before: set[str] = field(default_factory=set)  # the last capture's cut rows
+    # What to look out for on every capture (a notice that may go by fast), and what was seen.
+    watching: dict[str, Callable[[str], bool]] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
 
     @property
     def cut_asked(self) -> str:
@@ -92,6 +95,7 @@ class Person:
         self.screens += 1
         if self.cut_asked in flat(text):
             self.tmux.keys("Enter")  # this seat cuts the deck: at random, within its time
+        self.seen |= {label for label, shown in self.watching.items() if shown(text)}
         if self.deal_failed in text:
             self.failed_deals.setdefault(self.deal_failed, text)
         # A row counts when two captures in a row show it: one capture can catch the terminal
@@ -142,6 +146,17 @@ class Person:
             if line[2:].startswith(f"{name} "):  # after the turn's mark
                 return line.split("  ")[-1].strip()
         return None
+
+    def rematch_agreed(self, screen: str) -> set[str]:
+        """Who the log says agreed to another match at the same seats (its last such line)."""
+        template = translated("log_rematch_agreed", self.lang)
+        before, rest = template.split("{names}")
+        between = rest.split("{waiting}")[0]
+        text = flat(screen)
+        if flat(before) not in text:
+            return set()
+        agreed = text.rsplit(flat(before), 1)[1].split(flat(between))[0]
+        return {n for n in ("Ada", "Ben", *BOT_NAMES) if n in agreed}
 
     def my_draw(self, screen: str) -> bool:
         return self.says("status_your_draw")(screen)
@@ -327,19 +342,19 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
         ada.tmux.keys("C-u")
         time.sleep(1)
     ada.tmux.command("bot")
-    # Her answer, or the log's line saying it, is on her screen; meanwhile the turns go on.
-    handed = [
-        ada.says("absence_bot_done", name="Lele"),
-        ada.says("log_away_handed_over", name="Lele"),
-    ]
-    told: set[str] = set()
-
-    def lele_handed(p: Person, s: str) -> bool:
-        if p is ada and any(said(s) for said in handed):
-            told.add(p.name)
-        return p.seat_state(s, "Lele") == p.t("seat_away") and (p is not ada or bool(told))
-
-    evening.everyone(lele_handed, 30, "a bot playing Lele's seat, as Ada decided")
+    # Her answer, or the log's line saying it, shows on one of her screens from now on;
+    # meanwhile the turns go on.
+    ada.watching["handed"] = lambda s: (
+        ada.says("absence_bot_done", name="Lele")(s)
+        or ada.says("log_away_handed_over", name="Lele")(s)
+    )
+    evening.everyone(
+        lambda p, s: (
+            p.seat_state(s, "Lele") == p.t("seat_away") and (p is not ada or "handed" in ada.seen)
+        ),
+        30,
+        "a bot playing Lele's seat, as Ada decided",
+    )
 
     # The host dies mid-deal (SIGKILL) and comes back on its data dir: both screens say the
     # connection was lost, then are back in the same deal.
@@ -382,6 +397,14 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
         evening.everyone(lambda p, s, e=end: e[p.name] not in s, 60, f"deal {deal + 1}")
     else:
         raise AssertionError(f"the match of {DEALS} deals did not end")
+
+    # Both people agree to another match at the same seats ("nuova" / "new"): each screen says
+    # who has agreed so far. (The scala40-bot seats are people to the host and never answer a
+    # rematch, so the new match itself waits for them.)
+    for person in evening.people:
+        person.tmux.command(person.word("new"))
+    evening.everyone(lambda p, s: {"Ada", "Ben"} <= p.rematch_agreed(s), 30,
+                     "the rematch agreed by both")  # fmt: skip
 
     # Every screen on the way, read as a player reads it.
     unreadable = []
