@@ -80,7 +80,8 @@ class Person:
     @property
     def deal_failed(self) -> str:
         """What the screen says of a deal whose fair-deal check failed ("VERIFICATION FAILED")."""
-        return self.t("fd_failed", deal="", reason="").strip(" :—")
+        template = translated("fd_failed", self.lang)
+        return template.split("{deal}")[1].split("{reason}")[0].strip(" :—")
 
     def t(self, key: str, **fields: object) -> str:
         return Text(self.lang)(key, **fields)  # type: ignore[arg-type]
