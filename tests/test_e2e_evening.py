@@ -92,10 +92,14 @@ class Person:
     def screen(self) -> str:
         """The screen as it is now; what a player could not read on it is kept for the end
         (each row cut at the edge, each English word on the Italian screen, with its screen)."""
-        text = self.tmux.screen()
-        self.screens += 1
+        text = self.read(self.tmux.screen())
         if self.cut_asked in flat(text):
             self.tmux.keys("Enter")  # this seat cuts the deck: at random, within its time
+        return text
+
+    def read(self, text: str) -> str:
+        """``text`` captured from the screen, looked through (see ``screen``)."""
+        self.screens += 1
         self.seen |= {label for label, shown in self.watching.items() if shown(text)}
         if self.deal_failed in text:
             self.failed_deals.setdefault(self.deal_failed, text)
@@ -111,13 +115,7 @@ class Person:
         return text
 
     def wait(self, condition: Callable[[str], bool], seconds: float, what: str) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            text = self.screen()
-            if condition(text):
-                return text
-            time.sleep(0.2)
-        raise AssertionError(f"{self.name}: timed out waiting for {what}:\n{self.tmux.screen()}")
+        return self.tmux.wait(lambda s: condition(self.read(s)), seconds, f"{self.name}: {what}")
 
     def says(self, key: str, **fields: object) -> Callable[[str], bool]:
         """The screen shows this sentence (wrapped or not)."""
