@@ -397,13 +397,15 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
     else:
         raise AssertionError(f"the match of {DEALS} deals did not end")
 
-    # Both people agree to another match at the same seats ("nuova" / "new"): each screen says
-    # who has agreed so far. (The scala40-bot seats are people to the host and never answer a
-    # rematch, so the new match itself waits for them.)
+    # Both people agree to another match at the same seats with the key the end of the match
+    # names ("n"): each screen's log says who has agreed so far (looked for on every capture,
+    # the log is short under the standings). The scala40-bot seats are people to the host and
+    # never answer a rematch, so the new match itself waits for them.
     for person in evening.people:
-        person.tmux.command(person.word("new"))
-    evening.everyone(lambda p, s: {"Ada", "Ben"} <= p.rematch_agreed(s), 30,
-                     "the rematch agreed by both")  # fmt: skip
+        person.watching["rematch"] = lambda s, p=person: {"Ada", "Ben"} <= p.rematch_agreed(s)
+    for person in evening.people:
+        person.tmux.keys("n")
+    evening.everyone(lambda p, s: "rematch" in p.seen, 30, "the rematch agreed by both")
 
     # Every screen on the way, read as a player reads it.
     unreadable = []
