@@ -146,17 +146,6 @@ class Person:
                 return line.split("  ")[-1].strip()
         return None
 
-    def rematch_agreed(self, screen: str) -> set[str]:
-        """Who the log says agreed to another match at the same seats (its last such line)."""
-        template = translated("log_rematch_agreed", self.lang)
-        before, rest = template.split("{names}")
-        between = rest.split("{waiting}")[0]
-        text = flat(screen)
-        if flat(before) not in text:
-            return set()
-        agreed = text.rsplit(flat(before), 1)[1].split(flat(between))[0]
-        return {n for n in ("Ada", "Ben", *BOT_NAMES) if n in agreed}
-
     def my_draw(self, screen: str) -> bool:
         return self.says("status_your_draw")(screen)
 
@@ -398,11 +387,11 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
         raise AssertionError(f"the match of {DEALS} deals did not end")
 
     # Both people agree to another match at the same seats with the key the end of the match
-    # names ("n"): each screen's log says who has agreed so far (looked for on every capture,
-    # the log is short under the standings). The scala40-bot seats are people to the host and
-    # never answer a rematch, so the new match itself waits for them.
+    # names ("n"): each screen says the host took its agreement (looked for on every
+    # capture). The scala40-bot seats are people to the host and never answer a rematch, so
+    # the new match itself waits for them.
     for person in evening.people:
-        person.watching["rematch"] = lambda s, p=person: {"Ada", "Ben"} <= p.rematch_agreed(s)
+        person.watching["rematch"] = person.says("rematch_sent")
     for person in evening.people:
         person.tmux.keys("n")
     evening.everyone(lambda p, s: "rematch" in p.seen, 30, "the rematch agreed by both")
