@@ -32,10 +32,12 @@ test: $(STAMP)
 
 # The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40);
 # and a table held up on purpose (a seat churning its streams, one asking for every decision,
-# one never moving) over a match of 6 deals (make test plays 1).
+# one never moving) over a match of 6 deals (make test plays 1); the LAN evening in tmux over
+# a match of 6 deals (make test plays 2).
 soak: $(STAMP)
 	SCALA40_KILL_POINTS=300 $(PY) -m pytest -q -s tests/test_host_kill.py --timeout 3600
 	SCALA40_SOAK_DEALS=6 $(PY) -m pytest -q -s tests/test_host_soak.py --timeout 3600
+	SCALA40_EVENING_DEALS=6 $(PY) -m pytest -q -s tests/test_e2e_evening.py --timeout 3600
 
 lint: $(STAMP)
 	cd protos && ../$(VENV)/bin/buf lint

@@ -28,7 +28,7 @@ from client import tableform
 from client.connection import HostRefusal, LobbyClient, Seat
 from client.i18n import Text
 from client.layout import PanelControl
-from client.render import fingerprint_fragment, join_lines
+from client.render import fingerprint_fragment, fragments_width, join_lines
 from client.seats import HeldSeat, SeatStore
 from client.session import SessionState
 from client.tableform import NewTable
@@ -152,7 +152,10 @@ class LobbyScreen:
         title: StyleAndTextTuples = [
             ("class:title", f" {self.text('lobby_title', host=self.session.host)} ")
         ]
-        return [*title, ("", "  "), *fingerprint_fragment(self.session, self.text)]
+        fp = fingerprint_fragment(self.session, self.text)
+        if fp and fragments_width(title) + 2 + fragments_width(fp) > width:
+            return join_lines([title, [("", " "), *fp]])  # the fingerprint whole, below
+        return [*title, ("", "  "), *fp]
 
     def _draw_footer(self, width: int, height: int) -> StyleAndTextTuples:
         """The error, the question or the keys: wrapped, so a long answer is never cut."""
@@ -185,7 +188,11 @@ class LobbyScreen:
         return Layout(
             HSplit(
                 [
-                    Window(PanelControl(self._draw_title), height=1),
+                    Window(
+                        PanelControl(self._draw_title),
+                        height=Dimension(min=1, max=2),
+                        dont_extend_height=True,
+                    ),
                     Window(height=1, char="─", style="class:separator"),
                     self.list_window,
                     Window(height=1, char="─", style="class:separator"),

@@ -184,3 +184,18 @@ def test_a_long_answer_in_the_form_is_wrapped_at_80_columns_not_cut() -> None:
         drawn = "".join(text for _, text, *_ in screen._draw_footer(80, 6)).split("\n")
         assert all(len(line) <= 80 for line in drawn), drawn
         assert rule_names()[-1] in " ".join(drawn) and "Name [Ada's game]" in drawn[-1]
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_the_lobby_title_keeps_the_whole_fingerprint_at_80_columns(lang: str) -> None:
+    from client.session import TrustState
+
+    fingerprint = "DD5C-F918-36B2-4239-70B4-4BB7-1200-481F"
+    with offline_form(lang) as screen:
+        screen.session = SessionState(
+            host="127.0.0.1:33469", fingerprint=fingerprint, trust=TrustState.NEW
+        )
+        drawn = "".join(text for _, text, *_ in screen._draw_title(80, 2)).split("\n")
+        assert all(len(line) <= 80 for line in drawn), drawn
+        said = Text(lang)("fingerprint_new", fp=fingerprint)  # type: ignore[arg-type]
+        assert any(line.strip() == said for line in drawn), drawn

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -65,19 +66,20 @@ class Tmux:
 
 
 @contextlib.contextmanager
-def start_make_play(data: Path, args: str, columns: int, rows: int) -> Iterator[Tmux]:
-    """``make play ARGS="…"`` in a new tmux session of ``columns`` x ``rows``."""
+def start_session(
+    env: dict[str, str], command: list[str], columns: int, rows: int
+) -> Iterator[Tmux]:
+    """``command`` (its words quoted for the shell) with ``env`` in a new tmux session of
+    ``columns`` x ``rows``; the session is killed at the end if still there."""
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     session = Tmux(f"scala40-e2e-{uuid.uuid4().hex[:8]}")
-    env = {"SCALA40_DATA_DIR": str(data), "LANG": "en_US.UTF-8", "TERM": "xterm"}
-    command = " ".join(
-        [f"{k}={v}" for k, v in env.items()]
-        + ["make", "--no-print-directory", "-C", str(ROOT), "play", f'ARGS="{args}"']
+    line = " ".join(
+        [f"{k}={shlex.quote(v)}" for k, v in env.items()] + [shlex.quote(w) for w in command]
     )
     size = ["-x", str(columns), "-y", str(rows)]
     subprocess.run(
-        ["tmux", "new-session", "-d", *size, "-s", session.name, command],
+        ["tmux", "new-session", "-d", *size, "-s", session.name, line],
         check=True,
         timeout=10,
         env={**os.environ, **env},
@@ -87,6 +89,15 @@ def start_make_play(data: Path, args: str, columns: int, rows: int) -> Iterator[
     finally:
         if session.alive():
             session.run("kill-session", "-t", session.name)
+
+
+@contextlib.contextmanager
+def start_make_play(data: Path, args: str, columns: int, rows: int) -> Iterator[Tmux]:
+    """``make play ARGS="…"`` in a new tmux session of ``columns`` x ``rows``."""
+    env = {"SCALA40_DATA_DIR": str(data), "LANG": "en_US.UTF-8", "TERM": "xterm"}
+    command = ["make", "--no-print-directory", "-C", str(ROOT), "play", f"ARGS={args}"]
+    with start_session(env, command, columns, rows) as session:
+        yield session
 
 
 @pytest.fixture

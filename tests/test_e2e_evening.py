@@ -1,0 +1,408 @@
+"""A LAN evening in real terminals (tmux, 80x24): two people, one Italian one English, two bots.
+
+A ``scala40-host`` process on 127.0.0.1 with a short turn clock and a match of
+``SCALA40_EVENING_DEALS`` deals (2; ``make soak`` plays more); the table is
+set up through the lobby's contract, as a host owner's script would. Ada
+(``scala40 INVITE --lang it``) and Ben (``--lang en``) join it from the lobby
+screen, two ``scala40-bot`` processes take the other seats, and Ada, the first
+player, starts the match. One ``scala40-bot`` dies and Ada hands its seat to
+a host bot (F4); the host is SIGKILLed mid-deal and started again on its data
+dir, and both screens come back to the deal; Ben lets a turn run out (the host
+plays it and a host bot his seat) and says he is back; the match is played to
+its end, each person drawing and discarding on their turn and saying ready
+between deals, and both agree to a rematch. Every screen captured on the way is
+checked as a player reads it: no row cut at the edge, no English word on the
+Italian screen (``tests/screen_words.py``). Skipped only when tmux is not
+installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hostproc import HostProcess, free_port
+from screen_words import cut_rows, english_on
+from test_e2e_play import Tmux, start_session
+
+from client.commands import COMMAND_WORDS
+from client.i18n import Text, translated
+from scala40_net import invite
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / ".venv" / "bin"
+COLUMNS, ROWS = 80, 24
+DEALS = int(os.environ.get("SCALA40_EVENING_DEALS", "2"))
+TURN_SECONDS = 12  # long enough to play a turn through tmux, short enough to wait one out
+BOT_NAMES = ("Gigi", "Lele")
+TABLE = "Serata"
+
+pytestmark = pytest.mark.timeout(240 + 120 * DEALS)
+
+CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")
+
+
+def flat(screen: str) -> str:
+    """The screen's words on one line: a sentence wrapped over rows reads whole."""
+    return " ".join(screen.split())
+
+
+@dataclass
+class Person:
+    """A person at the table: a ``scala40`` client in tmux, read in its own language."""
+
+    name: str
+    lang: str
+    tmux: Tmux
+    values: list[str] = field(default_factory=list)  # names, fingerprint: whole words here
+    screens: int = 0
+    cut: dict[str, str] = field(default_factory=dict)  # row: the first screen it was on
+    english: dict[str, str] = field(default_factory=dict)  # word: the first screen it was on
+    failed_deals: dict[str, str] = field(default_factory=dict)  # a failed check: its screen
+    _cut_before: set[str] = field(default_factory=set)  # the last capture's cut rows
+    # What to look out for on every capture (a notice that may go by fast), and what was seen.
+    watching: dict[str, Callable[[str], bool]] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    @property
+    def cut_asked(self) -> str:
+        return flat(self.t("status_cut_prompt", max=0, secs=0)).split(":")[0]
+
+    @property
+    def deal_failed(self) -> str:
+        """What the screen says of a deal whose fair-deal check failed ("VERIFICATION FAILED")."""
+        template = translated("fd_failed", self.lang)
+        return template.split("{deal}")[1].split("{reason}")[0].strip(" :—")
+
+    def t(self, key: str, **fields: object) -> str:
+        return Text(self.lang)(key, **fields)  # type: ignore[arg-type]
+
+    def word(self, command: str) -> str:
+        return COMMAND_WORDS[command][0 if self.lang == "en" else 1]
+
+    def screen(self) -> str:
+        """The screen as it is now; what a player could not read on it is kept for the end
+        (each row cut at the edge, each English word on the Italian screen, with its screen)."""
+        text = self.read(self.tmux.screen())
+        if self.cut_asked in flat(text):
+            self.tmux.keys("Enter")  # this seat cuts the deck: at random, within its time
+        return text
+
+    def read(self, text: str) -> str:
+        """``text`` captured from the screen, looked through (see ``screen``)."""
+        self.screens += 1
+        self.seen |= {label for label, shown in self.watching.items() if shown(text)}
+        if self.deal_failed in text:
+            self.failed_deals.setdefault(self.deal_failed, text)
+        # A row counts when two captures in a row show it: one capture can catch the terminal
+        # halfway through a redraw (a typed word over the status line).
+        rows = set(cut_rows(text, self.lang, COLUMNS, self.values))
+        for row in rows & self._cut_before:
+            self.cut.setdefault(row.rstrip(), text)
+        self._cut_before = rows
+        if self.lang == "it":
+            for word in english_on(text, self.values):
+                self.english.setdefault(word, text)
+        return text
+
+    def wait(self, condition: Callable[[str], bool], seconds: float, what: str) -> str:
+        return self.tmux.wait(lambda s: condition(self.read(s)), seconds, f"{self.name}: {what}")
+
+    def says(self, key: str, **fields: object) -> Callable[[str], bool]:
+        """The screen shows this sentence (wrapped or not)."""
+        sentence = flat(self.t(key, **fields))
+        return lambda s: sentence in flat(s)
+
+    def hand_size(self, screen: str) -> int | None:
+        title = re.escape(self.t("panel_hand"))
+        found = re.search(title + r" \((\d+),", screen)
+        return int(found.group(1)) if found else None
+
+    def hand(self, screen: str) -> list[str]:
+        lines = screen.splitlines()
+        title = self.t("panel_hand") + " ("
+        start = next((i for i, line in enumerate(lines) if title in line), None)
+        cards: list[str] = []
+        for line in lines[start + 1 : start + 4] if start is not None else []:
+            words = line.replace("[", " ").replace("]", " ").split()
+            if not words or not all(CARD.match(w) for w in words):
+                break
+            cards += words
+        return cards
+
+    def seat_state(self, screen: str, name: str) -> str | None:
+        """What the seats panel says of ``name``'s seat (connected, away …), or None."""
+        for line in screen.splitlines():
+            if line[2:].startswith(f"{name} "):  # after the turn's mark
+                return line.split("  ")[-1].strip()
+        return None
+
+    def my_draw(self, screen: str) -> bool:
+        return self.says("status_your_draw")(screen)
+
+    def play_turn(self) -> None:
+        """Draw from the stock and discard the first card the host accepts (never a joker)."""
+        self.tmux.command(self.word("draw"))
+        screen = self.wait(lambda s: self.hand_size(s) in (14, None) or not self.my_draw(s),
+                           20, "the drawn card")  # fmt: skip
+        refused = flat(self.t("status_refused", reason=""))
+        for card in [c for c in self.hand(screen) if c != "JK"]:
+            self.tmux.command(f"{self.word('discard')} {card}")
+            screen = self.wait(
+                lambda s, card=card: (
+                    self.hand_size(s) != 14
+                    or (refused in flat(s) and card in flat(s).split(refused, 1)[1])
+                ),
+                20,
+                f"the answer to discarding {card}",
+            )
+            if self.hand_size(screen) != 14:
+                return
+        # The clock ran out meanwhile, or the deal ended: the host has played the turn.
+
+
+@dataclass
+class Evening:
+    host: HostProcess
+    invite: str
+    table_id: str
+    people: list[Person]
+    bots: list[subprocess.Popen[bytes]]
+
+    def everyone(
+        self,
+        condition: Callable[[Person, str], bool],
+        seconds: float,
+        what: str,
+        players: tuple[str, ...] = ("Ada", "Ben"),
+    ) -> None:
+        """Wait until ``condition`` holds on every screen; meanwhile the people named in
+        ``players`` play the turns that come to them (the others let their clock run)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            done = True
+            for person in self.people:
+                screen = person.screen()
+                if condition(person, screen):
+                    continue
+                done = False
+                if person.name in players and person.my_draw(screen):
+                    person.play_turn()
+            if done:
+                return
+            time.sleep(0.2)
+        screens = "\n".join(p.tmux.screen() for p in self.people)
+        raise AssertionError(f"timed out waiting for {what}; the screens:\n{screens}")
+
+
+async def set_up_table(host: HostProcess) -> str:
+    """The evening's table, as the host owner sets it up: 4 seats, a short match and clock."""
+    assert host.channel is not None
+    lobby = lobby_pb2_grpc.LobbyServiceStub(host.channel)
+    options = ruleset_pb2.RulesetOptions(
+        match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=DEALS
+    )
+    created = await lobby.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            name=TABLE,
+            seats=4,
+            ruleset=ruleset_pb2.Ruleset(options=options),
+            turn_seconds=TURN_SECONDS,
+            grace_seconds=30,
+            stand_in_level=lobby_pb2.BOT_LEVEL_EASY,
+            between_deals_seconds=30,
+        ),
+        timeout=10,
+    )
+    return created.table_id
+
+
+async def seats_listening(host: HostProcess, table_id: str) -> bool:
+    assert host.channel is not None
+    lobby = lobby_pb2_grpc.LobbyServiceStub(host.channel)
+    listed = await lobby.ListTables(lobby_pb2.ListTablesRequest(), timeout=10)
+    table = next(t for t in listed.tables if t.table_id == table_id)
+    return all(seat.taken and seat.connected for seat in table.seats)
+
+
+@pytest.fixture
+async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    host = HostProcess(
+        tmp_path / "host",
+        free_port(),
+        "--bot-delay",
+        "0.05",
+        "--commit-timeout",
+        "10",
+        "--reveal-timeout",
+        "10",
+    )
+    await host.start()
+    assert host.fingerprint is not None
+    address = invite.make_invite("127.0.0.1", host.port, host.fingerprint)
+    table_id = await set_up_table(host)
+    with contextlib.ExitStack() as stack:
+        people = []
+        for name, lang in (("Ada", "it"), ("Ben", "en")):
+            data = tmp_path / name
+            env = {"SCALA40_DATA_DIR": str(data), "LANG": "en_US.UTF-8", "TERM": "xterm"}
+            command = [str(BIN / "scala40"), address, "--name", name, "--lang", lang]
+            tmux = stack.enter_context(start_session(env, command, COLUMNS, ROWS))
+            values = ["Ada", "Ben", *BOT_NAMES, TABLE, host.fingerprint, table_id]
+            person = Person(name, lang, tmux, values)
+            people.append(person)
+            # The lobby lists the table; Enter sits down (Ada first: she is its first player).
+            waiting = person.t("lobby_phase_waiting")
+            person.wait(lambda s, w=waiting: TABLE in s and w in s, 30, "the lobby")
+            tmux.keys("Enter")
+            person.wait(person.says("status_waiting_players"), 30, "the table screen")
+        bots = []
+        for name in BOT_NAMES:
+            log = open(tmp_path / f"{name}.log", "wb")  # noqa: SIM115 - the child keeps it
+            bots.append(
+                subprocess.Popen(
+                    [
+                        str(BIN / "scala40-bot"),
+                        address,
+                        "--table",
+                        table_id,
+                        "--level",
+                        "easy",
+                        "--name",
+                        name,
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+            log.close()
+        try:
+            yield Evening(host, address, table_id, people, bots)
+        finally:
+            for bot in bots:
+                if bot.poll() is None:
+                    bot.kill()
+                bot.wait()
+            await host.stop()
+
+
+async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Evening) -> None:
+    ada, ben = evening.people
+    host = evening.host
+    for _ in range(150):  # every seat listening, or a seat would miss the first commitment
+        if await seats_listening(host, evening.table_id):
+            break
+        time.sleep(0.2)
+    ada.tmux.command(ada.word("start"))  # the first player starts the match
+    dealt = {
+        p.name: p.t("table_title", table=TABLE, deal=1, dealer="").rstrip() for p in evening.people
+    }
+    evening.everyone(lambda p, s: p.hand_size(s) in (13, 14), 60, "the first deal", players=())
+    for person in evening.people:
+        assert dealt[person.name] in person.screen()
+
+    # Lele's scala40-bot dies: the seat is a person's with no stream. Before its grace period
+    # is over, Ada, the first player, hands it to a host bot from her screen (F4 writes the
+    # command up to the choice; "bot" and Enter); both screens show the seat played by a bot.
+    lele = evening.bots[BOT_NAMES.index("Lele")]
+    lele.kill()
+    lele.wait()
+    evening.everyone(lambda p, s: p.t("disconnected") in (p.seat_state(s, "Lele") or ""), 30,
+                     "Lele's seat without its player")  # fmt: skip
+    # F4 offers the first absent seat: another seat's stream may be reopening at that moment
+    # (a bot's reconnect), so the offer is taken only when it names Lele.
+    for _ in range(10):
+        ada.tmux.keys("F4")
+        offered = ada.wait(ada.says("absent_prompt", name=""), 10, "the absent-seat prompt")
+        if ada.says("absent_prompt", name="Lele")(offered):
+            break
+        ada.tmux.keys("C-u")
+        time.sleep(1)
+    ada.tmux.command("bot")
+    # Her answer, or the log's line saying it, shows on one of her screens from now on;
+    # meanwhile the turns go on.
+    ada.watching["handed"] = lambda s: (
+        ada.says("absence_bot_done", name="Lele")(s)
+        or ada.says("log_away_handed_over", name="Lele")(s)
+    )
+    evening.everyone(
+        lambda p, s: (
+            p.seat_state(s, "Lele") == p.t("seat_away") and (p is not ada or "handed" in ada.seen)
+        ),
+        30,
+        "a bot playing Lele's seat, as Ada decided",
+    )
+
+    # The host dies mid-deal (SIGKILL) and comes back on its data dir: both screens say the
+    # connection was lost, then are back in the same deal.
+    await host.kill()
+    lost = {p.name: p.t("reconnecting") for p in evening.people}  # on the own seat's row
+    evening.everyone(lambda p, s: lost[p.name] in s, 30, "the lost connection", players=())
+    await host.start()
+    evening.everyone(
+        lambda p, s: (
+            lost[p.name] not in s
+            and p.t("connection_unknown") not in s
+            and p.hand_size(s) in (13, 14)
+        ),
+        60,
+        "the screens back in the deal",
+    )
+    for person in evening.people:
+        assert dealt[person.name] in person.screen(), "the same deal goes on"
+
+    # Ben lets his turn run out: the host plays it and a host bot his seat (both screens
+    # say so, each in its language), until he says he is back.
+    evening.everyone(lambda p, s: p.seat_state(s, "Ben") == p.t("seat_away"),
+                     60 + 2 * TURN_SECONDS, "Ben's turn clock to run out",
+                     players=("Ada",))  # fmt: skip
+    ben.tmux.command(ben.word("back"))
+    evening.everyone(lambda p, s: p.seat_state(s, "Ben") == "● " + p.t("connected"), 60,
+                     "Ben back at the table")  # fmt: skip
+
+    # The match to its end (a tie in deals won is played off): each person plays their turns
+    # and says ready after each deal.
+    over = {p.name: p.says("status_match_over") for p in evening.people}
+    for deal in range(1, DEALS + 4):
+        end = {p.name: p.t("panel_deal_end", deal=deal) for p in evening.people}
+        evening.everyone(lambda p, s, e=end: e[p.name] in s or over[p.name](s), 150,
+                         f"the end of deal {deal}")  # fmt: skip
+        if all(over[p.name](p.screen()) for p in evening.people):
+            break
+        for person in evening.people:
+            person.tmux.command(person.word("ready"))
+        evening.everyone(lambda p, s, e=end: e[p.name] not in s, 60, f"deal {deal + 1}")
+    else:
+        raise AssertionError(f"the match of {DEALS} deals did not end")
+
+    # Both people agree to another match at the same seats with the key the end of the match
+    # names ("n"): each screen says the host took its agreement (looked for on every
+    # capture). The scala40-bot seats are people to the host and never answer a rematch, so
+    # the new match itself waits for them.
+    for person in evening.people:
+        person.watching["rematch"] = person.says("rematch_sent")
+    for person in evening.people:
+        person.tmux.keys("n")
+    evening.everyone(lambda p, s: "rematch" in p.seen, 30, "the rematch agreed by both")
+
+    # Every screen on the way, read as a player reads it.
+    unreadable = []
+    for person in evening.people:
+        assert person.screens > 100, person.screens
+        unreadable += [f"{person.name}: {row!r}" for row in person.failed_deals]
+        unreadable += [f"{person.name}'s row cut at {COLUMNS}: {row!r}" for row in person.cut]
+    unreadable += [f"Ada's Italian screen shows {word!r}" for word in ada.english]
+    first_screens = [*ada.failed_deals.values(), *ada.cut.values(), *ada.english.values()]
+    first_screens += [*ben.failed_deals.values(), *ben.cut.values()]
+    assert not unreadable, "\n".join(unreadable) + "\nfirst seen on:\n" + first_screens[0]
