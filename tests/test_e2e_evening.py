@@ -46,7 +46,16 @@ TURN_SECONDS = 12  # long enough to play a turn through tmux, short enough to wa
 BOT_NAMES = ("Gigi", "Lele")
 TABLE = "Serata"
 
-pytestmark = pytest.mark.timeout(240 + 120 * DEALS)
+pytestmark = [
+    pytest.mark.timeout(240 + 120 * DEALS),
+    # Not yet steady enough for every run of make test: a notice that goes by fast (the
+    # absent seat's confirmation, the rematch's) can be replaced before a capture reads it.
+    # make soak runs it, with SCALA40_EVENING_DEALS set.
+    pytest.mark.skipif(
+        "SCALA40_EVENING_DEALS" not in os.environ,
+        reason="the LAN evening in tmux runs in make soak (SCALA40_EVENING_DEALS)",
+    ),
+]
 
 CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")
 
