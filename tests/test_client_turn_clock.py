@@ -5,16 +5,19 @@ seats a bot plays while their player is away, and taking one's own seat back."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import until
 from test_client_model import card, deal_event, started_model
 from test_client_screen import EN, IT, screen_text
 
 from client import render
+from client.app import TableScreen
 from client.connection import LobbyClient, open_channel
 from client.i18n import Text
 from client.main import open_table
@@ -103,22 +106,25 @@ def test_back_when_not_away_is_refused_in_words() -> None:
     assert any("nobody plays for you" in row for row in rows), rows
 
 
-async def test_a_player_whose_clock_ran_out_takes_the_seat_back_with_back(tmp_path: Path) -> None:
-    """Real host, 2 s turns: Ada never moves, the host plays her turn (the log says so), a bot
-    plays for her; 'back' reconnects and the seat is hers again: she draws on her next turn."""
+@contextlib.asynccontextmanager
+async def a_screen_against_a_bot(
+    tmp_path: Path, name: str, text: Text, options: ruleset_pb2.RulesetOptions | None = None
+) -> AsyncIterator[tuple[TableScreen, PipeInput]]:
+    """A real host with 2 s turns and Ada's screen at a two-seat table with a bot, its match
+    started; the screen quits and the host stops when the block ends."""
     host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0, turn_seconds=2))
     port = await host.start()
     channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
     try:
-        table_id = await lobby.create_table("clock", ruleset_pb2.PRESET_CLASSIC, 2)
+        table_id = await lobby.create_table(name, ruleset_pb2.PRESET_CLASSIC, 2, options=options)
         seat = await lobby.join(table_id, "Ada")
         await lobby.add_bot(seat)
         with create_pipe_input() as pipe:
             screen = await open_table(
                 channel,
                 seat,
-                Text("en"),
+                text,
                 SessionState(host=f"127.0.0.1:{port}"),
                 tmp_path,
                 start=True,
@@ -126,18 +132,25 @@ async def test_a_player_whose_clock_ran_out_takes_the_seat_back_with_back(tmp_pa
                 output=DummyOutput(),
             )
             running = asyncio.create_task(screen.run_async())
-            model = screen.model
-            await until(lambda: model.i_am_away, 30)
-            assert any(e.key == "log_played_by_host" for e in model.log)
-            assert any(e.key == "log_away_timed_out" for e in model.log)
-            pipe.send_text("back\r")
-            await until(lambda: not model.i_am_away, 30)
-            await until(lambda: model.my_turn and model.phase is Phase.DRAW, 30)
-            held = len(model.hand)
-            pipe.send_text("draw\r")
-            await until(lambda: len(model.hand) == held + 1, 10)
+            yield screen, pipe
             screen.quit()
             await asyncio.wait_for(running, 20)
     finally:
         await channel.close()
         await host.stop(grace=0.5)
+
+
+async def test_a_player_whose_clock_ran_out_takes_the_seat_back_with_back(tmp_path: Path) -> None:
+    """Real host, 2 s turns: Ada never moves, the host plays her turn (the log says so), a bot
+    plays for her; 'back' reconnects and the seat is hers again: she draws on her next turn."""
+    async with a_screen_against_a_bot(tmp_path, "clock", Text("en")) as (screen, pipe):
+        model = screen.model
+        await until(lambda: model.i_am_away, 30)
+        assert any(e.key == "log_played_by_host" for e in model.log)
+        assert any(e.key == "log_away_timed_out" for e in model.log)
+        pipe.send_text("back\r")
+        await until(lambda: not model.i_am_away, 30)
+        await until(lambda: model.my_turn and model.phase is Phase.DRAW, 30)
+        held = len(model.hand)
+        pipe.send_text("draw\r")
+        await until(lambda: len(model.hand) == held + 1, 10)
