@@ -21,9 +21,11 @@ from host.edge import table_service, tls_files
 from host.edge.auth import Access, AuthInterceptor, TokenBook
 from host.edge.limits import Limits, connection_cap
 from host.edge.lobby import MAX_TABLES, LobbyService
+from host.edge.players_service import Challenges, PlayerKeys, PlayersService
 from host.edge.rules_service import RulesService
 from host.edge.table_service import TableService
 from host.journal.datadir import DataDirInUse, DataDirLock
+from host.journal.players import PlayerBook
 from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
 from host.table.state import TableSettings
@@ -35,6 +37,8 @@ from scala40_net.net import discovery
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     rules_service_pb2,
     rules_service_pb2_grpc,
     table_pb2,
@@ -52,6 +56,7 @@ SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
     table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
     rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+    players_pb2.DESCRIPTOR.services_by_name["PlayersService"].full_name,
 )
 
 
@@ -125,6 +130,7 @@ class Host:
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
+        self.players = PlayerBook(self.data_dir)
         self.tokens = TokenBook()
         self.registry = Registry(
             self.journals, self.identity, self.tokens, self.settings, self.run_bot
@@ -144,8 +150,13 @@ class Host:
                 *connection_options(self.limits),
             ),
         )
+        challenges = Challenges()
+        keys = PlayerKeys(self.players, self.identity.fingerprint, challenges)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
-            LobbyService(self.registry, self.identity, self.limits), self.server
+            LobbyService(self.registry, self.identity, self.limits, keys), self.server
+        )
+        players_pb2_grpc.add_PlayersServiceServicer_to_server(
+            PlayersService(challenges), self.server
         )
         service = TableService(self.registry, self.limits)
         wrap = self.wrap_table_service
@@ -221,6 +232,8 @@ class Host:
             await self.registry.close()
         if getattr(self, "journals", None) is not None:
             self.journals.close()
+        if getattr(self, "players", None) is not None:
+            self.players.close()
         lock = getattr(self, "_lock", None)
         if lock is not None:
             lock.release()
