@@ -34,6 +34,7 @@ from client.session import SessionState
 from client.tableform import NewTable
 from client.theme import STYLE
 from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.players import short_fingerprint
 
 PRESETS = {
     "classic": ruleset_pb2.PRESET_CLASSIC,
@@ -84,12 +85,27 @@ def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = No
     phase = t(_PHASE_KEY.get(table.phase, "lobby_phase_waiting"))
     if table.has_password:
         phase += f" · {t('lobby_locked')}"
+    if table.invited_only:
+        phase += f" · {t('lobby_invited_only')}"
     if held is not None:
         phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
     row = t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
     # The id is what scala40-bot --table needs.
     return f"{row}  · id {table.table_id}"
+
+
+def people_line(table: lobby_pb2.TableSummary, t: Text) -> str | None:
+    """Who sits at ``table``, each person with their key's short fingerprint (so two Adas
+    are told apart); None when nobody there joined with a key (the row says enough)."""
+    taken = [s for s in table.seats if s.taken]
+    if not any(s.key_fingerprint for s in taken):
+        return None
+    people = ", ".join(
+        f"{s.name} {short_fingerprint(s.key_fingerprint)}" if s.key_fingerprint else s.name
+        for s in taken
+    )
+    return t("lobby_people", people=people)
 
 
 class LobbyScreen:
@@ -146,6 +162,9 @@ class LobbyScreen:
             style = "class:lobby.selected" if i == self.cursor else ""
             row = table_row(table, t, self.held.get(table.table_id))
             lines.append([(style, f" {row[: width - 2]} ")])
+            people = people_line(table, t) if i == self.cursor else None
+            if people is not None:
+                lines.append([("class:dim", f"   {people[: width - 4]}")])
         return join_lines(lines)
 
     def _draw_title(self, width: int, height: int) -> StyleAndTextTuples:

@@ -23,7 +23,7 @@ import grpc
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client import trust
+from client import identity, trust
 from client.app import TableScreen
 from client.connection import (
     HostRefusal,
@@ -40,6 +40,7 @@ from client.seats import SeatStore
 from client.session import SessionState, TrustState
 from client.trust import check_fingerprint, data_dir, remember_fingerprint
 from scala40_net import invite
+from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.net import discovery, tls
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
@@ -175,7 +176,7 @@ async def play_local(
     channel, proved = await open_channel("127.0.0.1", port, host.identity.fingerprint)
     pin = tls.PinnedHost("127.0.0.1", port, proved)
     try:
-        lobby = LobbyClient(channel, text.lang)
+        lobby = LobbyClient(channel, text.lang, identity.player_key(directory, text))
         session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, proved, session, directory, "local")
         name = options.name
@@ -339,6 +340,11 @@ async def _join(
     text = Text(detect_lang(options.lang))
     key = f"{place.host}:{place.port}"
     try:
+        player = identity.player_key(directory, text)
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
+    try:
         if insecure:
             print(text("insecure_warning"), file=sys.stderr)
             channel, proved = open_insecure_channel(place.host, place.port), None
@@ -348,7 +354,7 @@ async def _join(
         print(cannot_join(text, shown, error), file=sys.stderr)
         return 1
     try:
-        lobby = LobbyClient(channel, text.lang)
+        lobby = LobbyClient(channel, text.lang, player)
         session = SessionState(host=key)
         try:
             await trust_host(lobby, proved, session, directory, key)
@@ -391,9 +397,44 @@ async def _join(
         await channel.close()
 
 
+def identity_main(argv: Sequence[str]) -> int:
+    """``scala40 identity [show | export FILE | import FILE [--replace]]``: the player's key
+    on this machine."""
+    parser = argparse.ArgumentParser(
+        prog="scala40 identity",
+        description="Your player key: it proves who you are to every host, and takes your "
+        "seat back from another machine.",
+    )
+    parser.add_argument("--lang", choices=("it", "en"), help="interface language")
+    steps = parser.add_subparsers(dest="step")
+    steps.add_parser("show", help="your key's fingerprint (the default)")
+    out = steps.add_parser("export", help="write your key to FILE, to take to another machine")
+    out.add_argument("file", type=Path)
+    into = steps.add_parser("import", help="use the key of FILE on this machine")
+    into.add_argument("file", type=Path)
+    into.add_argument("--replace", action="store_true", help="replace this machine's own key")
+    args = parser.parse_args(argv)
+    text = Text(detect_lang(args.lang))
+    directory = data_dir()
+    try:
+        if args.step == "export":
+            print(identity.export_to(directory, args.file, text))
+        elif args.step == "import":
+            print(identity.import_from(directory, args.file, text, args.replace))
+        else:
+            print(identity.show(directory, text))
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``scala40 [INVITE|HOST[:PORT]] [--name NAME] [--lang it|en]``: with no address, the
-    hosts the LAN advertises to choose from."""
+    hosts the LAN advertises to choose from; ``scala40 identity …``: the player's key."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["identity"]:
+        return identity_main(given[1:])
     parser = _common(
         argparse.ArgumentParser(prog="scala40", description="Play Scala 40 on a host of your LAN.")
     )
@@ -413,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--insecure", action="store_true", help="a host started with --insecure (no TLS)"
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     options = Options(args.name or default_name(), args.lang)
     if args.address is None and args.insecure:
         parser.error("--insecure needs the host's address: hosts without TLS are not listed")
@@ -462,6 +503,11 @@ def play_main(argv: Sequence[str] | None = None) -> int:
         args.name or default_name(), args.lang, args.bots, args.preset, args.level, args.bot_delay
     )
     directory = data_dir()
+    try:
+        identity.player_key(directory, Text(detect_lang(options.lang)))
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
     with terminal_kept_clean(directory / CLIENT_LOG):
         asyncio.run(play_local(options, directory))
     return 0

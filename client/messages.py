@@ -364,6 +364,35 @@ ENGLISH: dict[str, str] = dict(
         M("preset_tradizionale", "tradizionale (traditional)"),
         M("preset_semplice", "semplice (simple)"),
         M("local_table_name", "{name}'s game"),
+        M("lobby_people", "At this table: {people}"),
+        M("lobby_invited_only", "invited keys only"),
+        M(
+            "identity_readable",
+            "Your player key {path} may be read by others: make it yours alone "
+            "(chmod 600 {path}) and start again.",
+        ),
+        M("identity_unusable", "{path} is not a player key that can be used."),
+        M(
+            "identity_show",
+            "Your player key: {fingerprint} (shown as {short} beside your name)\nKept in {path}; "
+            "it never leaves this machine unless you export it.",
+        ),
+        M(
+            "identity_target_exists",
+            "{path} exists already: choose a file that does not exist yet.",
+        ),
+        M(
+            "identity_exported",
+            "Your player key {fingerprint} is in {path} (readable by you alone). Take it to your "
+            "other machine and run scala40 identity import there; then delete this file. "
+            "Whoever has it plays as you.",
+        ),
+        M(
+            "identity_would_replace",
+            "This machine has another player key ({fingerprint}): its seats and names go with it. "
+            "Add --replace to use the imported one instead.",
+        ),
+        M("identity_imported", "This machine plays with the player key {fingerprint} from now on."),
         M(
             "fingerprint_refused",
             "Refused: {host} now shows the fingerprint {new}, not {old} as the last time. It may "

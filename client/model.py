@@ -78,6 +78,7 @@ class SeatState:
     rientri: int = 0
     chips: int = 0
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
+    key_fingerprint: str = ""  # the player key the seat was joined with; "" without one
     decides_absences: bool = False  # the first person at the table (DecideAbsence)
 
 
@@ -538,6 +539,7 @@ class TableModel:
         state.connected = info.connected
         state.away = info.away
         state.decides_absences = info.decides_absences
+        state.key_fingerprint = info.key_fingerprint
 
     def _set_turn_time(self, milliseconds: int) -> None:
         self.turn_time = milliseconds / 1000
