@@ -11,8 +11,12 @@ from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
-from host.edge.errors import Refusal, malformed, permission_denied, precondition
+from host.edge.errors import Refusal, malformed, not_found, permission_denied, precondition
+from host.journal import ratings
+from host.journal.history import History
 from host.journal.players import PlayerBook
+from host.journal.registry import Registry
+from host.table.table import Table
 from scala40_net import players
 from scala40_net.fairdeal.identity import fingerprint
 from scala40_net.pb import lobby_pb2, players_pb2, players_pb2_grpc
@@ -22,6 +26,7 @@ Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 Joined = TypeVar("Joined")
 
 CHALLENGE_SECONDS = 300
+DEFAULT_LISTED, MAX_LISTED = 50, 500
 # Challenges outstanding at once: past it the oldest go (a flood of asks forgets only its own).
 MAX_CHALLENGES = 10_000
 
@@ -112,8 +117,73 @@ class PlayerKeys:
 
 
 class PlayersService(players_pb2_grpc.PlayersServiceServicer):
-    def __init__(self, challenges: Challenges) -> None:
+    def __init__(self, challenges: Challenges, history: History, registry: Registry) -> None:
         self._challenges = challenges
+        self._history = history
+        self._registry = registry
+
+    async def ListMatches(
+        self, request: players_pb2.ListMatchesRequest, context: Context
+    ) -> players_pb2.ListMatchesResponse:
+        if request.limit > MAX_LISTED:
+            raise malformed(f"limit is at most {MAX_LISTED} matches (0: {DEFAULT_LISTED})")
+        wanted = request.key_fingerprint.strip().upper()
+        found = await asyncio.to_thread(
+            self._history.listed, wanted, request.limit or DEFAULT_LISTED
+        )
+        return players_pb2.ListMatchesResponse(matches=found)
+
+    async def GetStandings(
+        self, request: players_pb2.GetStandingsRequest, context: Context
+    ) -> players_pb2.GetStandingsResponse:
+        found = await asyncio.to_thread(self._history.book.standings)
+        answer = players_pb2.GetStandingsResponse(model=ratings.MODEL_NAME)
+        for n, line in enumerate(found):
+            before = answer.standings[-1] if answer.standings else None
+            rating = line.skill.ordinal
+            bot = line.player.startswith("bot:")
+            answer.standings.add(
+                rank=before.rank if before is not None and before.rating == rating else n + 1,
+                name=line.name,
+                key_fingerprint="" if bot else line.player.removeprefix("key:"),
+                bot_level=ratings.bot_level(line.player) if bot else 0,
+                rating=rating,
+                mu=line.skill.mu,
+                sigma=line.skill.sigma,
+                matches=line.matches,
+                wins=line.wins,
+                deals_played=line.deals_played,
+                deals_opened=line.deals_opened,
+                penalty_points=line.penalty_points,
+                closed_in_hand=line.closed_in_hand,
+            )
+        return answer
+
+    async def GetMatch(
+        self, request: players_pb2.GetMatchRequest, context: Context
+    ) -> players_pb2.GetMatchResponse:
+        match = await asyncio.to_thread(self._history.book.match, request.match_id)
+        if match is None:
+            raise not_found(
+                "NO_SUCH_MATCH", f"this host keeps no finished match {request.match_id!r}"
+            )
+        deal_nos = [d.deal_no for d in match.deals]
+        live = self._registry.tables.get(match.table_id)
+        if live is not None:  # its journal is the table's own until it is archived
+
+            def records(table: Table) -> list[bytes]:
+                kept = []
+                for deal_no in deal_nos:
+                    try:
+                        kept.append(table.deal_record(None, deal_no))  # a spectator's: public
+                    except Refusal:
+                        continue  # a deal ended before it was dealt has no record
+                return kept
+
+            kept = await live.call(records)
+        else:
+            kept = await asyncio.to_thread(self._history.archived_records, match)
+        return players_pb2.GetMatchResponse(match=match, deal_records=kept)
 
     async def GetJoinChallenge(
         self, request: players_pb2.GetJoinChallengeRequest, context: Context

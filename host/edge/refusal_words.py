@@ -49,6 +49,7 @@ BY_REASON: dict[str, str] = {
     "STALE_CHALLENGE": N_("the join's challenge is used or expired: join again"),
     "BAD_KEY_PROOF": N_("your player key's signature does not match this join"),
     "NOT_INVITED": N_("this table is open only to the player keys invited to it"),
+    "NO_SUCH_MATCH": N_("this host keeps no such finished match"),
 }
 
 

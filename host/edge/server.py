@@ -25,6 +25,7 @@ from host.edge.players_service import Challenges, PlayerKeys, PlayersService
 from host.edge.rules_service import RulesService
 from host.edge.table_service import TableService
 from host.journal.datadir import DataDirInUse, DataDirLock
+from host.journal.history import History
 from host.journal.players import PlayerBook
 from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
@@ -131,11 +132,15 @@ class Host:
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
         self.players = PlayerBook(self.data_dir)
+        self.history = History(self.data_dir, self.players)
         self.tokens = TokenBook()
         self.registry = Registry(
-            self.journals, self.identity, self.tokens, self.settings, self.run_bot
+            self.journals, self.identity, self.tokens, self.settings, self.run_bot, self.history
         )
         self.set_aside = self.registry.restore()
+        await self.registry.kept()
+        # Matches over while no host ran to keep them (stopped at their end, or older hosts').
+        await asyncio.to_thread(self.history.catch_up)
         for problem in self.set_aside:
             log.error("%s", problem)
         self.resumed = list(self.registry.tables)
@@ -156,7 +161,7 @@ class Host:
             LobbyService(self.registry, self.identity, self.limits, keys), self.server
         )
         players_pb2_grpc.add_PlayersServiceServicer_to_server(
-            PlayersService(challenges), self.server
+            PlayersService(challenges, self.history, self.registry), self.server
         )
         service = TableService(self.registry, self.limits)
         wrap = self.wrap_table_service

@@ -22,59 +22,60 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from scala40_net.pb import players_pb2 as scala40_dot_v1_dot_players__pb2
 from scala40_net.pb import ruleset_pb2 as scala40_dot_v1_dot_ruleset__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16scala40/v1/lobby.proto\x12\nscala40.v1\x1a\x18scala40/v1/players.proto\x1a\x18scala40/v1/ruleset.proto\"\x14\n\x12GetHostInfoRequest\"t\n\x13GetHostInfoResponse\x12\x17\n\x0fhost_public_key\x18\x01 \x01(\x0c\x12\x18\n\x10host_fingerprint\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x19\n\x11\x66\x61ir_deal_version\x18\x04 \x01(\r\"\xd7\x02\n\x12\x43reateTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x07ruleset\x18\x02 \x01(\x0b\x32\x13.scala40.v1.Ruleset\x12\r\n\x05seats\x18\x03 \x01(\r\x12\x15\n\x08password\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x19\n\x0cturn_seconds\x18\x06 \x01(\rH\x01\x88\x01\x01\x12\x1a\n\rgrace_seconds\x18\x07 \x01(\rH\x02\x88\x01\x01\x12,\n\x0estand_in_level\x18\x08 \x01(\x0e\x32\x14.scala40.v1.BotLevel\x12\"\n\x15\x62\x65tween_deals_seconds\x18\x05 \x01(\rH\x03\x88\x01\x01\x12\x14\n\x0cinvited_keys\x18\t \x03(\tB\x0b\n\t_passwordB\x0f\n\r_turn_secondsB\x10\n\x0e_grace_secondsB\x18\n\x16_between_deals_seconds\"\'\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x13\n\x11ListTablesRequest\"\xae\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\x08\x12\x11\n\tconnected\x18\x05 \x01(\x08\x12$\n\x04\x61way\x18\x06 \x01(\x0e\x32\x16.scala40.v1.AwayReason\x12\x18\n\x10\x64\x65\x63ides_absences\x18\x07 \x01(\x08\x12\x17\n\x0fkey_fingerprint\x18\x08 \x01(\t\"\xa4\x02\n\x0cTableSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12+\n\x07ruleset\x18\x03 \x01(\x0b\x32\x1a.scala40.v1.RulesetOptions\x12\"\n\x06preset\x18\x04 \x01(\x0e\x32\x12.scala40.v1.Preset\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.scala40.v1.SeatInfo\x12%\n\x05phase\x18\x06 \x01(\x0e\x32\x16.scala40.v1.TablePhase\x12\x14\n\x0chas_password\x18\x07 \x01(\x08\x12\x14\n\x0cinvited_only\x18\n \x01(\x08\x12\x14\n\x0cturn_seconds\x18\x08 \x01(\r\x12\x15\n\rgrace_seconds\x18\t \x01(\r\">\n\x12ListTablesResponse\x12(\n\x06tables\x18\x01 \x03(\x0b\x32\x18.scala40.v1.TableSummary\"\xa1\x01\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x15\n\x08password\x18\x04 \x01(\tH\x01\x88\x01\x01\x12&\n\x05proof\x18\x05 \x01(\x0b\x32\x17.scala40.v1.PlayerProofB\x07\n\x05_seatB\x0b\n\t_password\"5\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"b\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12#\n\x05level\x18\x03 \x01(\x0e\x32\x14.scala40.v1.BotLevelB\x07\n\x05_seat\"\x1e\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\"%\n\x11StartMatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12StartMatchResponse\"L\n\x14SpectateTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\x08password\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0b\n\t_password\"0\n\x15SpectateTableResponse\x12\x17\n\x0fspectator_token\x18\x01 \x01(\t*u\n\nTablePhase\x12\x1b\n\x17TABLE_PHASE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_PHASE_WAITING\x10\x01\x12\x17\n\x13TABLE_PHASE_PLAYING\x10\x02\x12\x18\n\x14TABLE_PHASE_FINISHED\x10\x03*\x95\x01\n\nAwayReason\x12\x1b\n\x17\x41WAY_REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15\x41WAY_REASON_TIMED_OUT\x10\x01\x12\x1c\n\x18\x41WAY_REASON_DISCONNECTED\x10\x02\x12\x1b\n\x17\x41WAY_REASON_HANDED_OVER\x10\x03\x12\x14\n\x10\x41WAY_REASON_LEFT\x10\x04*y\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42OT_LEVEL_EASY\x10\x01\x12\x14\n\x10\x42OT_LEVEL_MEDIUM\x10\x02\x12\x12\n\x0e\x42OT_LEVEL_HARD\x10\x03\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x04\x32\xf6\x04\n\x0cLobbyService\x12N\n\x0bGetHostInfo\x12\x1e.scala40.v1.GetHostInfoRequest\x1a\x1f.scala40.v1.GetHostInfoResponse\x12N\n\x0b\x43reateTable\x12\x1e.scala40.v1.CreateTableRequest\x1a\x1f.scala40.v1.CreateTableResponse\x12K\n\nListTables\x12\x1d.scala40.v1.ListTablesRequest\x1a\x1e.scala40.v1.ListTablesResponse\x12H\n\tJoinTable\x12\x1c.scala40.v1.JoinTableRequest\x1a\x1d.scala40.v1.JoinTableResponse\x12K\n\nLeaveTable\x12\x1d.scala40.v1.LeaveTableRequest\x1a\x1e.scala40.v1.LeaveTableResponse\x12?\n\x06\x41\x64\x64\x42ot\x12\x19.scala40.v1.AddBotRequest\x1a\x1a.scala40.v1.AddBotResponse\x12K\n\nStartMatch\x12\x1d.scala40.v1.StartMatchRequest\x1a\x1e.scala40.v1.StartMatchResponse\x12T\n\rSpectateTable\x12 .scala40.v1.SpectateTableRequest\x1a!.scala40.v1.SpectateTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16scala40/v1/lobby.proto\x12\nscala40.v1\x1a\x18scala40/v1/ruleset.proto\"\x14\n\x12GetHostInfoRequest\"t\n\x13GetHostInfoResponse\x12\x17\n\x0fhost_public_key\x18\x01 \x01(\x0c\x12\x18\n\x10host_fingerprint\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x19\n\x11\x66\x61ir_deal_version\x18\x04 \x01(\r\"\xd7\x02\n\x12\x43reateTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x07ruleset\x18\x02 \x01(\x0b\x32\x13.scala40.v1.Ruleset\x12\r\n\x05seats\x18\x03 \x01(\r\x12\x15\n\x08password\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x19\n\x0cturn_seconds\x18\x06 \x01(\rH\x01\x88\x01\x01\x12\x1a\n\rgrace_seconds\x18\x07 \x01(\rH\x02\x88\x01\x01\x12,\n\x0estand_in_level\x18\x08 \x01(\x0e\x32\x14.scala40.v1.BotLevel\x12\"\n\x15\x62\x65tween_deals_seconds\x18\x05 \x01(\rH\x03\x88\x01\x01\x12\x14\n\x0cinvited_keys\x18\t \x03(\tB\x0b\n\t_passwordB\x0f\n\r_turn_secondsB\x10\n\x0e_grace_secondsB\x18\n\x16_between_deals_seconds\"\'\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x13\n\x11ListTablesRequest\"\xae\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\x08\x12\x11\n\tconnected\x18\x05 \x01(\x08\x12$\n\x04\x61way\x18\x06 \x01(\x0e\x32\x16.scala40.v1.AwayReason\x12\x18\n\x10\x64\x65\x63ides_absences\x18\x07 \x01(\x08\x12\x17\n\x0fkey_fingerprint\x18\x08 \x01(\t\"\xa4\x02\n\x0cTableSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12+\n\x07ruleset\x18\x03 \x01(\x0b\x32\x1a.scala40.v1.RulesetOptions\x12\"\n\x06preset\x18\x04 \x01(\x0e\x32\x12.scala40.v1.Preset\x12#\n\x05seats\x18\x05 \x03(\x0b\x32\x14.scala40.v1.SeatInfo\x12%\n\x05phase\x18\x06 \x01(\x0e\x32\x16.scala40.v1.TablePhase\x12\x14\n\x0chas_password\x18\x07 \x01(\x08\x12\x14\n\x0cinvited_only\x18\n \x01(\x08\x12\x14\n\x0cturn_seconds\x18\x08 \x01(\r\x12\x15\n\rgrace_seconds\x18\t \x01(\r\">\n\x12ListTablesResponse\x12(\n\x06tables\x18\x01 \x03(\x0b\x32\x18.scala40.v1.TableSummary\"\xa1\x01\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x15\n\x08password\x18\x04 \x01(\tH\x01\x88\x01\x01\x12&\n\x05proof\x18\x05 \x01(\x0b\x32\x17.scala40.v1.PlayerProofB\x07\n\x05_seatB\x0b\n\t_password\"5\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"b\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12#\n\x05level\x18\x03 \x01(\x0e\x32\x14.scala40.v1.BotLevelB\x07\n\x05_seat\"\x1e\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\"%\n\x11StartMatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12StartMatchResponse\"L\n\x14SpectateTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\x08password\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0b\n\t_password\"0\n\x15SpectateTableResponse\x12\x17\n\x0fspectator_token\x18\x01 \x01(\t\"C\n\x0bPlayerProof\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\r\n\x05nonce\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c*u\n\nTablePhase\x12\x1b\n\x17TABLE_PHASE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_PHASE_WAITING\x10\x01\x12\x17\n\x13TABLE_PHASE_PLAYING\x10\x02\x12\x18\n\x14TABLE_PHASE_FINISHED\x10\x03*\x95\x01\n\nAwayReason\x12\x1b\n\x17\x41WAY_REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15\x41WAY_REASON_TIMED_OUT\x10\x01\x12\x1c\n\x18\x41WAY_REASON_DISCONNECTED\x10\x02\x12\x1b\n\x17\x41WAY_REASON_HANDED_OVER\x10\x03\x12\x14\n\x10\x41WAY_REASON_LEFT\x10\x04*y\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x42OT_LEVEL_EASY\x10\x01\x12\x14\n\x10\x42OT_LEVEL_MEDIUM\x10\x02\x12\x12\n\x0e\x42OT_LEVEL_HARD\x10\x03\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x04\x32\xf6\x04\n\x0cLobbyService\x12N\n\x0bGetHostInfo\x12\x1e.scala40.v1.GetHostInfoRequest\x1a\x1f.scala40.v1.GetHostInfoResponse\x12N\n\x0b\x43reateTable\x12\x1e.scala40.v1.CreateTableRequest\x1a\x1f.scala40.v1.CreateTableResponse\x12K\n\nListTables\x12\x1d.scala40.v1.ListTablesRequest\x1a\x1e.scala40.v1.ListTablesResponse\x12H\n\tJoinTable\x12\x1c.scala40.v1.JoinTableRequest\x1a\x1d.scala40.v1.JoinTableResponse\x12K\n\nLeaveTable\x12\x1d.scala40.v1.LeaveTableRequest\x1a\x1e.scala40.v1.LeaveTableResponse\x12?\n\x06\x41\x64\x64\x42ot\x12\x19.scala40.v1.AddBotRequest\x1a\x1a.scala40.v1.AddBotResponse\x12K\n\nStartMatch\x12\x1d.scala40.v1.StartMatchRequest\x1a\x1e.scala40.v1.StartMatchResponse\x12T\n\rSpectateTable\x12 .scala40.v1.SpectateTableRequest\x1a!.scala40.v1.SpectateTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.lobby_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TABLEPHASE']._serialized_start=1775
-  _globals['_TABLEPHASE']._serialized_end=1892
-  _globals['_AWAYREASON']._serialized_start=1895
-  _globals['_AWAYREASON']._serialized_end=2044
-  _globals['_BOTLEVEL']._serialized_start=2046
-  _globals['_BOTLEVEL']._serialized_end=2167
-  _globals['_GETHOSTINFOREQUEST']._serialized_start=90
-  _globals['_GETHOSTINFOREQUEST']._serialized_end=110
-  _globals['_GETHOSTINFORESPONSE']._serialized_start=112
-  _globals['_GETHOSTINFORESPONSE']._serialized_end=228
-  _globals['_CREATETABLEREQUEST']._serialized_start=231
-  _globals['_CREATETABLEREQUEST']._serialized_end=574
-  _globals['_CREATETABLERESPONSE']._serialized_start=576
-  _globals['_CREATETABLERESPONSE']._serialized_end=615
-  _globals['_LISTTABLESREQUEST']._serialized_start=617
-  _globals['_LISTTABLESREQUEST']._serialized_end=636
-  _globals['_SEATINFO']._serialized_start=639
-  _globals['_SEATINFO']._serialized_end=813
-  _globals['_TABLESUMMARY']._serialized_start=816
-  _globals['_TABLESUMMARY']._serialized_end=1108
-  _globals['_LISTTABLESRESPONSE']._serialized_start=1110
-  _globals['_LISTTABLESRESPONSE']._serialized_end=1172
-  _globals['_JOINTABLEREQUEST']._serialized_start=1175
-  _globals['_JOINTABLEREQUEST']._serialized_end=1336
-  _globals['_JOINTABLERESPONSE']._serialized_start=1338
-  _globals['_JOINTABLERESPONSE']._serialized_end=1391
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1393
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1430
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1432
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1452
-  _globals['_ADDBOTREQUEST']._serialized_start=1454
-  _globals['_ADDBOTREQUEST']._serialized_end=1552
-  _globals['_ADDBOTRESPONSE']._serialized_start=1554
-  _globals['_ADDBOTRESPONSE']._serialized_end=1584
-  _globals['_STARTMATCHREQUEST']._serialized_start=1586
-  _globals['_STARTMATCHREQUEST']._serialized_end=1623
-  _globals['_STARTMATCHRESPONSE']._serialized_start=1625
-  _globals['_STARTMATCHRESPONSE']._serialized_end=1645
-  _globals['_SPECTATETABLEREQUEST']._serialized_start=1647
-  _globals['_SPECTATETABLEREQUEST']._serialized_end=1723
-  _globals['_SPECTATETABLERESPONSE']._serialized_start=1725
-  _globals['_SPECTATETABLERESPONSE']._serialized_end=1773
-  _globals['_LOBBYSERVICE']._serialized_start=2170
-  _globals['_LOBBYSERVICE']._serialized_end=2800
+  _globals['_TABLEPHASE']._serialized_start=1818
+  _globals['_TABLEPHASE']._serialized_end=1935
+  _globals['_AWAYREASON']._serialized_start=1938
+  _globals['_AWAYREASON']._serialized_end=2087
+  _globals['_BOTLEVEL']._serialized_start=2089
+  _globals['_BOTLEVEL']._serialized_end=2210
+  _globals['_GETHOSTINFOREQUEST']._serialized_start=64
+  _globals['_GETHOSTINFOREQUEST']._serialized_end=84
+  _globals['_GETHOSTINFORESPONSE']._serialized_start=86
+  _globals['_GETHOSTINFORESPONSE']._serialized_end=202
+  _globals['_CREATETABLEREQUEST']._serialized_start=205
+  _globals['_CREATETABLEREQUEST']._serialized_end=548
+  _globals['_CREATETABLERESPONSE']._serialized_start=550
+  _globals['_CREATETABLERESPONSE']._serialized_end=589
+  _globals['_LISTTABLESREQUEST']._serialized_start=591
+  _globals['_LISTTABLESREQUEST']._serialized_end=610
+  _globals['_SEATINFO']._serialized_start=613
+  _globals['_SEATINFO']._serialized_end=787
+  _globals['_TABLESUMMARY']._serialized_start=790
+  _globals['_TABLESUMMARY']._serialized_end=1082
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1084
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1146
+  _globals['_JOINTABLEREQUEST']._serialized_start=1149
+  _globals['_JOINTABLEREQUEST']._serialized_end=1310
+  _globals['_JOINTABLERESPONSE']._serialized_start=1312
+  _globals['_JOINTABLERESPONSE']._serialized_end=1365
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1367
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1404
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1406
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1426
+  _globals['_ADDBOTREQUEST']._serialized_start=1428
+  _globals['_ADDBOTREQUEST']._serialized_end=1526
+  _globals['_ADDBOTRESPONSE']._serialized_start=1528
+  _globals['_ADDBOTRESPONSE']._serialized_end=1558
+  _globals['_STARTMATCHREQUEST']._serialized_start=1560
+  _globals['_STARTMATCHREQUEST']._serialized_end=1597
+  _globals['_STARTMATCHRESPONSE']._serialized_start=1599
+  _globals['_STARTMATCHRESPONSE']._serialized_end=1619
+  _globals['_SPECTATETABLEREQUEST']._serialized_start=1621
+  _globals['_SPECTATETABLEREQUEST']._serialized_end=1697
+  _globals['_SPECTATETABLERESPONSE']._serialized_start=1699
+  _globals['_SPECTATETABLERESPONSE']._serialized_end=1747
+  _globals['_PLAYERPROOF']._serialized_start=1749
+  _globals['_PLAYERPROOF']._serialized_end=1816
+  _globals['_LOBBYSERVICE']._serialized_start=2213
+  _globals['_LOBBYSERVICE']._serialized_end=2843
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,3 @@
-from scala40_net.pb import players_pb2 as _players_pb2
 from scala40_net.pb import ruleset_pb2 as _ruleset_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -155,8 +154,8 @@ class JoinTableRequest(_message.Message):
     player_name: str
     seat: int
     password: str
-    proof: _players_pb2.PlayerProof
-    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ..., proof: _Optional[_Union[_players_pb2.PlayerProof, _Mapping]] = ...) -> None: ...
+    proof: PlayerProof
+    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ..., proof: _Optional[_Union[PlayerProof, _Mapping]] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
     __slots__ = ("seat", "seat_token")
@@ -215,3 +214,13 @@ class SpectateTableResponse(_message.Message):
     SPECTATOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
     spectator_token: str
     def __init__(self, spectator_token: _Optional[str] = ...) -> None: ...
+
+class PlayerProof(_message.Message):
+    __slots__ = ("public_key", "nonce", "signature")
+    PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    public_key: bytes
+    nonce: bytes
+    signature: bytes
+    def __init__(self, public_key: _Optional[bytes] = ..., nonce: _Optional[bytes] = ..., signature: _Optional[bytes] = ...) -> None: ...

@@ -22,21 +22,44 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from scala40_net.pb import deal_pb2 as scala40_dot_v1_dot_deal__pb2
+from scala40_net.pb import lobby_pb2 as scala40_dot_v1_dot_lobby__pb2
+from scala40_net.pb import ruleset_pb2 as scala40_dot_v1_dot_ruleset__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18scala40/v1/players.proto\x12\nscala40.v1\"\x19\n\x17GetJoinChallengeRequest\"E\n\x18GetJoinChallengeResponse\x12\r\n\x05nonce\x18\x01 \x01(\x0c\x12\x1a\n\x12\x65xpires_in_seconds\x18\x02 \x01(\r\"C\n\x0bPlayerProof\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\r\n\x05nonce\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c\x32o\n\x0ePlayersService\x12]\n\x10GetJoinChallenge\x12#.scala40.v1.GetJoinChallengeRequest\x1a$.scala40.v1.GetJoinChallengeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18scala40/v1/players.proto\x12\nscala40.v1\x1a\x15scala40/v1/deal.proto\x1a\x16scala40/v1/lobby.proto\x1a\x18scala40/v1/ruleset.proto\"\x19\n\x17GetJoinChallengeRequest\"E\n\x18GetJoinChallengeResponse\x12\r\n\x05nonce\x18\x01 \x01(\x0c\x12\x1a\n\x12\x65xpires_in_seconds\x18\x02 \x01(\r\"<\n\x12ListMatchesRequest\x12\x17\n\x0fkey_fingerprint\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\"=\n\x13ListMatchesResponse\x12&\n\x07matches\x18\x01 \x03(\x0b\x32\x15.scala40.v1.PastMatch\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"N\n\x10GetMatchResponse\x12$\n\x05match\x18\x01 \x01(\x0b\x32\x15.scala40.v1.PastMatch\x12\x14\n\x0c\x64\x65\x61l_records\x18\x02 \x03(\x0c\"\xb4\x02\n\tPastMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x10\n\x08match_no\x18\x03 \x01(\r\x12\x12\n\ntable_name\x18\x04 \x01(\t\x12\x18\n\x10\x66inished_unix_ms\x18\x05 \x01(\x03\x12\"\n\x06preset\x18\x06 \x01(\x0e\x32\x12.scala40.v1.Preset\x12+\n\x07ruleset\x18\x07 \x01(\x0b\x32\x1a.scala40.v1.RulesetOptions\x12(\n\x07players\x18\x08 \x03(\x0b\x32\x17.scala40.v1.MatchPlayer\x12\x12\n\ndeal_count\x18\t \x01(\r\x12#\n\x05\x64\x65\x61ls\x18\n \x03(\x0b\x32\x14.scala40.v1.PastDeal\x12\x0f\n\x07winners\x18\x0b \x03(\r\"\xe3\x02\n\x0bMatchPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fkey_fingerprint\x18\x03 \x01(\t\x12\'\n\tbot_level\x18\x04 \x01(\x0e\x32\x14.scala40.v1.BotLevel\x12\r\n\x05total\x18\x05 \x01(\x03\x12\r\n\x05place\x18\x06 \x01(\r\x12\x0c\n\x04left\x18\x07 \x01(\x08\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x08 \x01(\r\x12\x14\n\x0c\x64\x65\x61ls_opened\x18\t \x01(\r\x12\x14\n\x0c\x64\x65\x61ls_closed\x18\n \x01(\r\x12\x16\n\x0e\x63losed_in_hand\x18\x0b \x01(\r\x12\x16\n\x0epenalty_points\x18\x0c \x01(\x03\x12\x1a\n\rrating_before\x18\r \x01(\x01H\x00\x88\x01\x01\x12\x19\n\x0crating_after\x18\x0e \x01(\x01H\x01\x88\x01\x01\x42\x10\n\x0e_rating_beforeB\x0f\n\r_rating_after\"\xb4\x01\n\x08PastDeal\x12\x0f\n\x07\x64\x65\x61l_no\x18\x01 \x01(\r\x12(\n\x07outcome\x18\x02 \x01(\x0e\x32\x17.scala40.v1.DealOutcome\x12\x18\n\x0b\x63loser_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x1a\n\x12\x63losed_in_one_turn\x18\x04 \x01(\x08\x12\'\n\x05seats\x18\x05 \x03(\x0b\x32\x18.scala40.v1.PastDealSeatB\x0e\n\x0c_closer_seat\"=\n\x0cPastDealSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07penalty\x18\x02 \x01(\x05\x12\x0e\n\x06opened\x18\x03 \x01(\x08\"\x15\n\x13GetStandingsRequest\"N\n\x14GetStandingsResponse\x12\'\n\tstandings\x18\x01 \x03(\x0b\x32\x14.scala40.v1.Standing\x12\r\n\x05model\x18\x02 \x01(\t\"\x8e\x02\n\x08Standing\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fkey_fingerprint\x18\x03 \x01(\t\x12\'\n\tbot_level\x18\x04 \x01(\x0e\x32\x14.scala40.v1.BotLevel\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\n\n\x02mu\x18\x06 \x01(\x01\x12\r\n\x05sigma\x18\x07 \x01(\x01\x12\x0f\n\x07matches\x18\x08 \x01(\r\x12\x0c\n\x04wins\x18\t \x01(\r\x12\x14\n\x0c\x64\x65\x61ls_played\x18\n \x01(\r\x12\x14\n\x0c\x64\x65\x61ls_opened\x18\x0b \x01(\r\x12\x16\n\x0epenalty_points\x18\x0c \x01(\x03\x12\x16\n\x0e\x63losed_in_hand\x18\r \x01(\r2\xd9\x02\n\x0ePlayersService\x12]\n\x10GetJoinChallenge\x12#.scala40.v1.GetJoinChallengeRequest\x1a$.scala40.v1.GetJoinChallengeResponse\x12N\n\x0bListMatches\x12\x1e.scala40.v1.ListMatchesRequest\x1a\x1f.scala40.v1.ListMatchesResponse\x12\x45\n\x08GetMatch\x12\x1b.scala40.v1.GetMatchRequest\x1a\x1c.scala40.v1.GetMatchResponse\x12Q\n\x0cGetStandings\x12\x1f.scala40.v1.GetStandingsRequest\x1a .scala40.v1.GetStandingsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scala40.v1.players_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GETJOINCHALLENGEREQUEST']._serialized_start=40
-  _globals['_GETJOINCHALLENGEREQUEST']._serialized_end=65
-  _globals['_GETJOINCHALLENGERESPONSE']._serialized_start=67
-  _globals['_GETJOINCHALLENGERESPONSE']._serialized_end=136
-  _globals['_PLAYERPROOF']._serialized_start=138
-  _globals['_PLAYERPROOF']._serialized_end=205
-  _globals['_PLAYERSSERVICE']._serialized_start=207
-  _globals['_PLAYERSSERVICE']._serialized_end=318
+  _globals['_GETJOINCHALLENGEREQUEST']._serialized_start=113
+  _globals['_GETJOINCHALLENGEREQUEST']._serialized_end=138
+  _globals['_GETJOINCHALLENGERESPONSE']._serialized_start=140
+  _globals['_GETJOINCHALLENGERESPONSE']._serialized_end=209
+  _globals['_LISTMATCHESREQUEST']._serialized_start=211
+  _globals['_LISTMATCHESREQUEST']._serialized_end=271
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=273
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=334
+  _globals['_GETMATCHREQUEST']._serialized_start=336
+  _globals['_GETMATCHREQUEST']._serialized_end=371
+  _globals['_GETMATCHRESPONSE']._serialized_start=373
+  _globals['_GETMATCHRESPONSE']._serialized_end=451
+  _globals['_PASTMATCH']._serialized_start=454
+  _globals['_PASTMATCH']._serialized_end=762
+  _globals['_MATCHPLAYER']._serialized_start=765
+  _globals['_MATCHPLAYER']._serialized_end=1120
+  _globals['_PASTDEAL']._serialized_start=1123
+  _globals['_PASTDEAL']._serialized_end=1303
+  _globals['_PASTDEALSEAT']._serialized_start=1305
+  _globals['_PASTDEALSEAT']._serialized_end=1366
+  _globals['_GETSTANDINGSREQUEST']._serialized_start=1368
+  _globals['_GETSTANDINGSREQUEST']._serialized_end=1389
+  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1391
+  _globals['_GETSTANDINGSRESPONSE']._serialized_end=1469
+  _globals['_STANDING']._serialized_start=1472
+  _globals['_STANDING']._serialized_end=1742
+  _globals['_PLAYERSSERVICE']._serialized_start=1745
+  _globals['_PLAYERSSERVICE']._serialized_end=2090
 # @@protoc_insertion_point(module_scope)

@@ -42,6 +42,21 @@ class PlayersServiceStub:
                 request_serializer=scala40_dot_v1_dot_players__pb2.GetJoinChallengeRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_players__pb2.GetJoinChallengeResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/scala40.v1.PlayersService/ListMatches',
+                request_serializer=scala40_dot_v1_dot_players__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_players__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
+        self.GetMatch = channel.unary_unary(
+                '/scala40.v1.PlayersService/GetMatch',
+                request_serializer=scala40_dot_v1_dot_players__pb2.GetMatchRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_players__pb2.GetMatchResponse.FromString,
+                _registered_method=True)
+        self.GetStandings = channel.unary_unary(
+                '/scala40.v1.PlayersService/GetStandings',
+                request_serializer=scala40_dot_v1_dot_players__pb2.GetStandingsRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_players__pb2.GetStandingsResponse.FromString,
+                _registered_method=True)
 
 
 class PlayersServiceServicer:
@@ -58,6 +73,28 @@ class PlayersServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """The finished matches of this host, newest first: who played, the standings,
+        each deal's scores (the score sheet).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMatch(self, request, context):
+        """One finished match with every deal's signed record (scala40-verify checks them).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetStandings(self, request, context):
+        """The leaderboard of this host: every rated player and bot level, best first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayersServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -65,6 +102,21 @@ def add_PlayersServiceServicer_to_server(servicer, server):
                     servicer.GetJoinChallenge,
                     request_deserializer=scala40_dot_v1_dot_players__pb2.GetJoinChallengeRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_players__pb2.GetJoinChallengeResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=scala40_dot_v1_dot_players__pb2.ListMatchesRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_players__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'GetMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatch,
+                    request_deserializer=scala40_dot_v1_dot_players__pb2.GetMatchRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_players__pb2.GetMatchResponse.SerializeToString,
+            ),
+            'GetStandings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStandings,
+                    request_deserializer=scala40_dot_v1_dot_players__pb2.GetStandingsRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_players__pb2.GetStandingsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -97,6 +149,87 @@ class PlayersService:
             '/scala40.v1.PlayersService/GetJoinChallenge',
             scala40_dot_v1_dot_players__pb2.GetJoinChallengeRequest.SerializeToString,
             scala40_dot_v1_dot_players__pb2.GetJoinChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.PlayersService/ListMatches',
+            scala40_dot_v1_dot_players__pb2.ListMatchesRequest.SerializeToString,
+            scala40_dot_v1_dot_players__pb2.ListMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.PlayersService/GetMatch',
+            scala40_dot_v1_dot_players__pb2.GetMatchRequest.SerializeToString,
+            scala40_dot_v1_dot_players__pb2.GetMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStandings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.PlayersService/GetStandings',
+            scala40_dot_v1_dot_players__pb2.GetStandingsRequest.SerializeToString,
+            scala40_dot_v1_dot_players__pb2.GetStandingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -28,7 +28,7 @@ async def add_proof(
             return False
         raise
     request.proof.CopyFrom(
-        players_pb2.PlayerProof(
+        lobby_pb2.PlayerProof(
             public_key=key.public_key,
             nonce=challenge.nonce,
             signature=key.sign_join(
