@@ -26,6 +26,7 @@ from scala40_net.pb import (
     deal_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
+    players_pb2,
     players_pb2_grpc,
     ruleset_pb2,
     table_pb2,
@@ -190,6 +191,22 @@ class LobbyClient:
 
         joined = await _call(proved_join)
         return Seat(table_id, joined.seat, joined.seat_token)
+
+    async def matches(self, key_fingerprint: str = "") -> list[players_pb2.PastMatch]:
+        """The host's finished matches, newest first (only that key's, when given)."""
+        request = players_pb2.ListMatchesRequest(key_fingerprint=key_fingerprint)
+        answer: players_pb2.ListMatchesResponse = await _call(
+            lambda: self.players.ListMatches(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        )
+        return list(answer.matches)
+
+    async def standings(self) -> players_pb2.GetStandingsResponse:
+        answer: players_pb2.GetStandingsResponse = await _call(
+            lambda: self.players.GetStandings(
+                players_pb2.GetStandingsRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
+        )
+        return answer
 
     async def spectate(self, table_id: str, password: str | None = None) -> Seat:
         request = lobby_pb2.SpectateTableRequest(table_id=table_id)

@@ -241,6 +241,8 @@ class TableModel:
         self.result: DealResult | None = None
         self.closing_play: Played | None = None  # the closer's last play, for the end panel
         self.match_over = False
+        # This seat's rating at the host before and after the match, once the host says it.
+        self.rating_change: tuple[float, float] | None = None
         self.winners: tuple[int, ...] = ()
         # R11.3: busted seats the host offers a buy-back to, and its fee in chips; and the
         # seconds each had left to answer when the event that last told of it arrived.
