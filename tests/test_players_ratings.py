@@ -15,6 +15,7 @@ from keyed_match import keyed_join, keyed_match, one_deal
 from openskill.models import ThurstoneMostellerFull
 
 from host.journal import ratings
+from scala40_net import verifier
 from scala40_net.pb import lobby_pb2, players_pb2, players_pb2_grpc
 from scala40_net.players import PlayerKey
 
@@ -128,6 +129,15 @@ async def test_a_dozen_matches_across_restarts_rate_as_the_history_says(tmp_path
         assert sum(line.matches for line in board.standings if line.key_fingerprint) == sum(
             sum(1 for p in m.players if p.key_fingerprint) for m in history
         )
+        # The history lists every match, and every deal of each verifies from its record.
+        fingerprint = served.host.identity.fingerprint
+        for match in history:
+            got = await stub.GetMatch(players_pb2.GetMatchRequest(match_id=match.match_id))
+            assert 1 <= len(got.deal_records) <= match.deal_count  # an abandoned deal: none
+            for n, record in enumerate(got.deal_records):
+                path = tmp_path / f"{match.table_id}-{n}.json"
+                path.write_bytes(record)
+                assert verifier.main([str(path), "--host-fingerprint", fingerprint]) == 0
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
