@@ -8,10 +8,13 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import start_host
+from conftest import start_host, until
 from keyed_match import keyed_match
 
 from host.edge.errors import error_info
+from host.journal.players import FILE_NAME
+from host.journal.sqlite import ARCHIVE_FOLDER, SUFFIX
+from host.table.state import TableSettings
 from scala40_net import verifier
 from scala40_net.pb import lobby_pb2, players_pb2, players_pb2_grpc
 from scala40_net.players import PlayerKey
@@ -72,6 +75,41 @@ async def test_the_history_lists_each_match_and_every_record_verifies(tmp_path: 
         info = error_info(caught.value)
         assert caught.value.code() == grpc.StatusCode.NOT_FOUND
         assert info is not None and info.reason == "NO_SUCH_MATCH"
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+async def test_archived_matches_a_host_did_not_keep_are_kept_at_its_next_start(
+    tmp_path: Path,
+) -> None:
+    """A data dir from before the history (or whose players' file was lost): its archived
+    matches are read at start, rated in the order they ended, and listed."""
+    data_dir = tmp_path / "host"
+    ada = PlayerKey.generate()
+    quick = TableSettings(commit_timeout=10, reveal_timeout=10, archive_after=0.2)
+    served = await start_host(data_dir, quick)
+    try:
+        tables = [
+            await keyed_match(served, [("Ada", ada)], [lobby_pb2.BOT_LEVEL_EASY]) for _ in range(2)
+        ]
+        for table_id in tables:
+            await until(lambda t=table_id: (data_dir / ARCHIVE_FOLDER / f"{t}{SUFFIX}").exists())
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    for stale in data_dir.glob(f"{FILE_NAME}*"):
+        stale.unlink()
+    served = await start_host(data_dir, quick)
+    try:
+        players = players_pb2_grpc.PlayersServiceStub(served.channel)
+        listed = (await players.ListMatches(players_pb2.ListMatchesRequest())).matches
+        assert {m.table_id for m in listed} == set(tables)
+        board = (await players.GetStandings(players_pb2.GetStandingsRequest())).standings
+        (me,) = [line for line in board if line.key_fingerprint == ada.fingerprint]
+        assert me.matches == 2
+        got = await players.GetMatch(players_pb2.GetMatchRequest(match_id=listed[0].match_id))
+        assert got.deal_records  # from the archive
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
