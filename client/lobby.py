@@ -121,9 +121,12 @@ class LobbyScreen:
         input: Input | None = None,
         output: Output | None = None,
         store: SeatStore | None = None,
+        invited: tuple[str, ...] = (),
     ) -> None:
         self.text = text
         self.lobby = lobby
+        # The keys a table created here is kept to (the player's own added): none, open.
+        self.invited = invited
         self.session = session
         self.player_name = player_name
         self.store = store
@@ -521,6 +524,9 @@ class LobbyScreen:
         self.app.exit(result=(seat, False))
 
     async def _create(self, form: NewTable) -> None:
+        key = self.lobby.key
+        if self.invited and key is not None:
+            form.settings.invited_keys[:] = [key.fingerprint, *self.invited]
         try:
             table_id = await self.lobby.create_table(
                 form.name,

@@ -72,6 +72,8 @@ class Options:
     preset: str = "classic"
     level: str = "medium"
     bot_delay: float = 0.6
+    # The player keys (fingerprints) the tables this client creates are kept to; none: open.
+    invited: tuple[str, ...] = ()
 
 
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -409,7 +411,14 @@ async def _join(
             trust.remember_host_name(directory, lan_name, session.fingerprint)
         store = SeatStore(directory, key)
         lobby_screen = LobbyScreen(
-            text, lobby, session, options.name, store=store, input=input, output=output
+            text,
+            lobby,
+            session,
+            options.name,
+            store=store,
+            input=input,
+            output=output,
+            invited=options.invited,
         )
         chosen = await lobby_screen.run_async()
         if chosen is None:
@@ -568,8 +577,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--insecure", action="store_true", help="a host started with --insecure (no TLS)"
     )
+    parser.add_argument(
+        "--invite",
+        action="append",
+        default=[],
+        metavar="FINGERPRINT",
+        help="a friend's player key (scala40 identity shows it): the tables you create take "
+        "only the keys you invite, and yours; once per friend",
+    )
     args = parser.parse_args(given)
-    options = Options(args.name or default_name(), args.lang)
+    options = Options(args.name or default_name(), args.lang, invited=tuple(args.invite))
     if args.address is None and args.insecure:
         parser.error("--insecure needs the host's address: hosts without TLS are not listed")
     directory = data_dir()

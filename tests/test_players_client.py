@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import bearer, start_host
+from test_client_lobby import run_lobby
 
-from client.connection import LobbyClient
+from client.connection import HostRefusal, LobbyClient
 from client.i18n import Text
-from client.lobby import people_line
+from client.lobby import people_line, table_row
 from client.main import identity_main, main
 from client.model import TableModel
 from client.render import player_lines
@@ -104,3 +105,23 @@ def test_the_players_panel_shows_the_short_fingerprint_beside_the_name() -> None
     drawn = ["".join(text for _, text, *_ in line) for line in player_lines(model, Text("en"), 80)]
     assert f"Ada {short_fingerprint(fp)}" in drawn[0] and all(len(x) <= 80 for x in drawn)
     assert "Ada2 " in drawn[1] and "-" not in drawn[1].split("Ada2")[1][:3]
+
+
+async def test_a_table_made_with_invites_takes_only_the_invited_keys(tmp_path: Path) -> None:
+    served = await start_host(tmp_path / "host")
+    ada, bea, eve = PlayerKey.generate(), PlayerKey.generate(), PlayerKey.generate()
+    try:
+        lobby = LobbyClient(served.channel, "en", ada)
+        # n: a new table, every question of the form left as it is shown.
+        chosen = await run_lobby(lobby, ["n", *["\r"] * 12], invited=(bea.fingerprint,))
+        seat, _ = chosen  # type: ignore[misc]
+        (table,) = await lobby.tables()
+        assert table.invited_only and "invited keys only" in table_row(table, Text("en"))
+        await LobbyClient(served.channel, "en", bea).join(seat.table_id, "Bea")
+        for key in (eve, None):
+            with pytest.raises(HostRefusal) as refused:
+                await LobbyClient(served.channel, "en", key).join(seat.table_id, "Eve")
+            assert refused.value.reason == "NOT_INVITED"
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
