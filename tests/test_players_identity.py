@@ -187,3 +187,26 @@ async def test_a_table_of_invited_keys_takes_only_them(served: HostClient) -> No
     await keyed_join(served, table_id, "Bea", bea)
     code, reason, _ = await refused(served.new_table(seats=2, invited_keys=["ABCD"]))
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+
+
+async def test_a_malformed_proof_or_listing_is_refused_and_changes_nothing(
+    served: HostClient,
+) -> None:
+    table_id = await served.new_table(seats=2)
+    players = players_pb2_grpc.PlayersServiceStub(served.channel)
+    nonce = (await players.GetJoinChallenge(players_pb2.GetJoinChallengeRequest())).nonce
+    for proof in (
+        lobby_pb2.PlayerProof(public_key=b"k" * 31, nonce=nonce, signature=b"s" * 64),
+        lobby_pb2.PlayerProof(public_key=b"k" * 32, nonce=nonce, signature=b"s" * 63),
+    ):
+        request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name="Ada", proof=proof)
+        code, reason, _ = await refused(served.lobby.JoinTable(request))
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+    forged = lobby_pb2.PlayerProof(public_key=bytes(32), nonce=nonce, signature=bytes(64))
+    request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name="Ada", proof=forged)
+    code, reason, _ = await refused(served.lobby.JoinTable(request))
+    assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "BAD_KEY_PROOF")
+    assert not any(s.taken for s in await seats_of(served, table_id))
+    code, reason, _ = await refused(players.ListMatches(players_pb2.ListMatchesRequest(limit=501)))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+    assert served.host.players.players() == []  # no name was bound by any of them
