@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -11,7 +13,7 @@ import pytest
 from conftest import HostClient, bearer, start_host
 
 from host.edge.errors import error_info
-from host.journal.players import free_name
+from host.journal.players import FILE_NAME, PlayerBook, free_name
 from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.pb import lobby_pb2, players_pb2, players_pb2_grpc, table_pb2
 from scala40_net.players import KEY_FILE_NAME, PlayerKey, join_message, short_fingerprint
@@ -210,3 +212,24 @@ async def test_a_malformed_proof_or_listing_is_refused_and_changes_nothing(
     code, reason, _ = await refused(players.ListMatches(players_pb2.ListMatchesRequest(limit=501)))
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     assert served.host.players.players() == []  # no name was bound by any of them
+
+
+def test_the_owner_frees_a_name_from_the_command_line(tmp_path: Path) -> None:
+    data_dir = tmp_path / "host"
+    book = PlayerBook(data_dir)
+    ada = PlayerKey.generate()
+    book.bind(ada.public_key, "Ada")
+    book.close()
+    assert stat.S_IMODE((data_dir / FILE_NAME).stat().st_mode) == 0o600
+    said = subprocess.run(
+        [sys.executable, "-m", "host", "--data-dir", str(data_dir), "--free-name", "ada"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert said.returncode == 0 and ada.fingerprint in said.stdout
+    book = PlayerBook(data_dir)
+    try:
+        assert book.holder("Ada") is None and book.name_of(ada.public_key) == "Ada"
+    finally:
+        book.close()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host.journal import ratings
+from host.journal.sqlite import _private_file as private_file
 from scala40_net import names
 from scala40_net.fairdeal.identity import fingerprint
 from scala40_net.pb import players_pb2
@@ -101,6 +102,7 @@ class PlayerBook:
 
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / FILE_NAME
+        private_file(self.path)  # names and keys are nobody else's: 0600, as the journals
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
