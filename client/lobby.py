@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import grpc
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -346,16 +347,22 @@ class LobbyScreen:
         try:
             self.past = await self.lobby.matches("" if key is None else key.fingerprint)
         except HostRefusal as refusal:
-            self.error = refusal.message
+            self.error = self._history_refused(refusal)
         else:
             self.past_cursor, self.page, self.error = 0, "history", ""
         self.app.invalidate()
+
+    def _history_refused(self, refusal: HostRefusal) -> str:
+        """What to say when the host gives no history: an older host has none to give."""
+        if refusal.code == grpc.StatusCode.UNIMPLEMENTED:
+            return self.text("history_not_served")
+        return refusal.message
 
     async def show_standings(self) -> None:
         try:
             self.board = await self.lobby.standings()
         except HostRefusal as refusal:
-            self.error = refusal.message
+            self.error = self._history_refused(refusal)
         else:
             self.page, self.error = "standings", ""
         self.app.invalidate()

@@ -371,6 +371,7 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_people", "At this table: {people}"),
         M("history_title", "Your matches at {host}"),
         M("history_none", "No finished match yet."),
+        M("history_not_served", "This host keeps no history of its matches (an older host)."),
         M("history_row", "{date}  {preset}  {deals} deal(s)  {standing}"),
         M("history_sheet_title", "{table} · ended {date}"),
         M("history_left", "left: a loss"),

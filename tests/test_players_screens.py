@@ -6,17 +6,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import grpc
 import pyte
 import pytest
 from conftest import HostClient, start_host
 from keyed_match import keyed_match
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 from test_client_80x24 import match_over
 from test_client_screen import _Capture, drawn
 
-from client.connection import LobbyClient
+from client.connection import HostRefusal, LobbyClient
 from client.i18n import Text
 from client.lobby import LobbyScreen
 from client.main import main, rating_of
@@ -161,3 +163,34 @@ async def test_at_the_match_end_the_player_reads_their_rating_before_and_after(
         drawn_after = "".join(x for line in deal_end_lines(model, t, 80) for _, x, *_ in line)
         said = t("match_rating", before=f"{change[0]:.1f}", after=f"{change[1]:.1f}")  # type: ignore[index]
         assert said not in drawn_before and said in drawn_after
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+async def test_a_host_without_history_is_said_so_in_the_lobby(lang: str) -> None:
+    class OlderHost:
+        key = None
+
+        async def matches(self, key_fingerprint: str = "") -> list[object]:
+            raise HostRefusal(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+        async def standings(self) -> object:
+            raise HostRefusal(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+        async def tables(self) -> list[object]:
+            return []
+
+    with create_pipe_input() as pipe:
+        screen = LobbyScreen(
+            Text(lang),  # type: ignore[arg-type]
+            OlderHost(),  # type: ignore[arg-type]
+            SessionState(host="h"),
+            "Ada",
+            input=pipe,
+            output=DummyOutput(),
+        )
+        said = Text(lang)("history_not_served")  # type: ignore[arg-type]
+        await screen.show_history()
+        assert screen.error == said and screen.page == "tables"
+        screen.error = ""
+        await screen.show_standings()
+        assert screen.error == said and screen.page == "tables"
