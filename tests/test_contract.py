@@ -25,7 +25,8 @@ BUF = ROOT / ".venv" / "bin" / "buf"
 
 def test_the_version_in_code_is_the_one_in_the_proto_and_in_protocol_md() -> None:
     field = re.search(
-        r"// The version of this contract[^:]*: (\d+)\.(?:\n  //[^\n]*)*\n  uint32 contract_version",
+        r"// The version of this contract[^:]*: (\d+)\."
+        r"(?:\n  //[^\n]*)*\n  uint32 contract_version",
         LOBBY_PROTO,
     )
     assert field, "GetHostInfoResponse.contract_version's comment names the version"

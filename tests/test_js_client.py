@@ -68,7 +68,8 @@ def test_the_example_checks_itself_against_the_vectors(node_modules: Path) -> No
     done = node("check_vectors.js")
     assert done.returncode == 0, done.stdout + done.stderr
     vectors = json.loads((ROOT / "tests" / "vectors" / "fair_deal_v1.json").read_text())
-    cases = len(vectors["deals"]) + len(vectors["recorded_deals"]) + 1
+    bindings = json.loads((ROOT / "tests" / "vectors" / "tls_binding_v1.json").read_text())
+    cases = len(vectors["deals"]) + len(vectors["recorded_deals"]) + 1 + len(bindings["cases"])
     assert f"vectors ok: {cases} cases" in done.stdout
 
 
@@ -85,6 +86,20 @@ def test_the_vector_check_fails_on_a_changed_answer(
     done = node("check_vectors.js", str(changed))
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"FAILED {case['name']}: hands" in done.stderr
+
+
+def test_the_vector_check_fails_on_a_tls_binding_it_would_take(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    bindings = json.loads((ROOT / "tests" / "vectors" / "tls_binding_v1.json").read_text())
+    refused = next(c for c in bindings["cases"] if c["name"] == "a bad binding")
+    refused["accepted"] = True  # the example must refuse it all the same
+    changed = tmp_path / "tls.json"
+    changed.write_text(json.dumps(bindings))
+    vectors = ROOT / "tests" / "vectors" / "fair_deal_v1.json"
+    done = node("check_vectors.js", str(vectors), str(changed))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED TLS: a bad binding" in done.stderr
 
 
 def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:

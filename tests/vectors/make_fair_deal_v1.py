@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scala40_net import wire
 from scala40_net.fairdeal.chain import chain_start, chain_step, record_message
 from scala40_net.fairdeal.identity import HostIdentity, fingerprint
 from scala40_net.fairdeal.record import parse_deal_event, parse_private_event
@@ -26,7 +27,6 @@ from scala40_net.fairdeal.spec import (
     seat_commitment,
     sha256,
 )
-from scala40_net import wire
 from scala40_net.pb import deal_pb2
 
 OUT = Path(__file__).with_name("fair_deal_v1.json")
