@@ -106,8 +106,8 @@ class _FirstDealer:
     def host_seed(self, deal_no: int) -> bytes:
         return self._live.host_seed(deal_no)
 
-    def pause_waits_for(self, people: set[int]) -> set[int]:
-        return self._live.pause_waits_for(people)
+    def pause_waits_for(self, people: set[int], playing: set[int]) -> set[int]:
+        return self._live.pause_waits_for(people, playing)
 
     def timed_out_discard(self, chosen: int) -> int:
         return self._live.timed_out_discard(chosen)
