@@ -73,6 +73,12 @@ def test_the_example_checks_itself_against_the_vectors(node_modules: Path) -> No
     assert f"vectors ok: {cases} cases" in done.stdout
 
 
+def test_the_example_reads_invites_as_protocol_md_says(node_modules: Path) -> None:
+    done = node("check_invites.js")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "invites ok: 14 cases" in done.stdout
+
+
 @pytest.mark.parametrize("where", ["deals", "recorded_deals"])
 def test_the_vector_check_fails_on_a_changed_answer(
     node_modules: Path, tmp_path: Path, where: str

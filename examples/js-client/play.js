@@ -51,16 +51,26 @@ function parseArgs(argv) {
   if (!o.address) throw new Error("usage: node play.js HOST:PORT|INVITE [--table ID] [--name NAME] [--fingerprint FP] [--insecure] [--seats N] [--bots K] [--deals N] [--records DIR] [--seat-file PATH]");
   // An invite, scala40://HOST:PORT/?fp=XXXX-…, carries the fingerprint to pin.
   let address = o.address;
-  if (address.startsWith("scala40://")) {
-    const url = new URL(address.replace(/^scala40:/, "http:"));
-    o.fingerprint = o.fingerprint || url.searchParams.get("fp");
+  if (/^scala40:\/\//i.test(address)) {
+    const url = new URL(address);  // not http: (whose port 80 would vanish as its default)
+    const fps = url.searchParams.getAll("fp");
+    if (new Set(fps).size > 1) throw new Error(`${address} names more than one fingerprint`);
+    o.fingerprint = o.fingerprint || fps[0];
     address = url.host;
   }
-  const m = address.match(/^\[(.+)\](?::(\d+))?$/) || address.match(/^([^:]+)(?::(\d+))?$/);
-  if (!m) throw new Error(`${address} is not HOST:PORT`);
-  o.host = m[1];
+  // docs/PROTOCOL.md "Invites": [IPv6] in brackets (a bare IPv6 address has no port), the
+  // port 4040 when left out, the fingerprint in any case, grouped by dashes, spaces or not.
+  const m = address.match(/^\[(.+)\](?::(\d+))?$/) || address.match(/^([^:]+)(?::(\d+))?$/)
+    || address.match(/^([0-9a-fA-F:.]*:[0-9a-fA-F:.]*)()$/);
+  if (!m) throw new Error(`${address} is not HOST, HOST:PORT or an invite`);
+  o.host = m[1].toLowerCase();
   o.port = Number(m[2] || 4040);
-  if (o.fingerprint) o.fingerprint = o.fingerprint.toUpperCase();
+  if (!(o.port > 0 && o.port < 65536)) throw new Error(`${address}: the port is not 1..65535`);
+  if (o.fingerprint) {
+    const hex = o.fingerprint.replace(/[\s:-]/g, "").toUpperCase();
+    if (!/^[0-9A-F]{32}$/.test(hex)) throw new Error(`${o.fingerprint} is not a host fingerprint`);
+    o.fingerprint = hex.match(/.{4}/g).join("-");
+  }
   o.seats = Number(o.seats);
   o.bots = Number(o.bots);
   return o;
@@ -491,4 +501,5 @@ async function main() {
   }
 }
 
-main().then((code) => { process.exitCode = code; });
+if (require.main === module) main().then((code) => { process.exitCode = code; });
+module.exports = { parseArgs };
