@@ -79,6 +79,42 @@ def test_the_example_reads_invites_as_protocol_md_says(node_modules: Path) -> No
     assert "invites ok: 14 cases" in done.stdout
 
 
+def test_the_example_decodes_the_records_protocol_md_shows(node_modules: Path) -> None:
+    done = node("check_discovery.js")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "discovery ok" in done.stdout
+
+
+def test_the_example_finds_a_host_advertised_on_the_lan(node_modules: Path) -> None:
+    """``node discover.js``: one query from a port of its own, the host's answer read."""
+    from scala40_net.fairdeal.identity import HostIdentity
+    from scala40_net.net import discovery
+
+    addresses = [a for a in discovery.advertised_addresses("0.0.0.0:4040") if ":" not in a]
+    if not addresses:
+        pytest.skip("no IPv4 address but loopback: nothing to advertise on")
+    fingerprint = HostIdentity.generate().fingerprint  # this test's own host, whoever else runs
+
+    async def advertise_and_browse() -> str:
+        advertiser = discovery.Advertiser(addresses[:1], 4040, "js test", fingerprint, lambda: 1)
+        try:
+            await advertiser.start()
+        except discovery.DiscoveryError as error:
+            pytest.skip(f"mDNS cannot run here: {error}")
+        try:
+            browse = await asyncio.create_subprocess_exec(
+                str(NODE), "discover.js", "3", cwd=EXAMPLE, stdout=subprocess.PIPE
+            )
+            out, _ = await asyncio.wait_for(browse.communicate(), timeout=30)
+            return out.decode()
+        finally:
+            await advertiser.stop()
+
+    found = asyncio.run(advertise_and_browse())
+    assert f"scala40://{addresses[0]}:4040/?fp={fingerprint}" in found, found
+    assert "js test  1 open" in found, found
+
+
 @pytest.mark.parametrize("where", ["deals", "recorded_deals"])
 def test_the_vector_check_fails_on_a_changed_answer(
     node_modules: Path, tmp_path: Path, where: str
