@@ -32,6 +32,8 @@ const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.
   grpc.status.RESOURCE_EXHAUSTED, grpc.status.UNKNOWN, grpc.status.INTERNAL]);
 // Codes after which a move is sent again as it was (see send).
 const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+// The contract version this client was written for (GetHostInfo.contract_version).
+const CONTRACT_VERSION = 4;
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
 
 const say = (line) => console.log(line);
@@ -111,6 +113,11 @@ class Player {
     if (this.hostKey && !this.hostKey.equals(info.host_public_key)) throw new Error("the host's identity changed");
     if (this.o.insecure && this.o.fingerprint && fp !== this.o.fingerprint) throw new Error(`host fingerprint ${fp}, not ${this.o.fingerprint}`);
     this.hostKey = info.host_public_key;
+    if (this.fingerprint === undefined) {
+      // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
+      const version = info.contract_version || 0;
+      say(`host ${fp}, contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? " (older than this client's)" : ""}`);
+    }
     this.fingerprint = fp;
   }
 
