@@ -87,3 +87,17 @@ def test_a_fingerprint_remembered_under_another_case_still_counts(tmp_path: Path
     remember_fingerprint(tmp_path, "Sala.Local:4040", FP)
     place = invite.parse("sala.local")
     assert check_fingerprint(tmp_path, place.address, OTHER) == (TrustState.CHANGED, FP)
+
+
+@pytest.mark.parametrize(
+    ("written_before", "now"), [("::1:4040", "[::1]:4040"), ("Sala.Local:4040", "sala.local:4040")]
+)
+def test_seats_held_under_an_older_clients_address_are_still_found(
+    tmp_path: Path, written_before: str, now: str
+) -> None:
+    from client.seats import SeatStore
+
+    SeatStore(tmp_path, written_before).hold("t-1", 2, "secret-token")
+    held = SeatStore(tmp_path, now).get("t-1")
+    assert held is not None and held.token == "secret-token"
+    assert SeatStore(tmp_path, "[::1]:4041").held() == {}  # another port: another host
