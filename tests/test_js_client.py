@@ -160,7 +160,7 @@ def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
     # decided again, the refused Play printed with its rule and replaced by another, the
     # unsaved Draw sent again as it was.
     assert "Draw refused, STALE_VIEW: reading the table again" in done.stdout, out
-    assert f"contract version {wire.CONTRACT_VERSION}\n" in done.stdout, out  # GetHostInfo
+    assert f"host contract version {wire.CONTRACT_VERSION}\n" in done.stdout, out  # GetHostInfo
     rule = r"^refused Play \(.*\): FAILED_PRECONDITION RULE_VIOLATION R3 "
     assert re.search(rule, out, re.M), out
     assert "Draw not saved: sending it again, the same request id" in done.stdout, out

@@ -113,11 +113,9 @@ class Player {
     if (this.hostKey && !this.hostKey.equals(info.host_public_key)) throw new Error("the host's identity changed");
     if (this.o.insecure && this.o.fingerprint && fp !== this.o.fingerprint) throw new Error(`host fingerprint ${fp}, not ${this.o.fingerprint}`);
     this.hostKey = info.host_public_key;
-    if (this.fingerprint === undefined) {
-      // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
-      const version = info.contract_version || 0;
-      say(`host ${fp}, contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? " (older than this client's)" : ""}`);
-    }
+    // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
+    const version = info.contract_version || 0;
+    this.contract = `contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? ", older than this client's" : ""}`;
     this.fingerprint = fp;
   }
 
@@ -161,6 +159,7 @@ class Player {
       const kept = JSON.parse(fs.readFileSync(this.o.seatFile, "utf8"));
       Object.assign(this, { tableId: kept.table_id, seat: kept.seat, token: kept.token });
       say(`table ${this.tableId} seat ${this.seat} host ${this.fingerprint} (taken up again)`);
+      say(`host ${this.contract}`);
       return;
     }
     let tableId = this.o.table;
@@ -178,6 +177,7 @@ class Player {
     this.seat = joined.seat;
     this.token = joined.seat_token;
     say(`table ${tableId} seat ${this.seat} host ${this.fingerprint}`);
+    say(`host ${this.contract}`);
     if (this.o.seatFile) {
       // The token is the seat (PROTOCOL.md "Authentication"): kept, owner-only, to come back.
       fs.writeFileSync(this.o.seatFile, JSON.stringify({ table_id: tableId, seat: this.seat, token: this.token }) + "\n", { mode: 0o600 });
