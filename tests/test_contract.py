@@ -39,6 +39,12 @@ def test_the_version_in_code_is_the_one_in_the_proto_and_in_protocol_md() -> Non
     assert [int(v) for v in latest] == list(range(wire.CONTRACT_VERSION, 0, -1))
 
 
+def test_the_js_example_is_written_for_this_version() -> None:
+    play = (ROOT / "examples" / "js-client" / "play.js").read_text(encoding="utf-8")
+    written_for = re.search(r"^const CONTRACT_VERSION = (\d+);$", play, flags=re.MULTILINE)
+    assert written_for and int(written_for.group(1)) == wire.CONTRACT_VERSION
+
+
 def test_the_released_baseline_is_an_earlier_or_the_same_version() -> None:
     said = re.search(r"contract\s+version \*\*(\d+)\*\*", (RELEASED / "README.md").read_text())
     assert said and int(said.group(1)) <= wire.CONTRACT_VERSION
