@@ -6,6 +6,7 @@ import asyncio
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 LOBBY_PROTO = (ROOT / "protos" / "scala40" / "v1" / "lobby.proto").read_text(encoding="utf-8")
 RELEASED = ROOT / "protos" / "released"
-BUF = ROOT / ".venv" / "bin" / "buf"
+BUF = Path(sys.executable).with_name("buf")  # installed beside the tests' Python (buf-bin)
 
 
 def test_the_version_in_code_is_the_one_in_the_proto_and_in_protocol_md() -> None:
