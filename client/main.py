@@ -337,7 +337,7 @@ async def _join(
     from client.lobby import LobbyScreen
 
     text = Text(detect_lang(options.lang))
-    key = f"{place.host}:{place.port}"
+    key = place.address
     try:
         if insecure:
             print(text("insecure_warning"), file=sys.stderr)
