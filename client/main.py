@@ -376,7 +376,7 @@ async def _join(
     from client.lobby import LobbyScreen
 
     text = Text(detect_lang(options.lang))
-    key = f"{place.host}:{place.port}"
+    key = place.address
     try:
         player = identity.player_key(directory, text)
     except IdentityError as error:

@@ -19,6 +19,7 @@ from host.table import durations
 from host.table.seating import checked_name
 from host.table.table import Table
 from host.table.task import TableTask
+from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
@@ -81,6 +82,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             host_fingerprint=self._identity.fingerprint,
             version=VERSION,
             fair_deal_version=FAIR_DEAL_VERSION,
+            contract_version=wire.CONTRACT_VERSION,
         )
 
     async def CreateTable(

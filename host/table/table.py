@@ -371,7 +371,7 @@ class Table:
                 "STALE_VIEW",
                 f"the table changed after event {context.last_seen_seq} "
                 f"(now at {state.last_game_seq}): "
-                "catch up on the events and decide again",
+                "read the table again (GetView) and decide again",
             )
 
     def _turn_state(self, seat: int) -> deal.DealState:

@@ -50,16 +50,18 @@ class GetHostInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetHostInfoResponse(_message.Message):
-    __slots__ = ("host_public_key", "host_fingerprint", "version", "fair_deal_version")
+    __slots__ = ("host_public_key", "host_fingerprint", "version", "fair_deal_version", "contract_version")
     HOST_PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
     HOST_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FAIR_DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CONTRACT_VERSION_FIELD_NUMBER: _ClassVar[int]
     host_public_key: bytes
     host_fingerprint: str
     version: str
     fair_deal_version: int
-    def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ...) -> None: ...
+    contract_version: int
+    def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ..., contract_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
     __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds", "invited_keys")
