@@ -1,0 +1,90 @@
+"""Players benchmark: a join with a player key's proof against one without, and the rating
+of one match.
+
+Run with ``make bench`` or ``.venv/bin/python bench/bench_players.py [--joins N]``. A host
+on 127.0.0.1 with TLS and limits raised out of the way; figures are printed, never asserted.
+A proved join is the challenge asked (one more call), the signature made and checked; the
+no-key join is one call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from host.edge.limits import Limits
+from host.edge.server import Host
+from host.journal import ratings
+from scala40_net import wire
+from scala40_net.net import tls
+from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, players_pb2, players_pb2_grpc
+from scala40_net.players import PlayerKey
+from scala40_net.seat.proof import add_proof
+
+
+def _line(what: str, ms: list[float]) -> str:
+    ordered = sorted(ms)
+    p90 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))]
+    return f"{what:28} median {statistics.median(ms):6.2f} ms  p90 {p90:6.2f} ms  (n={len(ms)})"
+
+
+async def joins(count: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        roomy = Limits(requests_per_second=1e6, tables_per_minute=1_000_000)
+        host = Host("127.0.0.1:0", Path(folder), limits=roomy, advertise=False)
+        await host.start()
+        channel, _ = await tls.pinned_channel(
+            "127.0.0.1", host.port, host.identity.fingerprint, wire.CHANNEL_OPTIONS
+        )
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        players = players_pb2_grpc.PlayersServiceStub(channel)
+        keys = [PlayerKey.generate() for _ in range(count)]
+        times: dict[str, list[float]] = {"join without a key": [], "join with a proof": []}
+        try:
+            for n in range(count):
+                for what in times:
+                    made = lobby_pb2.CreateTableRequest(name="bench", seats=2)
+                    table_id = (await lobby.CreateTable(made)).table_id
+                    request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=f"P{n}")
+                    start = time.perf_counter()
+                    if what == "join with a proof":
+                        request.player_name = f"K{n}"
+                        await add_proof(players, request, keys[n], host.identity.fingerprint)
+                    await lobby.JoinTable(request)
+                    times[what].append((time.perf_counter() - start) * 1000)
+            standings = await players.GetStandings(players_pb2.GetStandingsRequest())
+            assert not standings.standings  # nobody played: nobody rated
+        finally:
+            await channel.close()
+            await host.stop(grace=0.2)
+    for what, ms in times.items():
+        print(_line(what, ms))
+
+
+def rating(count: int) -> None:
+    """One 4-seat match rated (openskill Thurstone-Mosteller full pairing), ``count`` times."""
+    match = players_pb2.PastMatch(match_id="t/1")
+    for seat, place in enumerate((1, 2, 2, 4)):
+        match.players.add(seat=seat, place=place, key_fingerprint=f"K{seat}")
+    ms = []
+    for _ in range(count):
+        start = time.perf_counter()
+        ratings.rate(match, {})
+        ms.append((time.perf_counter() - start) * 1000)
+    print(_line("rating a 4-seat match", ms))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--joins", type=int, default=60, help="joins of each kind (60)")
+    args = parser.parse_args()
+    asyncio.run(joins(args.joins))
+    rating(1000)
+
+
+if __name__ == "__main__":
+    main()
