@@ -25,6 +25,37 @@ NONCE_BYTES = 32
 SHORT_GROUPS = 2
 
 
+# Ed25519's points of small order (libsodium's list, the sign bit cleared), two of them also
+# written with y not reduced below p: a "signature" by one of them holds for many messages
+# without any private key behind it, so such a key proves nothing.
+_SMALL_ORDER = frozenset(
+    bytes.fromhex(h)
+    for h in (
+        "00" * 32,
+        "01" + "00" * 31,
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "ec" + "ff" * 30 + "7f",
+        "ed" + "ff" * 30 + "7f",
+        "ee" + "ff" * 30 + "7f",
+    )
+)
+_P = 2**255 - 19
+
+
+def weak_key(public_key: bytes) -> bool:
+    """Whether a public key's signatures prove nothing: not 32 bytes, a point of small order,
+    or a y not written below p.
+
+    >>> weak_key(bytes(32)), weak_key(PlayerKey.generate().public_key)
+    (True, False)
+    """
+    if len(public_key) != PUBLIC_KEY_BYTES:
+        return True
+    unsigned = public_key[:31] + bytes([public_key[31] & 0x7F])
+    return unsigned in _SMALL_ORDER or int.from_bytes(unsigned, "little") >= _P
+
+
 def join_message(host_fingerprint: str, table_id: str, player_name: str, nonce: bytes) -> bytes:
     """What a player key signs to join: ``"scala40/join/v1" || lp(host_fingerprint) ||
     lp(table_id) || lp(player_name) || lp(nonce)`` (docs/PROTOCOL.md, Players).
@@ -49,8 +80,8 @@ def verify_join(
     player_name: str,
     nonce: bytes,
 ) -> bool:
-    """Whether ``signature`` is the key's signature of that join."""
-    if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
+    """Whether ``signature`` is the key's signature of that join (never, by a weak key)."""
+    if weak_key(public_key) or len(signature) != SIGNATURE_BYTES:
         return False
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(

@@ -72,6 +72,11 @@ class PlayerKeys:
         proof = request.proof
         if len(proof.public_key) != 32 or len(proof.signature) != 64:
             raise malformed("a player proof has a 32-byte public key and a 64-byte signature")
+        if players.weak_key(proof.public_key):
+            raise malformed(
+                "that public key is a point of small order, whose signatures prove nothing: "
+                "make a new player key"
+            )
         if not self.challenges.use(proof.nonce):
             raise precondition(
                 "STALE_CHALLENGE",
