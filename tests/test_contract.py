@@ -55,7 +55,7 @@ def test_the_released_baseline_is_an_earlier_or_the_same_version() -> None:
 def test_get_host_info_reports_the_contract_version() -> None:
     identity = HostIdentity.generate()
     # GetHostInfo reads the identity only: no table, no limit is needed to ask it.
-    lobby = LobbyService(cast(Any, None), identity, cast(Any, None))
+    lobby = LobbyService(cast(Any, None), identity, cast(Any, None), cast(Any, None))
     info = asyncio.run(lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), cast(Any, None)))
     assert info.contract_version == wire.CONTRACT_VERSION
     assert info.fair_deal_version == 1 and info.version  # the old fields are kept

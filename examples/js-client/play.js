@@ -33,7 +33,7 @@ const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.
 // Codes after which a move is sent again as it was (see send).
 const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
 // The contract version this client was written for (GetHostInfo.contract_version).
-const CONTRACT_VERSION = 4;
+const CONTRACT_VERSION = 5;
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
 
 const say = (line) => console.log(line);

@@ -196,6 +196,7 @@ class Table:
             seats=[self.seating.seat_info(n, connected_seats) for n in range(len(state.seats))],
             phase=state.phase,  # type: ignore[arg-type]
             has_password=state.password is not None,
+            invited_only=bool(state.config.invited_keys),
             turn_seconds=state.turn_seconds,
             grace_seconds=state.grace_seconds,
         )
