@@ -286,7 +286,8 @@ class PrivateSeat:
         self.checker = ChainChecker(setup.table_id, setup.deal_no, signing_keys, me=seat)
         self.ledger = DealLedger(setup)
 
-    def _send(self, body: Body) -> bytes:
+    def send(self, body: Body) -> bytes:
+        """Sign ``body`` as this seat's next message, take it in and return its bytes."""
         seq, prev = self.checker.next_place(self.seat)
         env = seal(self._signer, self.setup.table_id, self.setup.deal_no, self.seat, seq, prev,
                    self.checker.heads(excluding=self.seat), body)
@@ -307,7 +308,7 @@ class PrivateSeat:
     def key_message(self) -> bytes:
         proof = KeyProof.prove(self.setup.context(self.seat, key_step()), self.secret,
                                self.public, self._draw)
-        return self._send(KeyBody(self.public, proof))
+        return self.send(KeyBody(self.public, proof))
 
     def my_turn_to_shuffle(self) -> bool:
         ledger = self.ledger
@@ -327,10 +328,10 @@ class PrivateSeat:
             deck = ledger.decks[round_]
         ctx = self.setup.context(self.seat, shuffle_step(round_, index))
         out, proof = shuffle_deck(ctx, ledger.joint_key, deck, self._draw)
-        return self._send(ShuffleBody(round_, index, cards, digest_of(deck), out, proof))
+        return self.send(ShuffleBody(round_, index, cards, digest_of(deck), out, proof))
 
     def cut_message(self, cut: int) -> bytes:
-        return self._send(CutBody(cut))
+        return self.send(CutBody(cut))
 
     def shares_message(self, round_: int, positions: Sequence[int], recipient: int) -> bytes:
         """This seat's shares of ``positions``, opening them to ``recipient`` (or EVERYONE)."""
@@ -342,10 +343,10 @@ class PrivateSeat:
             ctx = self.setup.context(self.seat, share_step(round_, position))
             items.append(Share(position, d, ShareProof.prove(ctx, self.secret, self.public,
                                                              ct.a, d, self._draw)))
-        return self._send(SharesBody(round_, recipient, tuple(items)))
+        return self.send(SharesBody(round_, recipient, tuple(items)))
 
     def reveal_message(self) -> bytes:
-        return self._send(RevealBody(self.secret))
+        return self.send(RevealBody(self.secret))
 
     def read_card(self, round_: int, position: int) -> int:
         """A card opened to this seat: the others' shares and its own (KeyError if one lacks)."""
