@@ -114,10 +114,13 @@ def total(points: Iterable[Point]) -> Point:
 
 
 def weighted(points: Sequence[Point], scalars: Sequence[int]) -> Point:
-    """``Σ k_i·P_i`` (a multi-exponentiation, done term by term)."""
+    """``Σ k_i·P_i`` (a multi-exponentiation, done term by term; the identity's terms, as
+    in a deck encrypted openly, cost nothing)."""
     if len(points) != len(scalars):
         raise ValueError("as many scalars as points")
-    return total(k * p for p, k in zip(points, scalars, strict=True))
+    return total(
+        k * p for p, k in zip(points, scalars, strict=True) if p.data != IDENTITY_BYTES and k % L
+    )
 
 
 #: Where fresh scalars come from: ``secrets`` in play, a seeded stream for the vectors.
