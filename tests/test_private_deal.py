@@ -275,6 +275,25 @@ def test_a_shuffle_whose_proof_does_not_hold_is_named() -> None:
     with pytest.raises(FaultFound) as found:
         deal.post(first, seat.send(ShuffleBody(0, 0, (), digest_of(deck), swapped, proof)))
     caught(found.value, f"seat {first}", FaultKind.INVALID)
+    # Refused, it changed nothing for the seat that checked it.
+    reader = deal.seats[deal.setup.shuffle_order[1]]
+    assert reader.ledger.shuffles == 0 and reader.ledger.decks[0] == deck
+    assert reader.checker.chains[first] == reader.checker.chains[first][:1]  # its key only
+
+
+def test_a_rebuilt_stock_that_is_not_the_discard_pile_is_named() -> None:
+    deal = dealt(small_deal())
+    deal.deal_hands()
+    discard = deal.first_discard()
+    first = deal.setup.shuffle_order[0]
+    for seat in deal.seats.values():
+        seat.ledger.begin_rebuild([discard, 7])
+    other = 8 if discard != 8 else 9
+    with pytest.raises(FaultFound) as found:
+        deal.post(first, deal.seats[first].shuffle_message(rebuild=[discard, other]))
+    caught(found.value, f"seat {first}", FaultKind.INVALID)
+    reader = deal.seats[deal.setup.shuffle_order[1]]
+    assert reader.ledger.round == 0 and len(reader.ledger.decks) == 1
 
 
 def test_a_shuffle_out_of_turn_is_named() -> None:

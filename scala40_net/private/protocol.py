@@ -159,7 +159,9 @@ class DealLedger:
 
     def _shuffle(self, seat: int, body: ShuffleBody, own: bool) -> None:
         name = seat_name(seat)
-        if self.phase == Phase.PLAYING and body.round == self.round + 1 and body.index == 0:
+        # Everything is checked before anything is kept: a refused shuffle changes nothing.
+        round_, shuffles, phase = self.round, self.shuffles, self.phase
+        if phase == Phase.PLAYING and body.round == round_ + 1 and body.index == 0:
             if len(body.cards) < 2 or len(set(body.cards)) != len(body.cards):
                 raise blame(name, FaultKind.INVALID, f"{name}'s rebuilt stock is not a set of "
                             "at least two cards")
@@ -168,21 +170,19 @@ class DealLedger:
                             "discard pile")
             if any(not 0 <= c < self.setup.deck_size for c in body.cards):
                 raise blame(name, FaultKind.INVALID, f"{name}'s rebuilt stock names no card")
-            self.round += 1
-            self.shuffles = 0
-            self.phase = Phase.SHUFFLING
-            self.decks.append(open_deck(body.cards))
-            self.expected_rebuild = None
+            round_, shuffles, phase = round_ + 1, 0, Phase.SHUFFLING
+            deck = open_deck(body.cards)
         elif body.cards:
             raise blame(name, FaultKind.INVALID, f"{name} named cards in a shuffle that "
                         "starts from another's deck")
-        if self.phase != Phase.SHUFFLING or body.round != self.round:
+        else:
+            deck = self.decks[round_] if self.decks else ()
+        if phase != Phase.SHUFFLING or body.round != round_:
             raise blame(name, FaultKind.INVALID, f"{name} shuffled out of its turn")
-        expected = self.setup.shuffle_order[self.shuffles]
-        if seat != expected or body.index != self.shuffles:
+        expected = self.setup.shuffle_order[shuffles]
+        if seat != expected or body.index != shuffles:
             raise blame(name, FaultKind.INVALID, f"{name} shuffled in {seat_name(expected)}'s "
                         "turn")
-        deck = self.decks[self.round]
         if body.input_digest != digest_of(deck):
             raise blame(name, FaultKind.INVALID, f"{name} shuffled another deck than the one "
                         "this seat holds")
@@ -191,10 +191,16 @@ class DealLedger:
             raise blame(name, FaultKind.INVALID,
                         f"{name}'s shuffle proof does not hold: its deck is not this deck "
                         "re-encrypted and permuted")
-        self.decks[self.round] = body.deck
-        self.shuffles += 1
+        if round_ == len(self.decks):
+            self.decks.append(body.deck)
+            self.expected_rebuild = None
+        else:
+            self.decks[round_] = body.deck
+        self.round, self.shuffles = round_, shuffles + 1
         if self.shuffles == len(self.setup.shuffle_order):
             self.phase = Phase.CUTTING if self.round == 0 else Phase.PLAYING
+        else:
+            self.phase = Phase.SHUFFLING
 
     def _cut(self, seat: int, body: CutBody) -> None:
         name = seat_name(seat)
@@ -228,6 +234,8 @@ class DealLedger:
             if not own and not item.proof.holds(ctx, self.keys[seat], ct.a, item.share):
                 raise blame(name, FaultKind.INVALID, f"{name}'s share of position "
                             f"{item.position} comes with a proof that does not hold")
+        # Kept only once every share of the message holds.
+        for item in body.shares:
             self.shares.setdefault((body.round, item.position), {})[seat] = item.share
 
     def _reveal(self, seat: int, body: RevealBody) -> None:
