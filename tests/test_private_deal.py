@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scala40_net.private.audit import audit_deal, audit_views
-from scala40_net.private.chain import HOST, FaultFound, FaultKind
+from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
 from scala40_net.private.elgamal import share
-from scala40_net.private.group import base_times, random_scalar
+from scala40_net.private.group import IDENTITY, base_times, random_scalar
 from scala40_net.private.local import LocalDeal, honest_relay
 from scala40_net.private.messages import (
     Ed25519Signer,
@@ -325,6 +327,33 @@ def test_a_key_without_a_proof_of_knowledge_is_named() -> None:
     caught(found.value, "seat 2", FaultKind.INVALID)
 
 
+def test_a_key_that_is_the_identity_is_named() -> None:
+    deal = small_deal()
+    proof = KeyProof.prove(deal.setup.context(0, b"key"), 0, IDENTITY, random_scalar)
+    with pytest.raises(FaultFound) as found:
+        deal.post(0, deal.seats[0].send(KeyBody(IDENTITY, proof)))
+    caught(found.value, "seat 0", FaultKind.INVALID)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_byte_of_any_relayed_message_changed_is_caught_as_altered(
+    data: st.DataObject,
+) -> None:
+    transcript = SMALL_TRANSCRIPT
+    index = data.draw(st.integers(0, len(transcript) - 1))
+    message = transcript[index]
+    at = data.draw(st.integers(0, len(message) - 1))
+    flip = data.draw(st.integers(1, 255))
+    changed = message[:at] + bytes([message[at] ^ flip]) + message[at + 1 :]
+    checker = ChainChecker(SMALL_SETUP.table_id, SMALL_SETUP.deal_no, SMALL_KEYS)
+    for earlier in transcript[:index]:
+        checker.accept(earlier)
+    with pytest.raises(FaultFound) as found:
+        checker.accept(changed)
+    caught(found.value, HOST, FaultKind.ALTERED)
+
+
 def test_a_cut_by_another_seat_or_out_of_range_is_named() -> None:
     deal = small_deal()
     deal.exchange_keys()
@@ -356,6 +385,12 @@ def finished_small_deal() -> LocalDeal:
     deal.draw(1)
     deal.reveal_all()
     return deal
+
+
+_FINISHED = finished_small_deal()
+SMALL_SETUP, SMALL_KEYS, SMALL_TRANSCRIPT = (
+    _FINISHED.setup, _FINISHED.signing_keys, tuple(_FINISHED.transcript)
+)
 
 
 def test_the_audit_names_a_transcript_altered_cut_short_or_unrevealed() -> None:

@@ -30,7 +30,7 @@ from scala40_net.private.elgamal import (
     share,
     unmask,
 )
-from scala40_net.private.group import Point, ScalarSource, base_times, random_scalar
+from scala40_net.private.group import IDENTITY, Point, ScalarSource, base_times, random_scalar
 from scala40_net.private.messages import (
     EVERYONE,
     Body,
@@ -143,6 +143,9 @@ class DealLedger:
         if self.phase != Phase.KEYS or seat in self.keys:
             raise blame(seat_name(seat), FaultKind.INVALID, f"{seat_name(seat)} sent a key "
                         "after its own or after the shuffles began")
+        if body.public == IDENTITY:
+            raise blame(seat_name(seat), FaultKind.INVALID, f"{seat_name(seat)}'s key is the "
+                        "identity, which hides nothing")
         if not own and not body.proof.holds(self.setup.context(seat, key_step()), body.public):
             raise blame(seat_name(seat), FaultKind.INVALID,
                         f"{seat_name(seat)}'s key comes with a proof that does not hold")
