@@ -43,6 +43,7 @@ from scala40_net.private.messages import (
     ShuffleBody,
     Signer,
     seal,
+    signature_holds,
 )
 from scala40_net.private.proofs import KeyProof, ProofContext, ShareProof
 from scala40_net.private.shuffle import shuffle_deck, shuffle_holds
@@ -296,6 +297,35 @@ class PrivateSeat:
         self.public = base_times(self.secret)
         self.checker = ChainChecker(setup.table_id, setup.deal_no, signing_keys, me=seat)
         self.ledger = DealLedger(setup)
+
+    @classmethod
+    def resumed(
+        cls,
+        setup: DealSetup,
+        seat: int,
+        signer: Signer,
+        signing_keys: Mapping[int, bytes],
+        secret: int,
+        taken_in: Sequence[bytes],
+        draw: ScalarSource = random_scalar,
+    ) -> PrivateSeat:
+        """A seat back after a restart: its per-deal key (from disk) and every message of
+        the deal it had taken in, its own among them, in order; each checked again."""
+        me = cls(setup, seat, signer, signing_keys, draw, secret)
+        for data in taken_in:
+            env = Envelope.parse(data)
+            if env.author != seat:
+                me.receive(data)
+                continue
+            if not signature_holds(signing_keys[seat], env.signed_part(), env.signature):
+                raise blame("host", FaultKind.ALTERED, f"this seat's own message {env.seq} "
+                            "handed back fails its signature")
+            me.ledger.apply(env)
+            me.checker.record_own(env)
+        mine = me.ledger.keys.get(seat)
+        if mine is not None and mine != me.public:
+            raise ValueError("the per-deal key kept is not the one this seat sent")
+        return me
 
     def send(self, body: Body) -> bytes:
         """Sign ``body`` as this seat's next message, take it in and return its bytes."""
