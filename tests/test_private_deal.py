@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scala40_net.deal import start_deal
 from scala40_net.private.audit import audit_deal, audit_views
 from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
 from scala40_net.private.elgamal import share
@@ -28,6 +29,7 @@ from scala40_net.private.messages import (
 from scala40_net.private.proofs import KeyProof, ShareProof
 from scala40_net.private.protocol import DealSetup, digest_of, share_step, shuffle_step
 from scala40_net.private.shuffle import shuffle_deck
+from scala40_net.rules import Ruleset
 
 
 def signers(seats: tuple[int, ...]) -> dict[int, Ed25519Signer]:
@@ -86,6 +88,11 @@ def test_a_four_seat_deal_deals_13_cards_each_draws_rebuilds_and_audits() -> Non
     assert sorted(audit.rebuilt_stocks[0]) == sorted(discards)
     assert audit.rebuilt_stocks[0][0] == after_rebuild
     assert audit.opened[(0, first_of_seat_1)] == hands[1][0]
+    # What the audit opens is what the engine deals: the replay starts from it.
+    state, _ = start_deal(Ruleset(), setup.seats, setup.dealer, audit.deck, deal_no=7)
+    assert {seat: list(hand) for seat, hand in zip(state.seats, state.hands, strict=True)} == hands
+    assert state.discard_pile == (first_discard,)
+    assert list(state.stock[:4]) == drawn
     audit_views(setup, deal.signing_keys, deal.views)
     codes = {table_code(setup.table_id, dict(s.checker.keys)) for s in deal.seats.values()}
     assert codes == {audit.table_code}
