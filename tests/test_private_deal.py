@@ -19,11 +19,13 @@ from scala40_net.private.messages import (
     Ed25519Signer,
     Envelope,
     KeyBody,
+    Kind,
     RevealBody,
     Share,
     SharesBody,
     ShuffleBody,
     seal,
+    signed_bytes,
     table_code,
 )
 from scala40_net.private.proofs import KeyProof, ShareProof
@@ -332,6 +334,21 @@ def test_a_key_without_a_proof_of_knowledge_is_named() -> None:
     with pytest.raises(FaultFound) as found:
         deal.post(2, deal.seats[2].send(KeyBody(rogue, proof)))
     caught(found.value, "seat 2", FaultKind.INVALID)
+
+
+def test_a_signed_message_whose_body_does_not_read_is_its_authors_fault() -> None:
+    deal = small_deal()
+    setup = deal.setup
+    seq, prev = deal.seats[0].checker.next_place(0)
+    bad_point = b"\xff" * 32  # no canonical ristretto255 encoding
+    body = bad_point + bytes(64)
+    signed = signed_bytes(setup.table_id, setup.deal_no, 0, seq, prev, (), Kind.KEY, body)
+    env = Envelope(setup.table_id, setup.deal_no, 0, seq, prev, (), Kind.KEY, body,
+                   signers(setup.seats)[0].sign(signed))
+    with pytest.raises(FaultFound) as found:
+        deal.seats[1].receive(bytes(env))
+    caught(found.value, "seat 0", FaultKind.INVALID)
+    assert deal.seats[1].checker.chains[0] == []
 
 
 def test_a_key_that_is_the_identity_is_named() -> None:

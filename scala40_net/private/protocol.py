@@ -30,6 +30,7 @@ from scala40_net.private.elgamal import (
     share,
     unmask,
 )
+from scala40_net.private.encoding import EncodingError
 from scala40_net.private.group import IDENTITY, Point, ScalarSource, base_times, random_scalar
 from scala40_net.private.messages import (
     EVERYONE,
@@ -128,7 +129,11 @@ class DealLedger:
         author = seat_name(env.author)
         if env.author not in self.setup.seats:
             raise blame(author, FaultKind.INVALID, f"{author} does not sit at this deal")
-        body: Body = env.body()
+        try:
+            body: Body = env.body()
+        except EncodingError as exc:
+            raise blame(author, FaultKind.INVALID, f"{author} signed a message that does not "
+                        f"read: {exc}") from exc
         if isinstance(body, KeyBody):
             self._key(env.author, body, own)
         elif isinstance(body, ShuffleBody):
