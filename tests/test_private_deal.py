@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scala40_net.deal import start_deal
 from scala40_net.private.audit import audit_deal, audit_views
 from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
-from scala40_net.private.elgamal import share
+from scala40_net.private.elgamal import open_deck, share
 from scala40_net.private.group import IDENTITY, base_times, random_scalar
 from scala40_net.private.local import LocalDeal, honest_relay
 from scala40_net.private.messages import (
@@ -274,17 +274,28 @@ def test_a_wrong_share_is_named(wrong: str) -> None:
     assert deal.seats[2].ledger.missing_shares(0, position, 2) == [0, 1]
 
 
-def test_a_shuffle_whose_proof_does_not_hold_is_named() -> None:
+@pytest.mark.parametrize("change", ["swap", "substitute", "duplicate", "drop"])
+def test_a_seats_shuffle_that_changes_a_card_is_named(change: str) -> None:
+    """The shuffler proves an honest shuffle, then sends a deck changed after it."""
     deal = small_deal()
     deal.exchange_keys()
     first = deal.setup.shuffle_order[0]
     seat = deal.seats[first]
     deck = seat.ledger.decks[0]
+    joint = seat.ledger.joint_key
     ctx = deal.setup.context(first, shuffle_step(0, 0))
-    out, proof = shuffle_deck(ctx, seat.ledger.joint_key, deck, random_scalar)
-    swapped = (out[1], out[0], *out[2:])
+    out, proof = shuffle_deck(ctx, joint, deck, random_scalar)
+    cards = list(out)
+    if change == "swap":
+        cards[0], cards[1] = cards[1], cards[0]
+    elif change == "substitute":
+        cards[2] = open_deck([53])[0].reencrypted(joint, random_scalar())
+    elif change == "duplicate":
+        cards[3] = cards[4].reencrypted(joint, random_scalar())
+    else:
+        cards.pop()
     with pytest.raises(FaultFound) as found:
-        deal.post(first, seat.send(ShuffleBody(0, 0, (), digest_of(deck), swapped, proof)))
+        deal.post(first, seat.send(ShuffleBody(0, 0, (), digest_of(deck), tuple(cards), proof)))
     caught(found.value, f"seat {first}", FaultKind.INVALID)
     # Refused, it changed nothing for the seat that checked it.
     reader = deal.seats[deal.setup.shuffle_order[1]]
