@@ -29,16 +29,33 @@ DRAWS = 40
 PUBLIC_OPENINGS = 60
 
 
-def clock(work: Callable[[], object]) -> float:
-    start = time.perf_counter_ns()
+class Took:
+    """A wall-clock time and this process's CPU time, in ms; they add up part by part."""
+
+    def __init__(self, wall: float = 0.0, cpu: float = 0.0) -> None:
+        self.wall, self.cpu = wall, cpu
+
+    def __add__(self, other: Took) -> Took:
+        return Took(self.wall + other.wall, self.cpu + other.cpu)
+
+
+def clock(work: Callable[[], object]) -> Took:
+    wall, cpu = time.perf_counter_ns(), time.process_time_ns()
     work()
-    return (time.perf_counter_ns() - start) / 1e6
+    return Took((time.perf_counter_ns() - wall) / 1e6, (time.process_time_ns() - cpu) / 1e6)
 
 
-def summary(samples: list[float]) -> str:
-    ordered = sorted(samples)
+def slowest(items: list[Took]) -> Took:
+    return max(items, key=lambda t: t.wall)
+
+
+def summary(samples: list[Took]) -> str:
+    """Median and p99 of the wall-clock times, and the median CPU time beside them."""
+    ordered = sorted(t.wall for t in samples)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return f"median {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms ({len(ordered)} runs)"
+    cpu = statistics.median(t.cpu for t in samples)
+    return (f"median {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms, CPU median "
+            f"{cpu:.1f} ms ({len(ordered)} runs)")
 
 
 def seats_for(deal_no: int) -> tuple[DealSetup, dict[int, PrivateSeat], dict[int, bytes]]:
@@ -49,9 +66,9 @@ def seats_for(deal_no: int) -> tuple[DealSetup, dict[int, PrivateSeat], dict[int
 
 
 def relay_to(seats: dict[int, PrivateSeat], author: int, message: bytes,
-             timed_reader: int | None = None) -> float:
+             timed_reader: int | None = None) -> Took:
     """Hand ``message`` to every other seat; the time ``timed_reader`` took to check it."""
-    spent = 0.0
+    spent = Took()
     for seat, player in seats.items():
         if seat == author:
             continue
@@ -61,13 +78,13 @@ def relay_to(seats: dict[int, PrivateSeat], author: int, message: bytes,
     return spent
 
 
-def shuffle_chain(deal_no: int) -> tuple[float, float, dict[int, PrivateSeat], DealSetup]:
+def shuffle_chain(deal_no: int) -> tuple[Took, Took, dict[int, PrivateSeat], DealSetup]:
     """One deal's keys, four shuffles and the cut: (critical path, one seat's CPU) in ms."""
     setup, seats, _ = seats_for(deal_no)
     order = setup.shuffle_order
     # Keys: every seat makes its own at once, then checks the three others'.
     made_keys = []
-    checks = {s: 0.0 for s in SEATS}
+    checks = {s: Took() for s in SEATS}
     for seat in SEATS:
         message = b""
 
@@ -79,7 +96,7 @@ def shuffle_chain(deal_no: int) -> tuple[float, float, dict[int, PrivateSeat], D
         for reader in SEATS:
             if reader != seat:
                 checks[reader] += clock(lambda r=reader, m=message: seats[r].receive(m))
-    path = max(made_keys) + max(checks.values())
+    path = slowest(made_keys) + slowest(list(checks.values()))
     cpu_seat_0 = made_keys[0] + checks[0]
     for index, seat in enumerate(order):
         message = b""
@@ -99,7 +116,7 @@ def shuffle_chain(deal_no: int) -> tuple[float, float, dict[int, PrivateSeat], D
     return path, cpu_seat_0, seats, setup
 
 
-def hand_opening(seats: dict[int, PrivateSeat], setup: DealSetup, owner: int) -> float:
+def hand_opening(seats: dict[int, PrivateSeat], setup: DealSetup, owner: int) -> Took:
     """The 13 cards of ``owner``: the slowest other seat's shares, then the owner's check."""
     positions = setup.positions.hands[owner]
     made = []
@@ -115,15 +132,15 @@ def hand_opening(seats: dict[int, PrivateSeat], setup: DealSetup, owner: int) ->
 
         made.append(clock(make))
         messages.append((seat, message))
-    checked = 0.0
+    checked = Took()
     for seat, message in messages:
         checked += relay_to(seats, seat, message, timed_reader=owner)
     read = clock(lambda: [seats[owner].read_card(0, p) for p in positions])
-    return max(made) + checked + read
+    return slowest(made) + checked + read
 
 
 def one_draw(seats: dict[int, PrivateSeat], setup: DealSetup, position: int,
-             drawer: int) -> float:
+             drawer: int) -> Took:
     made = []
     messages = []
     for seat in SEATS:
@@ -137,8 +154,10 @@ def one_draw(seats: dict[int, PrivateSeat], setup: DealSetup, position: int,
 
         made.append(clock(make))
         messages.append((seat, message))
-    checked = sum(relay_to(seats, seat, m, timed_reader=drawer) for seat, m in messages)
-    return max(made) + checked + clock(lambda: seats[drawer].read_card(0, position))
+    checked = Took()
+    for seat, message in messages:
+        checked += relay_to(seats, seat, message, timed_reader=drawer)
+    return slowest(made) + checked + clock(lambda: seats[drawer].read_card(0, position))
 
 
 def wire_bytes() -> tuple[dict[int, int], dict[int, int], dict[str, int]]:
