@@ -4,6 +4,7 @@ relay or seat that cheats is caught and named (docs/PRIVATE_TABLES.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -375,13 +376,13 @@ def test_a_key_that_is_the_identity_is_named() -> None:
 def test_any_byte_of_any_relayed_message_changed_is_caught_as_altered(
     data: st.DataObject,
 ) -> None:
-    transcript = SMALL_TRANSCRIPT
+    setup, keys, transcript = small_transcript()
     index = data.draw(st.integers(0, len(transcript) - 1))
     message = transcript[index]
     at = data.draw(st.integers(0, len(message) - 1))
     flip = data.draw(st.integers(1, 255))
     changed = message[:at] + bytes([message[at] ^ flip]) + message[at + 1 :]
-    checker = ChainChecker(SMALL_SETUP.table_id, SMALL_SETUP.deal_no, SMALL_KEYS)
+    checker = ChainChecker(setup.table_id, setup.deal_no, keys)
     for earlier in transcript[:index]:
         checker.accept(earlier)
     with pytest.raises(FaultFound) as found:
@@ -422,10 +423,11 @@ def finished_small_deal() -> LocalDeal:
     return deal
 
 
-_FINISHED = finished_small_deal()
-SMALL_SETUP, SMALL_KEYS, SMALL_TRANSCRIPT = (
-    _FINISHED.setup, _FINISHED.signing_keys, tuple(_FINISHED.transcript)
-)
+@cache
+def small_transcript() -> tuple[DealSetup, dict[int, bytes], tuple[bytes, ...]]:
+    """One finished small deal's setup, keys and transcript, made once (read only)."""
+    deal = finished_small_deal()
+    return deal.setup, deal.signing_keys, tuple(deal.transcript)
 
 
 def test_the_audit_names_a_transcript_altered_cut_short_or_unrevealed() -> None:

@@ -44,6 +44,11 @@ def generators(n: int) -> tuple[Point, tuple[Point, ...]]:
     return h, tuple(hash_to_point(GENERATOR_TAG, b"h_i", i.to_bytes(2, "big")) for i in range(n))
 
 
+@cache
+def _generators_total(n: int) -> Point:
+    return total(generators(n)[1])
+
+
 @dataclass(frozen=True)
 class ShuffleProof:
     """``c`` (permutation commitment), ``ĉ`` (commitment chain), the challenge, the responses."""
@@ -197,7 +202,7 @@ def shuffle_holds(
     u_product = 1
     for x in u:
         u_product = u_product * x % L
-    c_bar = total(proof.commitments) - total(hs)
+    c_bar = total(proof.commitments) - _generators_total(n)
     c_hat = proof.chain[-1] - u_product * h
     c_tilde = weighted(proof.commitments, u)
     in_a = weighted([ct.a for ct in deck], u)
