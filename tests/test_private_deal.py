@@ -75,6 +75,8 @@ def test_a_four_seat_deal_deals_13_cards_each_draws_rebuilds_and_audits() -> Non
     drawn = [deal.draw(seat) for seat in setup.shuffle_order]
     laid = deal.open_publicly(1, 0, [first_of_seat_1])
     assert laid == [hands[1][0]]
+    # Public now: every seat opens it alike.
+    assert {s.ledger.open_card(0, first_of_seat_1) for s in deal.seats.values()} == set(laid)
     drawer = setup.shuffle_order[0]
     discarded = deal.open_publicly(drawer, 0, [setup.positions.stock[0]])
     assert discarded == [drawn[0]]
@@ -258,13 +260,20 @@ def forged_shares(deal: LocalDeal, author: int, recipient: int, position: int,
     if wrong == "share":
         d = right + base_times(1)
         proof = ShareProof.prove(ctx, seat.secret, seat.public, ct.a, right, random_scalar)
+    elif wrong == "position":  # a right share of another position, sent as this one's
+        other = position + 1
+        other_ct = seat.ledger.decks[0][other]
+        d = share(seat.secret, other_ct)
+        other_ctx = deal.setup.context(author, share_step(0, other))
+        proof = ShareProof.prove(other_ctx, seat.secret, seat.public, other_ct.a, d,
+                                 random_scalar)
     else:  # another key's share, with a proof for that key
         d = share(seat.secret + 1, ct)
         proof = ShareProof.prove(ctx, seat.secret + 1, seat.public, ct.a, d, random_scalar)
     return seat.send(SharesBody(0, recipient, (Share(position, d, proof),)))
 
 
-@pytest.mark.parametrize("wrong", ["share", "key"])
+@pytest.mark.parametrize("wrong", ["share", "key", "position"])
 def test_a_wrong_share_is_named(wrong: str) -> None:
     deal = dealt(small_deal())
     position = deal.setup.positions.hands[2][0]
@@ -361,6 +370,16 @@ def test_a_signed_message_whose_body_does_not_read_is_its_authors_fault() -> Non
         deal.seats[1].receive(bytes(env))
     caught(found.value, "seat 0", FaultKind.INVALID)
     assert deal.seats[1].checker.chains[0] == []
+
+
+def test_a_seat_that_sends_another_seats_key_as_its_own_is_named() -> None:
+    deal = small_deal()
+    deal.post(0, deal.seats[0].key_message())
+    copied = Envelope.parse(deal.transcript[0]).body()
+    assert isinstance(copied, KeyBody)
+    with pytest.raises(FaultFound) as found:
+        deal.post(1, deal.seats[1].send(copied))
+    caught(found.value, "seat 1", FaultKind.INVALID)
 
 
 def test_a_key_that_is_the_identity_is_named() -> None:

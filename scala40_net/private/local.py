@@ -93,8 +93,7 @@ class LocalDeal:
     def open_publicly(self, owner: int, round_: int, positions: Sequence[int]) -> list[int]:
         """The owner's shares too: the cards become public (laid, discarded …)."""
         self.post(owner, self.seats[owner].shares_message(round_, positions, EVERYONE))
-        return [self.seats[s].ledger.open_card(round_, p) for p in positions
-                for s in self.setup.seats][:: len(self.setup.seats)]
+        return [self.seats[owner].ledger.open_card(round_, p) for p in positions]
 
     def first_discard(self) -> int:
         """The card after the hands, opened to everyone by every seat (R2.3)."""
