@@ -182,6 +182,22 @@ def test_a_relay_that_withholds_a_share_is_named_when_another_seat_answers_it() 
     caught(found.value, HOST, FaultKind.MISSING)
 
 
+def test_a_withheld_share_shows_when_its_author_answers_a_heads_message() -> None:
+    """Seat 2 draws and waits on seat 0's share; it asks, and seat 0's answer shows the gap."""
+    deal = dealt(small_deal())
+    position = deal.setup.positions.stock[0]
+    deal.post(1, deal.seats[1].shares_message(0, [position], 2))
+    deal.relay = TamperingRelay(0, 2, 1, lambda m: [])
+    deal.post(0, deal.seats[0].shares_message(0, [position], 2))
+    deal.relay = honest_relay
+    # Nothing crossed it yet: seat 2 only knows it lacks seat 0's share.
+    assert deal.seats[2].ledger.missing_shares(0, position, 2) == [0]
+    with pytest.raises(FaultFound) as found:
+        deal.post(2, deal.seats[2].heads_message())
+        deal.post(0, deal.seats[0].heads_message())
+    caught(found.value, HOST, FaultKind.MISSING)
+
+
 def test_a_seat_that_shows_two_seats_different_decks_is_named_by_the_audit_of_their_views(
 ) -> None:
     """The first shuffler signs two shuffles; the relay hands one to each of the others."""

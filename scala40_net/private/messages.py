@@ -43,6 +43,7 @@ class Kind(IntEnum):
     CUT = 3  # the cutter's cut of the shuffled deck (R2.2)
     SHARES = 4  # decryption shares, with their proofs, opening cards to a seat or everyone
     REVEAL = 5  # a seat's per-deal secret key, at the deal's end
+    HEADS = 6  # nothing but the envelope's heads: what its author has seen, to show a gap
 
 
 @dataclass(frozen=True)
@@ -148,13 +149,27 @@ class RevealBody:
         return RevealBody(r.scalar())
 
 
-Body = KeyBody | ShuffleBody | CutBody | SharesBody | RevealBody
+@dataclass(frozen=True)
+class HeadsBody:
+    """Empty: the envelope's ``seen`` is the message (a seat waiting on a share asks with
+    one, and every seat answers with one, so a message the relay withheld shows)."""
+
+    def __bytes__(self) -> bytes:
+        return b""
+
+    @staticmethod
+    def read(r: Reader) -> HeadsBody:
+        return HeadsBody()
+
+
+Body = KeyBody | ShuffleBody | CutBody | SharesBody | RevealBody | HeadsBody
 _READERS: dict[Kind, Callable[[Reader], Body]] = {
     Kind.KEY: KeyBody.read,
     Kind.SHUFFLE: ShuffleBody.read,
     Kind.CUT: CutBody.read,
     Kind.SHARES: SharesBody.read,
     Kind.REVEAL: RevealBody.read,
+    Kind.HEADS: HeadsBody.read,
 }
 _KINDS: dict[type, Kind] = {
     KeyBody: Kind.KEY,
@@ -162,6 +177,7 @@ _KINDS: dict[type, Kind] = {
     CutBody: Kind.CUT,
     SharesBody: Kind.SHARES,
     RevealBody: Kind.REVEAL,
+    HeadsBody: Kind.HEADS,
 }
 
 

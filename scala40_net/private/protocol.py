@@ -37,6 +37,7 @@ from scala40_net.private.messages import (
     Body,
     CutBody,
     Envelope,
+    HeadsBody,
     KeyBody,
     RevealBody,
     Share,
@@ -142,8 +143,9 @@ class DealLedger:
             self._cut(env.author, body)
         elif isinstance(body, SharesBody):
             self._shares(env.author, body, own)
-        else:
+        elif isinstance(body, RevealBody):
             self._reveal(env.author, body)
+        # HEADS: the chain checker read its heads; the deal itself does not change.
 
     def _key(self, seat: int, body: KeyBody, own: bool) -> None:
         if self.phase != Phase.KEYS or seat in self.keys:
@@ -393,6 +395,10 @@ class PrivateSeat:
 
     def reveal_message(self) -> bytes:
         return self.send(RevealBody(self.secret))
+
+    def heads_message(self) -> bytes:
+        """What this seat has seen of every chain, to ask for (or to answer) a message due."""
+        return self.send(HeadsBody())
 
     def read_card(self, round_: int, position: int) -> int:
         """A card opened to this seat: the others' shares and its own (KeyError if one lacks)."""
