@@ -4,6 +4,7 @@ relay or seat that cheats is caught and named (docs/PRIVATE_TABLES.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import pytest
@@ -483,3 +484,33 @@ def test_the_audit_names_a_transcript_altered_cut_short_or_unrevealed() -> None:
     with pytest.raises(FaultFound) as found:
         audit_deal(setup, keys, transcript[:-1])
     caught(found.value, "seat 2", FaultKind.MISSING)
+
+
+def test_a_seat_that_checks_the_shuffle_before_its_own_while_it_shuffles_deals_the_same() -> None:
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        deal = small_deal()
+        deal.exchange_keys()
+        deal.shuffle_all(overlap=pool)
+        deal.cut(11)
+        hands = deal.deal_hands()
+        deal.first_discard()
+        deal.reveal_all()
+    audit = audit_deal(deal.setup, deal.signing_keys, deal.transcript)
+    assert audit.dealt.hands == hands
+
+
+def test_a_bad_shuffle_checked_while_the_next_seat_shuffles_is_named_and_nothing_is_sent() -> None:
+    deal = small_deal()
+    deal.exchange_keys()
+    first, second = deal.setup.shuffle_order[:2]
+    seat = deal.seats[first]
+    deck = seat.ledger.decks[0]
+    ctx = deal.setup.context(first, shuffle_step(0, 0))
+    out, proof = shuffle_deck(ctx, seat.ledger.joint_key, deck, random_scalar)
+    bad = seat.send(ShuffleBody(0, 0, (), digest_of(deck), (out[1], out[0], *out[2:]), proof))
+    nxt = deal.seats[second]
+    with ThreadPoolExecutor(max_workers=1) as pool, pytest.raises(FaultFound) as found:
+        nxt.shuffle_after(bad, pool)
+    caught(found.value, f"seat {first}", FaultKind.INVALID)
+    assert nxt.ledger.shuffles == 0 and nxt.ledger.decks[0] == deck
+    assert len(nxt.checker.chains[first]) == 1 and len(nxt.checker.chains[second]) == 1

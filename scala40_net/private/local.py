@@ -9,6 +9,8 @@ what each seat took in. The steps mirror docs/PRIVATE_TABLES.md, "The protocol".
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from itertools import pairwise
 
 from scala40_net.private.group import ScalarSource, random_scalar
 from scala40_net.private.messages import EVERYONE, Signer
@@ -47,27 +49,53 @@ class LocalDeal:
         self.stock_round = 0
         self.stock_next = setup.positions.stock[0] if setup.positions.stock else 0
 
-    def post(self, author: int, message: bytes) -> None:
-        """The author's message: into the transcript, then relayed to every other seat."""
+    def post(self, author: int, message: bytes, last_to: int | None = None,
+             take_last: Callable[[bytes], bytes] | None = None) -> bytes | None:
+        """The author's message: into the transcript, then relayed to every other seat.
+
+        ``last_to``'s last delivery goes to ``take_last`` instead of its ``receive`` (a
+        shuffle taken in while the next one is made); what that returns is returned."""
         self.transcript.append(message)
         self.views[author].append(message)
         self.wire_bytes[author] += len(message)
+        answer = None
         for seat in self.setup.seats:
             if seat == author:
                 continue
-            for delivered in self.relay(author, seat, message):
+            delivered_all = self.relay(author, seat, message)
+            for k, delivered in enumerate(delivered_all):
                 self.wire_bytes[seat] += len(delivered)
                 self.views[seat].append(delivered)
-                self.seats[seat].receive(delivered)
+                if seat == last_to and take_last and k == len(delivered_all) - 1:
+                    answer = take_last(delivered)
+                else:
+                    self.seats[seat].receive(delivered)
+        return answer
 
     def exchange_keys(self) -> None:
         for seat in self.setup.seats:
             self.post(seat, self.seats[seat].key_message())
 
-    def shuffle_all(self, rebuild: Sequence[int] = ()) -> None:
-        """Every seat shuffles in turn (the first from ``rebuild``'s discards, if given)."""
-        for index, seat in enumerate(self.setup.shuffle_order):
-            self.post(seat, self.seats[seat].shuffle_message(rebuild if index == 0 else ()))
+    def shuffle_all(self, rebuild: Sequence[int] = (), overlap: Executor | None = None) -> None:
+        """Every seat shuffles in turn (the first from ``rebuild``'s discards, if given);
+        with ``overlap``, each checks the shuffle before its own while it makes its own."""
+        order = self.setup.shuffle_order
+        message = self.seats[order[0]].shuffle_message(rebuild)
+        for author, after in pairwise(order):
+            if overlap is None:
+                self.post(author, message)
+                message = self.seats[after].shuffle_message()
+            else:
+                seat, pool = self.seats[after], overlap
+
+                def take(m: bytes, seat: PrivateSeat = seat, pool: Executor = pool) -> bytes:
+                    return seat.shuffle_after(m, pool)
+
+                answer = self.post(author, message, last_to=after, take_last=take)
+                if answer is None:
+                    raise RuntimeError(f"the relay handed seat {after} nothing to shuffle")
+                message = answer
+        self.post(order[-1], message)
         if rebuild:
             self.stock_round += 1
             self.stock_next = 0

@@ -13,7 +13,8 @@ reveals its per-deal key.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -125,8 +126,13 @@ class DealLedger:
     def joint_key(self) -> Point:
         return joint_key(self.keys[s] for s in sorted(self.keys))
 
-    def apply(self, env: Envelope, *, own: bool = False) -> None:
-        """Check ``env``'s content against the deal so far and take it in (FaultFound)."""
+    def apply(
+        self, env: Envelope, *, own: bool = False, later: list[Callable[[], None]] | None = None
+    ) -> None:
+        """Check ``env``'s content against the deal so far and take it in (FaultFound).
+
+        With ``later``, a shuffle's proof is not checked here: its check (raising FaultFound)
+        is appended, for the caller to run before it acts on the deck in public."""
         author = seat_name(env.author)
         if env.author not in self.setup.seats:
             raise blame(author, FaultKind.INVALID, f"{author} does not sit at this deal")
@@ -138,7 +144,7 @@ class DealLedger:
         if isinstance(body, KeyBody):
             self._key(env.author, body, own)
         elif isinstance(body, ShuffleBody):
-            self._shuffle(env.author, body, own)
+            self._shuffle(env.author, body, own, later)
         elif isinstance(body, CutBody):
             self._cut(env.author, body)
         elif isinstance(body, SharesBody):
@@ -168,7 +174,9 @@ class DealLedger:
             raise ValueError("a stock is rebuilt only while the deal is played")
         self.expected_rebuild = tuple(sorted(cards))
 
-    def _shuffle(self, seat: int, body: ShuffleBody, own: bool) -> None:
+    def _shuffle(
+        self, seat: int, body: ShuffleBody, own: bool, later: list[Callable[[], None]] | None
+    ) -> None:
         name = seat_name(seat)
         # Everything is checked before anything is kept: a refused shuffle changes nothing.
         round_, shuffles, phase = self.round, self.shuffles, self.phase
@@ -198,10 +206,18 @@ class DealLedger:
             raise blame(name, FaultKind.INVALID, f"{name} shuffled another deck than the one "
                         "this seat holds")
         ctx = self.setup.context(seat, shuffle_step(body.round, body.index))
-        if not own and not shuffle_holds(ctx, self.joint_key, deck, body.deck, body.proof):
-            raise blame(name, FaultKind.INVALID,
-                        f"{name}'s shuffle proof does not hold: its deck is not this deck "
-                        "re-encrypted and permuted")
+        joint = self.joint_key
+
+        def check() -> None:
+            if not shuffle_holds(ctx, joint, deck, body.deck, body.proof):
+                raise blame(name, FaultKind.INVALID,
+                            f"{name}'s shuffle proof does not hold: its deck is not this deck "
+                            "re-encrypted and permuted")
+
+        if later is not None:
+            later.append(check)
+        elif not own:
+            check()
         if round_ == len(self.decks):
             self.decks.append(body.deck)
             self.expected_rebuild = None
@@ -377,6 +393,48 @@ class PrivateSeat:
         ctx = self.setup.context(self.seat, shuffle_step(round_, index))
         out, proof = shuffle_deck(ctx, ledger.joint_key, deck, self._draw)
         return self.send(ShuffleBody(round_, index, cards, digest_of(deck), out, proof))
+
+    def shuffle_after(self, data: bytes, pool: Executor) -> bytes:
+        """Take in the shuffle just before this seat's turn and shuffle its deck at once,
+        checking its proof on ``pool`` meanwhile (another core): this seat's message is
+        made public only once that proof holds. If it does not, FaultFound names its author
+        and nothing of either shuffle is kept."""
+        ledger = self.ledger
+        kept = (list(ledger.decks), ledger.round, ledger.shuffles, ledger.phase,
+                ledger.expected_rebuild)
+        env = self.checker.accept(data)
+        checks: list[Callable[[], None]] = []
+        try:
+            ledger.apply(env, later=checks)
+        except Exception:
+            self.checker.chains[env.author].pop()
+            raise
+        pending = [pool.submit(check) for check in checks]
+
+        def undo() -> None:
+            self.checker.chains[env.author].pop()
+            (ledger.decks, ledger.round, ledger.shuffles, ledger.phase,
+             ledger.expected_rebuild) = kept
+
+        if not self.my_turn_to_shuffle():
+            try:
+                for future in pending:
+                    future.result()
+            except Exception:
+                undo()
+                raise
+            raise ValueError("the message taken in does not make it this seat's turn to shuffle")
+        round_, index = ledger.round, ledger.shuffles
+        deck = ledger.decks[round_]
+        ctx = self.setup.context(self.seat, shuffle_step(round_, index))
+        out, proof = shuffle_deck(ctx, ledger.joint_key, deck, self._draw)
+        try:
+            for future in pending:
+                future.result()
+        except Exception:
+            undo()
+            raise
+        return self.send(ShuffleBody(round_, index, (), digest_of(deck), out, proof))
 
     def cut_message(self, cut: int) -> bytes:
         return self.send(CutBody(cut))
