@@ -45,6 +45,12 @@ IDLE_SECONDS = 60.0
 # three (the file, its WAL and shared memory), and a few more for what the host opens besides.
 DESCRIPTORS_PER_TABLE = 3
 DESCRIPTORS_SPARE = 256
+# Connections one client address may hold at once (a person's screen holds one, a machine of
+# bots one each), at most a quarter of the host's cap: one address cannot take every
+# connection. How often the host counts them (host/edge/connections.py): a flood's connections
+# past the cap last about that long.
+CONNECTIONS_PER_ADDRESS = 32
+CONNECTION_SWEEP_SECONDS = 0.25
 # How often one kind of log line is written for one peer.
 LOG_EVERY_SECONDS = 60.0
 
@@ -177,6 +183,11 @@ def connection_cap(descriptors: int, tables: int) -> int:
     return max(16, descriptors - DESCRIPTORS_PER_TABLE * tables - DESCRIPTORS_SPARE)
 
 
+def connections_per_address(cap: int) -> int:
+    """How many connections one client address may hold when the host takes ``cap``."""
+    return max(2, min(CONNECTIONS_PER_ADDRESS, cap // 4))
+
+
 @dataclass
 class Limits:
     """The host's limits, shared by its services (a benchmark, whose one client plays a
@@ -193,6 +204,10 @@ class Limits:
     idle_seconds: float = IDLE_SECONDS
     # Connections at once; None: what the descriptors allow (``connection_cap``).
     max_connections: int | None = None
+    # Connections at once from one client address; None: ``connections_per_address`` of the
+    # cap. 0: not counted (a benchmark's one client).
+    max_connections_per_address: int | None = None
+    connection_sweep_seconds: float = CONNECTION_SWEEP_SECONDS
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
