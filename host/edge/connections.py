@@ -2,9 +2,10 @@
 
 gRPC Python has no hook where a connection is accepted, and a relay in front of it would
 carry every play's bytes through Python. So the host looks at its own sockets instead, a few
-times a second and outside any call: the kernel's table of TCP sockets (``/proc/net/tcp``,
-``/proc/net/tcp6``) says each one's client address, and the host's open descriptors say which
-of them are its own. An address holding more than its cap has its newest connections shut
+times a second and outside any call: the kernel's table of TCP sockets, asked by netlink
+(sock_diag, for the host's port only; ``/proc/net/tcp`` takes milliseconds to read on a busy
+machine), says each one's client address, and the host's open descriptors say which of them
+are its own. An address holding more than its cap has its newest connections shut
 down (``shutdown(2)`` on a duplicate of gRPC's descriptor: gRPC sees the connection end as if
 the client had gone, and closes its descriptor). Its oldest ones stay: a player's connection,
 made before a flood from the same address, is the last to go.
@@ -37,47 +38,96 @@ from host.edge.limits import OncePer
 
 log = logging.getLogger(__name__)
 
-TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 OWN_DESCRIPTORS = Path("/proc/self/fd")
-LISTENING = "0A"  # the kernel's state number for a listening socket (TCP_LISTEN), in hex
+LISTENING = 10  # the kernel's state number for a listening socket (TCP_LISTEN)
 # At most this many addresses are dropped by the listening socket's filter at once (the
 # filter's jumps are short): the ones holding the most connections.
 FILTERED_ADDRESSES = 100
+# Netlink's socket diagnostics (linux/netlink.h, linux/sock_diag.h, linux/inet_diag.h).
+NETLINK_SOCK_DIAG = 4
+SOCK_DIAG_BY_FAMILY = 20
+NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+_HEADER = struct.Struct("=IHHII")  # nlmsghdr
+_MESSAGE = struct.Struct("=BBBB")  # inet_diag_msg's family, state, timer, retransmits
+_ALL_STATES = 0xFFF
 
 
 def available() -> bool:
-    """Whether this system shows the kernel's socket table and the host's descriptors."""
-    return sys.platform.startswith("linux") and TCP_TABLES[0].exists() and OWN_DESCRIPTORS.exists()
+    """Whether this system answers socket diagnostics and shows the host's descriptors."""
+    if not sys.platform.startswith("linux") or not OWN_DESCRIPTORS.exists():
+        return False
+    try:
+        socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG).close()
+    except OSError:
+        return False
+    return True
 
 
-def _address(hex_address: str) -> str:
-    """A client address as the kernel's table writes it (each 32-bit word in the machine's
-    byte order, in hex), as text; an IPv4 client of an IPv6 socket as its IPv4 address."""
-    raw = b"".join(
-        struct.pack("=I", int(hex_address[i : i + 8], 16)) for i in range(0, len(hex_address), 8)
+def _request(family: int, port: int) -> bytes:
+    """A dump of the TCP sockets of ``family`` whose local port is ``port``."""
+    sock_id = struct.pack(">HH16s16s", port, 0, b"", b"") + struct.pack("=III", 0, 0, 0)
+    body = struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, _ALL_STATES) + sock_id
+    header = _HEADER.pack(
+        _HEADER.size + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, 1, 0
     )
-    if len(raw) == 4:
-        return str(ipaddress.IPv4Address(raw))
+    return header + body
+
+
+def _client(family: int, raw: bytes) -> str:
+    """A client address from a socket id's 16 bytes; an IPv4 client of an IPv6 socket as its
+    IPv4 address."""
+    if family == socket.AF_INET:
+        return str(ipaddress.IPv4Address(raw[:4]))
     address = ipaddress.IPv6Address(raw)
     return str(address.ipv4_mapped or address)
 
 
-def connections_on(port: int, lines: Iterable[str]) -> Iterator[tuple[str, int]]:
-    """(client address, socket inode) of each connection to local ``port`` in the lines of a
-    kernel socket table, and ("", inode) of a socket listening on it; a socket no process
-    holds (inode 0) left out."""
-    suffix = f":{port:04X}"
-    for line in lines:
-        fields = line.split()
-        if len(fields) < 10 or not fields[1].endswith(suffix):
-            continue
-        inode = int(fields[9])
-        if not inode:
-            continue
-        if fields[3] == LISTENING:
-            yield "", inode
-        else:
-            yield _address(fields[2].rsplit(":", 1)[0]), inode
+def tcp_sockets_in_use() -> int:
+    """How many TCP sockets this machine's network (namespace) has in use, every process's:
+    a look costs tens of microseconds, where the table's costs milliseconds."""
+    total = 0
+    for name in ("sockstat", "sockstat6"):
+        with contextlib.suppress(FileNotFoundError), open(f"/proc/self/net/{name}") as lines:
+            for line in lines:
+                if line.startswith(("TCP:", "TCP6:")):
+                    total += int(line.split()[2])
+    return total
+
+
+def sockets_on(port: int) -> list[tuple[str, int]]:
+    """(client address, socket inode) of each TCP connection to local ``port``, and ("",
+    inode) of each socket listening on it; a socket no process holds (inode 0) left out."""
+    found = []
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as link:
+        for family in (socket.AF_INET, socket.AF_INET6):
+            link.send(_request(family, port))
+            done = False
+            while not done:
+                data = link.recv(1 << 16)
+                offset = 0
+                while offset + _HEADER.size <= len(data):
+                    length, kind, _, _, _ = _HEADER.unpack_from(data, offset)
+                    if kind == NLMSG_DONE:
+                        done = True
+                        break
+                    if kind == NLMSG_ERROR:
+                        (errno,) = struct.unpack_from("=i", data, offset + _HEADER.size)
+                        if errno == 0:
+                            break
+                        raise OSError(-errno, f"socket diagnostics: {os.strerror(-errno)}")
+                    message = offset + _HEADER.size
+                    _, state, _, _ = _MESSAGE.unpack_from(data, message)
+                    (local,) = struct.unpack_from(">H", data, message + 4)
+                    client = data[message + 24 : message + 40]
+                    (inode,) = struct.unpack_from("=I", data, message + 68)
+                    if inode and local == port:
+                        found.append(("" if state == LISTENING else _client(family, client), inode))
+                    offset += (length + 3) & ~3
+                    if length == 0:
+                        done = True
+                        break
+    return found
 
 
 def past_the_cap(
@@ -203,16 +253,17 @@ def filter_listeners(inodes: set[int], program: list[Instruction] | None) -> int
 
 @dataclass
 class ConnectionGuard:
-    """Every ``every`` seconds, shut each client address's connections to ``port`` past
-    ``per_address``."""
+    """Every ``every`` seconds (``alert`` seconds while an address holds half its share or
+    more), shut each client address's connections to ``port`` past ``per_address``."""
 
     port: int
     per_address: int
     every: float
-    tables: tuple[Path, ...] = TCP_TABLES
+    alert: float
     said: OncePer = field(default_factory=OncePer)
     _seen: dict[int, int] = field(default_factory=dict)  # inode -> the sweep that first saw it
     _sweeps: int = 0
+    _alert: bool = False
     # The addresses the listening sockets' filter drops now, and those sockets.
     dropped: frozenset[str] = frozenset()
     _listeners: set[int] = field(default_factory=set)
@@ -233,7 +284,7 @@ class ConnectionGuard:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.every)
+            await asyncio.sleep(self.alert if self._alert else self.every)
             try:
                 self.sweep()
             except OSError as error:  # the table unreadable for a moment: the next sweep
@@ -243,13 +294,12 @@ class ConnectionGuard:
     def sweep(self) -> int:
         """One look at the connections; how many were shut down."""
         self._sweeps += 1
+        if not self.dropped and tcp_sockets_in_use() < self.per_address:
+            self._alert = False  # no address can hold its share: the table is not read
+            return 0
         by_address: dict[str, list[int]] = {}
-        for table in self.tables:
-            # No such table: no IPv6 on this machine.
-            with contextlib.suppress(FileNotFoundError), open(table, encoding="ascii") as lines:
-                next(lines, None)  # the header
-                for address, inode in connections_on(self.port, lines):
-                    by_address.setdefault(address, []).append(inode)
+        for address, inode in sockets_on(self.port):
+            by_address.setdefault(address, []).append(inode)
         listeners = set(by_address.pop("", []))
         held = {inode for inodes in by_address.values() for inode in inodes}
         for inode in [inode for inode in self._seen if inode not in held]:
@@ -258,6 +308,8 @@ class ConnectionGuard:
             self._seen.setdefault(inode, self._sweeps)
         over = past_the_cap(by_address, self.per_address, self._seen)
         self._drop_new_from(by_address, listeners)
+        most = max(map(len, by_address.values()), default=0)
+        self._alert = bool(self.dropped) or 2 * most >= self.per_address
         if not over:
             return 0
         done = shut({inode for inodes in over.values() for inode in inodes})

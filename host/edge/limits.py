@@ -47,10 +47,12 @@ DESCRIPTORS_PER_TABLE = 3
 DESCRIPTORS_SPARE = 256
 # Connections one client address may hold at once (a person's screen holds one, a machine of
 # bots one each), at most a quarter of the host's cap: one address cannot take every
-# connection. How often the host counts them (host/edge/connections.py): a flood's connections
-# past the cap last about that long.
+# connection. How often the host counts them (host/edge/connections.py: a look costs a few ms
+# of the kernel's time on a machine with many sockets), and how often while an address holds
+# half its share or more: a flood's connections past the share last about that long.
 CONNECTIONS_PER_ADDRESS = 32
-CONNECTION_SWEEP_SECONDS = 0.25
+CONNECTION_SWEEP_SECONDS = 1.0
+CONNECTION_ALERT_SECONDS = 0.25
 # How often one kind of log line is written for one peer.
 LOG_EVERY_SECONDS = 60.0
 
@@ -208,6 +210,7 @@ class Limits:
     # cap. 0: not counted (a benchmark's one client).
     max_connections_per_address: int | None = None
     connection_sweep_seconds: float = CONNECTION_SWEEP_SECONDS
+    connection_alert_seconds: float = CONNECTION_ALERT_SECONDS
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)

@@ -195,7 +195,10 @@ class Host:
         per_address = per_address_cap_of(self.limits)
         if per_address and connections.available():
             self._guard = connections.ConnectionGuard(
-                self.port, per_address, self.limits.connection_sweep_seconds
+                self.port,
+                per_address,
+                self.limits.connection_sweep_seconds,
+                self.limits.connection_alert_seconds,
             )
             self._guard.start()
         elif per_address:
