@@ -45,10 +45,13 @@ FLOOD_CONNECTIONS = 16
 IN_FLIGHT = 4  # calls the flood keeps going on each of its connections
 HELD = 300  # connections held while one look is timed
 LOOKS = 200
+PACE = 0.02  # between the timed client's calls: a client, not a flood
 
 
-async def serve(data_dir: Path) -> None:
-    host = Host("127.0.0.1:0", data_dir, advertise=False)
+async def serve(data_dir: Path, rate: float) -> None:
+    host = Host(
+        "127.0.0.1:0", data_dir, advertise=False, limits=limits.Limits(requests_per_second=rate)
+    )
     await host.start()
     print(host.port, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -90,6 +93,12 @@ async def flood(port: int, fingerprint: str, seconds: float) -> None:
     print(f"{served / seconds:.0f} {refused / seconds:.0f}", flush=True)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
@@ -99,15 +108,16 @@ async def client_latency(port: int, fingerprint: str, seconds: float) -> list[fl
     channel, _ = await channel_to(port, fingerprint)
     async with channel:
         stub = lobby_pb2_grpc.LobbyServiceStub(channel)
-        for _ in range(50):  # warm up
+        for _ in range(20):  # warm up
             await stub.ListTables(lobby_pb2.ListTablesRequest())
+            await asyncio.sleep(PACE)
         samples = []
         stop = time.monotonic() + seconds
         while time.monotonic() < stop:
             began = time.perf_counter()
             await stub.ListTables(lobby_pb2.ListTablesRequest())
             samples.append((time.perf_counter() - began) * 1000)
-            await asyncio.sleep(0.005)  # a client, not a flood
+            await asyncio.sleep(PACE)
         return samples
 
 
@@ -134,7 +144,7 @@ def look_cost(held: int) -> float:
             sock.close()
 
 
-async def measure(port: int) -> None:
+async def measure(port: int, host_pid: int) -> None:
     channel, fingerprint = await channel_to(port)
     await channel.close()
     alone = await client_latency(port, fingerprint, SECONDS)
@@ -147,7 +157,12 @@ async def measure(port: int) -> None:
         assert flooder.stdout is not None
         assert flooder.stdout.readline().strip() == "flooding"
         await asyncio.sleep(1)  # the flood at full speed
+        began, host_cpu = time.monotonic(), cpu_seconds(host_pid)
+        flood_cpu = cpu_seconds(flooder.pid)
         beside = await client_latency(port, fingerprint, SECONDS)
+        spent = time.monotonic() - began
+        host_cpu = (cpu_seconds(host_pid) - host_cpu) / spent * 100
+        flood_cpu = (cpu_seconds(flooder.pid) - flood_cpu) / spent * 100
         served, refused = flooder.stdout.readline().split()
     finally:
         flooder.wait(timeout=60)
@@ -157,7 +172,8 @@ async def measure(port: int) -> None:
     print(f"  p99 beside the flood / alone: {percentiles(beside)[1] / percentiles(alone)[1]:.1f}x")
     print(
         f"the flood from 127.0.0.2 ({FLOOD_CONNECTIONS} connections): {served} requests/s "
-        f"served, {refused}/s refused (the limit: {limits.REQUESTS_PER_SECOND:.0f}/s an address)"
+        f"served, {refused}/s refused; meanwhile the host process used {host_cpu:.0f}% of a core, "
+        f"the flooding process (its relay included) {flood_cpu:.0f}%"
     )
     idle, busy = look_cost(0), look_cost(HELD)
     began = time.perf_counter()
@@ -177,15 +193,17 @@ async def measure(port: int) -> None:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "serve":
-        asyncio.run(serve(Path(sys.argv[2])))
+        asyncio.run(serve(Path(sys.argv[2]), float(sys.argv[3])))
         return 0
     if len(sys.argv) > 1 and sys.argv[1] == "flood":
         asyncio.run(flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4])))
         return 0
-    print(f"bench_floods: {os.cpu_count()} cores")
+    # The host's rate per address, or another to compare (bench_floods.py RATE).
+    rate = float(sys.argv[1]) if len(sys.argv) > 1 else limits.REQUESTS_PER_SECOND
+    print(f"bench_floods: {os.cpu_count()} cores, {rate:.0f} requests/s an address")
     with tempfile.TemporaryDirectory() as data_dir:
         host = subprocess.Popen(
-            [sys.executable, __file__, "serve", data_dir],
+            [sys.executable, __file__, "serve", data_dir, str(rate)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -193,7 +211,7 @@ def main() -> int:
         try:
             assert host.stdout is not None
             port = int(host.stdout.readline())
-            asyncio.run(measure(port))
+            asyncio.run(measure(port, host.pid))
         finally:
             assert host.stdin is not None
             host.stdin.close()

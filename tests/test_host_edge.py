@@ -92,7 +92,7 @@ async def test_undecodable_health_requests_are_invalid_argument(served: HostClie
 
 
 async def test_reflection_and_health_are_limited_like_the_rest(tmp_path: Path) -> None:
-    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+    async with host_with(tmp_path, Limits(requests_per_second=5, slow_down_seconds=0)) as served:
         stub = reflection_pb2_grpc.ServerReflectionStub(served.channel)
         call = stub.ServerReflectionInfo()
         answered = 0
@@ -310,7 +310,7 @@ async def test_create_table_with_no_descriptor_left_is_not_saved_with_a_sentence
 async def test_requests_from_one_address_are_bounded_over_all_its_connections(
     tmp_path: Path,
 ) -> None:
-    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+    async with host_with(tmp_path, Limits(requests_per_second=5, slow_down_seconds=0)) as served:
         channels = [await host_channel(served.host) for _ in range(16)]
         try:
             answers = []

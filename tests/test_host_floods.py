@@ -13,9 +13,10 @@ import grpc
 import pytest
 from conftest import bot_seat, host_channel, until
 from hostproc import HostProcess, free_port
+from other_address import OtherAddress
 from test_host_limits import host_with
 
-from host.edge import connections
+from host.edge import connections, limits
 from host.edge.errors import error_info
 from host.edge.limits import Limits, connection_cap, connections_per_address
 from host.edge.lobby import MAX_TABLES
@@ -255,3 +256,42 @@ async def test_a_flood_at_the_hosts_limit_leaves_the_others_connecting_and_playi
     log = host.log.read_text()
     assert "Traceback" not in log
     assert f"{FLOODER} holds" in log
+
+
+async def test_a_call_refused_for_its_rate_is_answered_after_a_pause_and_others_meanwhile(
+    tmp_path: Path,
+) -> None:
+    # A pause far longer than the test looks: the refused calls are still waiting at its end.
+    chosen = Limits(requests_per_second=2, slow_down_seconds=60)
+    async with host_with(tmp_path, chosen) as served, OtherAddress(served.host.port) as other:
+        flooder = await other.channel(served.host)
+        async with flooder:
+            stub = lobby_pb2_grpc.LobbyServiceStub(flooder)
+            for _ in range(4):  # the burst: twice the rate
+                await stub.ListTables(lobby_pb2.ListTablesRequest())
+            waiting = [
+                asyncio.ensure_future(stub.ListTables(lobby_pb2.ListTablesRequest()))
+                for _ in range(3)
+            ]
+            done, _ = await asyncio.wait(waiting, timeout=2)
+            assert not done, "a call past the rate was answered at once"
+            # Meanwhile another address is served at once.
+            await served.lobby.ListTables(lobby_pb2.ListTablesRequest(), timeout=10)
+            # Past the calls one address may have waiting, it is answered at once.
+            more = [
+                asyncio.ensure_future(stub.ListTables(lobby_pb2.ListTablesRequest()))
+                for _ in range(limits.SLOWED_PER_ADDRESS + 10)
+            ]
+            done, pending = await asyncio.wait(more, timeout=5)
+            still = len(pending) + sum(not call.done() for call in waiting)
+            assert still == limits.SLOWED_PER_ADDRESS, f"{still} calls waiting"
+            refused = [
+                error_info(call.exception())  # type: ignore[arg-type]
+                for call in done
+                if call.exception() is not None
+            ]
+            assert refused and all(
+                info is not None and info.reason == "TOO_MANY_REQUESTS" for info in refused
+            )
+            for call in [*waiting, *more]:
+                call.cancel()

@@ -7,6 +7,8 @@ The figures are the host's (documented in docs/PROTOCOL.md "Limits").
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,6 +22,13 @@ from host.edge.errors import Refusal
 # enough that one address cannot take the host's two cores from everyone else.
 REQUESTS_PER_SECOND = 500.0
 SEAT_REQUESTS_PER_SECOND = 300.0
+# A call refused for a rate is answered after about this pause (half to one and a half times
+# it, drawn per call, so that the calls refused together do not come back together): a
+# flood's calls in progress mostly wait, taking no CPU, instead of queuing at the host before
+# everyone else's. At most this many wait at once for one address (the rest are answered at
+# once).
+SLOW_DOWN_SECONDS = 1.0
+SLOWED_PER_ADDRESS = 256
 # Open event streams on one connection, for one seat (over all its connections: a second
 # window, a reconnect racing the old connection), and from one client address.
 STREAMS_PER_CONNECTION = 8
@@ -211,6 +220,8 @@ class Limits:
     max_connections_per_address: int | None = None
     connection_sweep_seconds: float = CONNECTION_SWEEP_SECONDS
     connection_alert_seconds: float = CONNECTION_ALERT_SECONDS
+    slow_down_seconds: float = SLOW_DOWN_SECONDS
+    _slowed: dict[str, int] = field(default_factory=dict, init=False)  # waiting, by address
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
@@ -240,6 +251,23 @@ class Limits:
             f"more than {self.requests_per_second:.0f} requests a second from your address: "
             "slow down",
         )
+
+    async def slow_down(self, peer: str) -> None:
+        """Before answering a call refused for a rate: wait, unless its address already has
+        ``SLOWED_PER_ADDRESS`` calls waiting."""
+        address = address_of(peer)
+        waiting = self._slowed.get(address, 0)
+        if waiting >= SLOWED_PER_ADDRESS or self.slow_down_seconds <= 0:
+            return
+        self._slowed[address] = waiting + 1
+        try:
+            await asyncio.sleep(self.slow_down_seconds * random.uniform(0.5, 1.5))
+        finally:
+            left = self._slowed[address] - 1
+            if left:
+                self._slowed[address] = left
+            else:
+                del self._slowed[address]
 
     def seat_request(self, table_id: str, seat: int | None) -> None:
         self.seat_requests.take(
