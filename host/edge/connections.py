@@ -3,9 +3,10 @@
 gRPC Python has no hook where a connection is accepted, and a relay in front of it would
 carry every play's bytes through Python. So the host looks at its own sockets instead, a few
 times a second and outside any call: the kernel's table of TCP sockets, asked by netlink
-(sock_diag, for the host's port only; ``/proc/net/tcp`` takes milliseconds to read on a busy
-machine), says each one's client address, and the host's open descriptors say which of them
-are its own. An address holding more than its cap has its newest connections shut
+for the host's port (sock_diag: a few milliseconds of the kernel's time, which walks its
+whole table; skipped while the machine has fewer TCP sockets than one address's share),
+says each one's client address, and the host's open descriptors say which of them are its
+own. An address holding more than its cap has its newest connections shut
 down (``shutdown(2)`` on a duplicate of gRPC's descriptor: gRPC sees the connection end as if
 the client had gone, and closes its descriptor). Its oldest ones stay: a player's connection,
 made before a flood from the same address, is the last to go.
@@ -100,6 +101,7 @@ def sockets_on(port: int) -> list[tuple[str, int]]:
     inode) of each socket listening on it; a socket no process holds (inode 0) left out."""
     found = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as link:
+        link.settimeout(1.0)  # the kernel answers at once; never hold the host's loop
         for family in (socket.AF_INET, socket.AF_INET6):
             link.send(_request(family, port))
             done = False
@@ -113,7 +115,8 @@ def sockets_on(port: int) -> list[tuple[str, int]]:
                         break
                     if kind == NLMSG_ERROR:
                         (errno,) = struct.unpack_from("=i", data, offset + _HEADER.size)
-                        if errno == 0:
+                        if errno == 0:  # an acknowledgement: the end
+                            done = True
                             break
                         raise OSError(-errno, f"socket diagnostics: {os.strerror(-errno)}")
                     message = offset + _HEADER.size
@@ -287,7 +290,7 @@ class ConnectionGuard:
             await asyncio.sleep(self.alert if self._alert else self.every)
             try:
                 self.sweep()
-            except OSError as error:  # the table unreadable for a moment: the next sweep
+            except (OSError, ValueError, struct.error) as error:  # the next look may do
                 if self.said.due("sweep"):
                     log.warning("connections per address not counted: %s", error)
 
