@@ -50,10 +50,12 @@ def test_the_kernels_table_names_each_connections_client_address() -> None:
             port = listener.getsockname()[1]
             clients = [held.enter_context(_connect_from(f"127.0.0.{n}", port)) for n in (2, 3)]
             accepted = [held.enter_context(listener.accept()[0]) for _ in clients]
-            expected = [("", _inode(listener))] + [
-                (sock.getpeername()[0].removeprefix("::ffff:"), _inode(sock)) for sock in accepted
+            expected = [(family, "", _inode(listener))] + [
+                (family, sock.getpeername()[0].removeprefix("::ffff:"), _inode(sock))
+                for sock in accepted
             ]
             assert sorted(connections.sockets_on(port)) == sorted(expected)
+            assert sorted(connections.sockets_on(port, [family])) == sorted(expected)
         assert connections.tcp_sockets_in_use() >= 6
 
 

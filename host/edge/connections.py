@@ -96,13 +96,17 @@ def tcp_sockets_in_use() -> int:
     return total
 
 
-def sockets_on(port: int) -> list[tuple[str, int]]:
-    """(client address, socket inode) of each TCP connection to local ``port``, and ("",
-    inode) of each socket listening on it; a socket no process holds (inode 0) left out."""
+FAMILIES = (socket.AF_INET, socket.AF_INET6)
+
+
+def sockets_on(port: int, families: Iterable[int] = FAMILIES) -> list[tuple[int, str, int]]:
+    """(family, client address, socket inode) of each TCP connection to local ``port``, and
+    (family, "", inode) of each socket listening on it, for the sockets of ``families`` (each
+    one walk of the kernel's whole table); a socket no process holds (inode 0) left out."""
     found = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as link:
         link.settimeout(1.0)  # the kernel answers at once; never hold the host's loop
-        for family in (socket.AF_INET, socket.AF_INET6):
+        for family in families:
             link.send(_request(family, port))
             done = False
             while not done:
@@ -125,7 +129,8 @@ def sockets_on(port: int) -> list[tuple[str, int]]:
                     client = data[message + 24 : message + 40]
                     (inode,) = struct.unpack_from("=I", data, message + 68)
                     if inode and local == port:
-                        found.append(("" if state == LISTENING else _client(family, client), inode))
+                        address = "" if state == LISTENING else _client(family, client)
+                        found.append((family, address, inode))
                     offset += (length + 3) & ~3
                     if length == 0:
                         done = True
@@ -256,8 +261,8 @@ def filter_listeners(inodes: set[int], program: list[Instruction] | None) -> int
 
 @dataclass
 class ConnectionGuard:
-    """Every ``every`` seconds (``alert`` seconds while an address holds half its share or
-    more), shut each client address's connections to ``port`` past ``per_address``."""
+    """Every ``every`` seconds (``alert`` seconds while an address holds its share), shut
+    each client address's connections to ``port`` past ``per_address``."""
 
     port: int
     per_address: int
@@ -267,6 +272,9 @@ class ConnectionGuard:
     _seen: dict[int, int] = field(default_factory=dict)  # inode -> the sweep that first saw it
     _sweeps: int = 0
     _alert: bool = False
+    # The families of the host's listening sockets, once seen: only theirs are asked for (an
+    # IPv4 client of an IPv6 socket is in the IPv6 table).
+    _families: tuple[int, ...] = FAMILIES
     # The addresses the listening sockets' filter drops now, and those sockets.
     dropped: frozenset[str] = frozenset()
     _listeners: set[int] = field(default_factory=set)
@@ -301,8 +309,12 @@ class ConnectionGuard:
             self._alert = False  # no address can hold its share: the table is not read
             return 0
         by_address: dict[str, list[int]] = {}
-        for address, inode in sockets_on(self.port):
+        families = set()
+        for family, address, inode in sockets_on(self.port, self._families):
             by_address.setdefault(address, []).append(inode)
+            if not address:
+                families.add(family)
+        self._families = tuple(sorted(families)) or FAMILIES
         listeners = set(by_address.pop("", []))
         held = {inode for inodes in by_address.values() for inode in inodes}
         for inode in [inode for inode in self._seen if inode not in held]:
@@ -311,8 +323,7 @@ class ConnectionGuard:
             self._seen.setdefault(inode, self._sweeps)
         over = past_the_cap(by_address, self.per_address, self._seen)
         self._drop_new_from(by_address, listeners)
-        most = max(map(len, by_address.values()), default=0)
-        self._alert = bool(self.dropped) or 2 * most >= self.per_address
+        self._alert = bool(self.dropped)
         if not over:
             return 0
         done = shut({inode for inodes in over.values() for inode in inodes})

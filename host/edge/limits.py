@@ -58,7 +58,7 @@ DESCRIPTORS_SPARE = 256
 # bots one each), at most a quarter of the host's cap: one address cannot take every
 # connection. How often the host counts them (host/edge/connections.py: a look costs a few ms
 # of the kernel's time on a machine with many sockets), and how often while an address holds
-# half its share or more: a flood's connections past the share last about that long.
+# its share: a flood's connections past the share last about that long.
 CONNECTIONS_PER_ADDRESS = 32
 CONNECTION_SWEEP_SECONDS = 1.0
 CONNECTION_ALERT_SECONDS = 0.25
