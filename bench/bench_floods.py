@@ -1,7 +1,9 @@
 """Flood benchmark: a client's latency beside a flood from another address, and what counting
 connections per address costs the host.
 
-Run with ``make bench`` or ``.venv/bin/python bench/bench_floods.py``. The host runs in its
+Run with ``make bench`` or ``.venv/bin/python bench/bench_floods.py [RATE [PAUSE]]`` (the
+requests a second one address may send, and the pause before a refusal for them: the host's
+own unless given; ``500 0`` answers refusals at once, as before the pause). The host runs in its
 own process with TLS and its real limits. This process times ListTables from 127.0.0.1 (one
 call at a time) for a few seconds alone, then while a flooding process sends ListTables as
 fast as it can over 16 connections from 127.0.0.2 (each relayed from loopback to that
@@ -48,10 +50,9 @@ LOOKS = 200
 PACE = 0.02  # between the timed client's calls: a client, not a flood
 
 
-async def serve(data_dir: Path, rate: float) -> None:
-    host = Host(
-        "127.0.0.1:0", data_dir, advertise=False, limits=limits.Limits(requests_per_second=rate)
-    )
+async def serve(data_dir: Path, rate: float, pause: float) -> None:
+    chosen = limits.Limits(requests_per_second=rate, slow_down_seconds=pause)
+    host = Host("127.0.0.1:0", data_dir, advertise=False, limits=chosen)
     await host.start()
     print(host.port, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -193,17 +194,22 @@ async def measure(port: int, host_pid: int) -> None:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "serve":
-        asyncio.run(serve(Path(sys.argv[2]), float(sys.argv[3])))
+        asyncio.run(serve(Path(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])))
         return 0
     if len(sys.argv) > 1 and sys.argv[1] == "flood":
         asyncio.run(flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4])))
         return 0
-    # The host's rate per address, or another to compare (bench_floods.py RATE).
+    # The host's rate per address and pause before a refusal for it, or others to compare
+    # (bench_floods.py RATE PAUSE; a pause of 0: refused at once, as before the pause).
     rate = float(sys.argv[1]) if len(sys.argv) > 1 else limits.REQUESTS_PER_SECOND
-    print(f"bench_floods: {os.cpu_count()} cores, {rate:.0f} requests/s an address")
+    pause = float(sys.argv[2]) if len(sys.argv) > 2 else limits.SLOW_DOWN_SECONDS
+    print(
+        f"bench_floods: {os.cpu_count()} cores, {rate:.0f} requests/s an address, "
+        f"refused after {pause:g} s"
+    )
     with tempfile.TemporaryDirectory() as data_dir:
         host = subprocess.Popen(
-            [sys.executable, __file__, "serve", data_dir, str(rate)],
+            [sys.executable, __file__, "serve", data_dir, str(rate), str(pause)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
