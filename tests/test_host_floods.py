@@ -88,9 +88,9 @@ def test_one_addresss_share_is_a_quarter_of_the_cap_at_most() -> None:
     assert connections_per_address(connection_cap(256, MAX_TABLES)) == 4
 
 
-async def _one(port: int, timeout: float) -> socket.socket | None:
-    """A connection from the flooding address that sent the start of a TLS hello, never
-    finished; None when the host did not take it (dropped or refused)."""
+async def _one(port: int, timeout: float, hello: bool = True) -> socket.socket | None:
+    """A connection from the flooding address, idle or having sent the start of a TLS hello
+    (``hello``) never finished; None when the host did not take it (dropped or refused)."""
     sock = socket.socket()
     sock.setblocking(False)
     sock.bind((FLOODER, 0))
@@ -98,7 +98,8 @@ async def _one(port: int, timeout: float) -> socket.socket | None:
         await asyncio.wait_for(
             asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port)), timeout
         )
-        sock.send(b"\x16\x03\x01")
+        if hello:
+            sock.send(b"\x16\x03\x01")
     except (TimeoutError, OSError):
         sock.close()
         return None
@@ -106,10 +107,13 @@ async def _one(port: int, timeout: float) -> socket.socket | None:
 
 
 async def _flood(port: int, count: int, timeout: float = 0.5) -> list[socket.socket]:
-    """``count`` connections from the flooding address, tried 100 at a time; those taken."""
+    """``count`` connections from the flooding address, tried 100 at a time, every other one
+    idle and the others half a TLS hello; those taken."""
     opened: list[socket.socket] = []
     for first in range(0, count, 100):
-        tried = await asyncio.gather(*(_one(port, timeout) for _ in range(min(100, count - first))))
+        tried = await asyncio.gather(
+            *(_one(port, timeout, hello=n % 2 == 0) for n in range(min(100, count - first)))
+        )
         opened += [sock for sock in tried if sock is not None]
     return opened
 
