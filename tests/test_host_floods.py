@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import os
 import socket
-import time
 from pathlib import Path
 
 import grpc
@@ -208,7 +207,6 @@ async def test_a_flood_at_the_hosts_limit_leaves_the_others_connecting_and_playi
     codes: list[grpc.StatusCode] = []
     try:
         await asyncio.sleep(2)  # the flood has reached the cap, then been cut
-        began = time.monotonic()
         channel, _ = await tls.pinned_channel(
             "127.0.0.1", host.port, host.fingerprint, wire.CHANNEL_OPTIONS
         )
@@ -249,7 +247,6 @@ async def test_a_flood_at_the_hosts_limit_leaves_the_others_connecting_and_playi
                     f"{error.code()} {info.reason if info else ''}: {error.details()}"
                 ) from None
         assert player.winners is not None, "the match did not end"
-        assert time.monotonic() - began < 120
         assert not flooding.done(), "the flood stopped before the match was played"
         assert len(flood) < FLOOD, "the flood was never cut"
     finally:

@@ -216,7 +216,7 @@ class Limits:
     # Connections at once; None: what the descriptors allow (``connection_cap``).
     max_connections: int | None = None
     # Connections at once from one client address; None: ``connections_per_address`` of the
-    # cap. 0: not counted (a benchmark's one client).
+    # cap; 0: not counted.
     max_connections_per_address: int | None = None
     connection_sweep_seconds: float = CONNECTION_SWEEP_SECONDS
     connection_alert_seconds: float = CONNECTION_ALERT_SECONDS
