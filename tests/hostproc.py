@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import resource
 import signal
 import socket
 import subprocess
@@ -25,8 +26,12 @@ def free_port() -> int:
 class HostProcess:
     """``scala40-host`` on 127.0.0.1:port with one data dir, started again after each kill."""
 
-    def __init__(self, data_dir: Path, port: int, *options: str) -> None:
+    def __init__(
+        self, data_dir: Path, port: int, *options: str, open_files: int | None = None
+    ) -> None:
         self.data_dir = data_dir
+        # The host's limit on open files (soft and hard), when a test wants it low.
+        self.open_files = open_files
         self.port = port
         self.process: subprocess.Popen[bytes] | None = None
         self.generation = 0
@@ -58,6 +63,7 @@ class HostProcess:
             ],
             stdout=out,
             stderr=out,
+            preexec_fn=self._limit_open_files if self.open_files else None,
         )
         out.close()
         async with asyncio.timeout(30):
@@ -80,6 +86,10 @@ class HostProcess:
                 except grpc.aio.AioRpcError:
                     await asyncio.sleep(0.05)
         self.generation += 1
+
+    def _limit_open_files(self) -> None:
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     async def kill(self) -> None:
         assert self.process is not None

@@ -16,17 +16,15 @@ import pytest
 from conftest import HostClient, bearer, bot_seat, host_channel, until
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from other_address import OtherAddress
 from test_host_durability import can_mount, fill, small_tmpfs
 from test_host_limits import host_with
 
 from host.edge import limits
 from host.edge.errors import error_info
 from host.edge.limits import Limits, connection_cap
-from host.edge.server import Host
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.state import TableSettings
-from scala40_net import wire
-from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, ruleset_pb2, table_pb2, table_pb2_grpc
 
 REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
@@ -94,7 +92,7 @@ async def test_undecodable_health_requests_are_invalid_argument(served: HostClie
 
 
 async def test_reflection_and_health_are_limited_like_the_rest(tmp_path: Path) -> None:
-    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+    async with host_with(tmp_path, Limits(requests_per_second=5, slow_down_seconds=0)) as served:
         stub = reflection_pb2_grpc.ServerReflectionStub(served.channel)
         call = stub.ServerReflectionInfo()
         answered = 0
@@ -309,59 +307,10 @@ async def test_create_table_with_no_descriptor_left_is_not_saved_with_a_sentence
 # --- Limits per address and per seat, whatever the number of connections ------------------
 
 
-class OtherAddress:
-    """A relay on 127.0.0.1 whose connections reach the host from 127.0.0.2: another client
-    address on loopback (the bytes, TLS included, pass as they are)."""
-
-    SOURCE = "127.0.0.2"
-
-    def __init__(self, host_port: int) -> None:
-        self._host_port = host_port
-        self._pipes: set[asyncio.Task[None]] = set()
-        self.port = 0
-
-    async def __aenter__(self) -> OtherAddress:
-        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._server.close()
-        for pipe in self._pipes:
-            pipe.cancel()
-        await asyncio.gather(*self._pipes, return_exceptions=True)
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(
-            "127.0.0.1", self._host_port, local_addr=(self.SOURCE, 0)
-        )
-        for a, b in ((reader, up_writer), (up_reader, writer)):
-            pipe = asyncio.create_task(self._pipe(a, b))
-            self._pipes.add(pipe)
-            pipe.add_done_callback(self._pipes.discard)
-
-    @staticmethod
-    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-        try:
-            while data := await source.read(65536):
-                sink.write(data)
-                await sink.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            sink.close()
-
-    async def channel(self, host: Host) -> grpc.aio.Channel:
-        channel, _ = await tls.pinned_channel(
-            "127.0.0.1", self.port, host.identity.fingerprint, wire.CHANNEL_OPTIONS
-        )
-        return channel
-
-
 async def test_requests_from_one_address_are_bounded_over_all_its_connections(
     tmp_path: Path,
 ) -> None:
-    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+    async with host_with(tmp_path, Limits(requests_per_second=5, slow_down_seconds=0)) as served:
         channels = [await host_channel(served.host) for _ in range(16)]
         try:
             answers = []

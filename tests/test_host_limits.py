@@ -79,7 +79,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_once_a_minute(
 async def test_requests_per_second_from_one_address_are_bounded_and_seats_go_on(
     tmp_path: Path,
 ) -> None:
-    async with host_with(tmp_path, Limits(requests_per_second=5)) as served:
+    async with host_with(tmp_path, Limits(requests_per_second=5, slow_down_seconds=0)) as served:
         answers = []
         for _ in range(20):
             try:

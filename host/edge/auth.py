@@ -269,6 +269,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                 ),
             )
         except Refusal as refusal:
+            if refusal.reason == "TOO_MANY_REQUESTS":
+                await self._limits.slow_down(peer)
             await self._refuse(context, refusal)
 
     async def _refuse(self, context: grpc.aio.ServicerContext[Any, Any], refusal: Refusal) -> None:

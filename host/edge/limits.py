@@ -7,6 +7,8 @@ The figures are the host's (documented in docs/PROTOCOL.md "Limits").
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,6 +22,13 @@ from host.edge.errors import Refusal
 # enough that one address cannot take the host's two cores from everyone else.
 REQUESTS_PER_SECOND = 500.0
 SEAT_REQUESTS_PER_SECOND = 300.0
+# A call refused for a rate is answered after about this pause (half to one and a half times
+# it, drawn per call, so that the calls refused together do not come back together): a
+# flood's calls in progress mostly wait, taking no CPU, instead of queuing at the host before
+# everyone else's. At most this many wait at once for one address (the rest are answered at
+# once).
+SLOW_DOWN_SECONDS = 1.0
+SLOWED_PER_ADDRESS = 256
 # Open event streams on one connection, for one seat (over all its connections: a second
 # window, a reconnect racing the old connection), and from one client address.
 STREAMS_PER_CONNECTION = 8
@@ -45,6 +54,14 @@ IDLE_SECONDS = 60.0
 # three (the file, its WAL and shared memory), and a few more for what the host opens besides.
 DESCRIPTORS_PER_TABLE = 3
 DESCRIPTORS_SPARE = 256
+# Connections one client address may hold at once (a person's screen holds one, a machine of
+# bots one each), at most a quarter of the host's cap: one address cannot take every
+# connection. How often the host counts them (host/edge/connections.py: a look costs a few ms
+# of the kernel's time on a machine with many sockets), and how often while an address holds
+# its share: a flood's connections past the share last about that long.
+CONNECTIONS_PER_ADDRESS = 32
+CONNECTION_SWEEP_SECONDS = 1.0
+CONNECTION_ALERT_SECONDS = 0.25
 # How often one kind of log line is written for one peer.
 LOG_EVERY_SECONDS = 60.0
 
@@ -177,6 +194,11 @@ def connection_cap(descriptors: int, tables: int) -> int:
     return max(16, descriptors - DESCRIPTORS_PER_TABLE * tables - DESCRIPTORS_SPARE)
 
 
+def connections_per_address(cap: int) -> int:
+    """How many connections one client address may hold when the host takes ``cap``."""
+    return max(2, min(CONNECTIONS_PER_ADDRESS, cap // 4))
+
+
 @dataclass
 class Limits:
     """The host's limits, shared by its services (a benchmark, whose one client plays a
@@ -193,6 +215,13 @@ class Limits:
     idle_seconds: float = IDLE_SECONDS
     # Connections at once; None: what the descriptors allow (``connection_cap``).
     max_connections: int | None = None
+    # Connections at once from one client address; None: ``connections_per_address`` of the
+    # cap; 0: not counted.
+    max_connections_per_address: int | None = None
+    connection_sweep_seconds: float = CONNECTION_SWEEP_SECONDS
+    connection_alert_seconds: float = CONNECTION_ALERT_SECONDS
+    slow_down_seconds: float = SLOW_DOWN_SECONDS
+    _slowed: dict[str, int] = field(default_factory=dict, init=False)  # waiting, by address
     requests: Bucket = field(init=False)
     seat_requests: Bucket = field(init=False)
     guesses: Window = field(init=False)
@@ -222,6 +251,23 @@ class Limits:
             f"more than {self.requests_per_second:.0f} requests a second from your address: "
             "slow down",
         )
+
+    async def slow_down(self, peer: str) -> None:
+        """Before answering a call refused for a rate: wait, unless its address already has
+        ``SLOWED_PER_ADDRESS`` calls waiting."""
+        address = address_of(peer)
+        waiting = self._slowed.get(address, 0)
+        if waiting >= SLOWED_PER_ADDRESS or self.slow_down_seconds <= 0:
+            return
+        self._slowed[address] = waiting + 1
+        try:
+            await asyncio.sleep(self.slow_down_seconds * random.uniform(0.5, 1.5))
+        finally:
+            left = self._slowed[address] - 1
+            if left:
+                self._slowed[address] = left
+            else:
+                del self._slowed[address]
 
     def seat_request(self, table_id: str, seat: int | None) -> None:
         self.seat_requests.take(

@@ -17,9 +17,9 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from host.edge import table_service, tls_files
+from host.edge import connections, table_service, tls_files
 from host.edge.auth import Access, AuthInterceptor, TokenBook
-from host.edge.limits import Limits, connection_cap
+from host.edge.limits import Limits, connection_cap, connections_per_address
 from host.edge.lobby import MAX_TABLES, LobbyService
 from host.edge.players_service import Challenges, PlayerKeys, PlayersService
 from host.edge.rules_service import RulesService
@@ -73,19 +73,32 @@ def method_access() -> dict[str, Access]:
     return access
 
 
+def connection_cap_of(limits: Limits) -> int:
+    """How many connections the host takes at once: the limits' figure, or what the process's
+    descriptors allow with the journals' kept aside."""
+    if limits.max_connections is not None:
+        return limits.max_connections
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    descriptors = 1 << 20 if soft == resource.RLIM_INFINITY else soft
+    return connection_cap(descriptors, MAX_TABLES)
+
+
+def per_address_cap_of(limits: Limits) -> int:
+    """How many connections one client address may hold (0: not counted)."""
+    if limits.max_connections_per_address is not None:
+        return limits.max_connections_per_address
+    return connections_per_address(connection_cap_of(limits))
+
+
 def connection_options(limits: Limits) -> tuple[tuple[str, int], ...]:
     """The server options that bound connections: handshakes and idle connections time out,
     and past the cap a new connection is closed at once, so that no flood of them takes the
-    descriptors the journals need (a new table's, a restart's)."""
-    cap = limits.max_connections
-    if cap is None:
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-        descriptors = 1 << 20 if soft == resource.RLIM_INFINITY else soft
-        cap = connection_cap(descriptors, MAX_TABLES)
+    descriptors the journals need (a new table's, a restart's). One address's share of the
+    cap is kept by the host's ``ConnectionGuard``."""
     return (
         ("grpc.server_handshake_timeout_ms", int(limits.handshake_seconds * 1000)),
         ("grpc.max_connection_idle_ms", int(limits.idle_seconds * 1000)),
-        ("grpc.max_allowed_incoming_connections", cap),
+        ("grpc.max_allowed_incoming_connections", connection_cap_of(limits)),
     )
 
 
@@ -109,6 +122,7 @@ class Host:
     resumed: list[str] = field(default_factory=list, init=False)
     set_aside: list[str] = field(default_factory=list, init=False)
     _advertiser: discovery.Advertiser | None = field(default=None, init=False, repr=False)
+    _guard: connections.ConnectionGuard | None = field(default=None, init=False, repr=False)
     # What the conformance check composes into the host (host.conformance.check); None: the host's
     # own table service and bots.
     wrap_table_service: Callable[[TableService], table_pb2_grpc.TableServiceServicer] | None = None
@@ -194,6 +208,17 @@ class Host:
         if self.port == 0:
             raise OSError(f"cannot listen on {self.listen} (is another host on it?)")
         await self.server.start()
+        per_address = per_address_cap_of(self.limits)
+        if per_address and connections.available():
+            self._guard = connections.ConnectionGuard(
+                self.port,
+                per_address,
+                self.limits.connection_sweep_seconds,
+                self.limits.connection_alert_seconds,
+            )
+            self._guard.start()
+        elif per_address:
+            log.warning("connections per address are not counted on this system")
         log.info(
             "host %s listening on %s (port %d)", self.identity.fingerprint, self.listen, self.port
         )
@@ -226,6 +251,9 @@ class Host:
         if self._advertiser is not None:  # gone from the LAN's lists first: no new visitors
             await self._advertiser.stop()
             self._advertiser = None
+        if self._guard is not None:
+            await self._guard.stop()
+            self._guard = None
         if getattr(self, "health", None) is not None:
             await self.health.enter_graceful_shutdown()
         if getattr(self, "registry", None) is not None:
