@@ -449,7 +449,24 @@ class LobbyScreen:
 
         def password(value: str) -> None:
             form.password = "" if value == "-" else value
+            if not asks_invites:
+                self._spawn(self._create(form))
+
+        anyone = t("lobby_invited_anyone")
+
+        def invited(value: str) -> None:
+            try:
+                form.invited = tableform.read_invited(value, anyone)
+            except tableform.TooManyInvited:
+                most = tableform.MOST_INVITED - 1
+                raise ValueError(t("lobby_invited_too_many", most=most)) from None
+            except ValueError:
+                raise ValueError(t("lobby_invited_wrong")) from None
             self._spawn(self._create(form))
+
+        # Only a player with a key can keep a table to invited keys (their own among them);
+        # keys given on the command line (--invite) have answered the question already.
+        asks_invites = self.lobby is not None and self.lobby.key is not None and not self.invited
 
         match = Question(t("lobby_field_match"), tableform.match_default(form), read_match)
         rientro = Question(
@@ -469,6 +486,7 @@ class LobbyScreen:
                 Question(t("lobby_field_pause"), str(tableform.PAUSE_SECONDS), pause),
                 Question(t("lobby_field_rules"), "-", other),
                 Question(t("lobby_field_password"), "-", password, secret=True),
+                *([Question(t("lobby_field_invited"), anyone, invited)] if asks_invites else []),
             ]
         )
 
@@ -532,8 +550,12 @@ class LobbyScreen:
 
     async def _create(self, form: NewTable) -> None:
         key = self.lobby.key
-        if self.invited and key is not None:
-            form.settings.invited_keys[:] = [key.fingerprint, *self.invited]
+        invited = form.invited or list(self.invited)
+        if invited and key is not None:
+            form.settings.invited_keys[:] = [
+                key.fingerprint,
+                *(fp for fp in invited if fp != key.fingerprint),
+            ]
         try:
             table_id = await self.lobby.create_table(
                 form.name,
