@@ -387,6 +387,8 @@ ENGLISH: dict[str, str] = dict(
         M("history_bot_level", "bot {level}"),
         M("history_keys", "↑/↓ choose · Enter score sheet · Esc back"),
         M("sheet_keys", "Esc back to the matches"),
+        M("history_above", "↑ {n} more above · PgUp"),
+        M("history_below", "↓ {n} more below · PgDn"),
         M("standings_title", "Standings at {host} (rating: mu − 3 sigma)"),
         M("standings_player", "Player"),
         M("standings_rating", "Rating"),

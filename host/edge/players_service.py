@@ -225,5 +225,6 @@ class PlayersService(players_pb2_grpc.PlayersServiceServicer):
         self, request: players_pb2.GetJoinChallengeRequest, context: Context
     ) -> players_pb2.GetJoinChallengeResponse:
         return players_pb2.GetJoinChallengeResponse(
-            nonce=self._challenges.new(address_of(context.peer())), expires_in_seconds=int(self._challenges.seconds)
+            nonce=self._challenges.new(address_of(context.peer())),
+            expires_in_seconds=int(self._challenges.seconds),
         )
