@@ -81,6 +81,7 @@ async def test_a_keyed_scala40_bot_is_rated_and_takes_its_seat_back_after_a_rest
         said = out.decode()
         assert bot.returncode == 0, said
         assert f"seat 1 at table {table_id}" in said, said
+        assert f"player key {robo.fingerprint}" in said, said
     finally:
         if bot.returncode is None:
             bot.kill()

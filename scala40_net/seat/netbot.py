@@ -596,7 +596,8 @@ async def run(
             seat.take_seat(*taken)
         else:
             await seat.join(name or default_name(level), password, key, host.host_fingerprint)
-        say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}")
+        mine = f", player key {key.fingerprint}" if key is not None else ""
+        say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}{mine}")
 
         async def deal_over(signed: table_pb2.DealSigned, update: table_pb2.MatchUpdate) -> None:
             totals = ", ".join(f"seat {s.seat} {s.total}" for s in update.scores)
