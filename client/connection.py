@@ -192,9 +192,12 @@ class LobbyClient:
         joined = await _call(proved_join)
         return Seat(table_id, joined.seat, joined.seat_token)
 
-    async def matches(self, key_fingerprint: str = "") -> list[players_pb2.PastMatch]:
-        """The host's finished matches, newest first (only that key's, when given)."""
-        request = players_pb2.ListMatchesRequest(key_fingerprint=key_fingerprint)
+    async def matches(
+        self, key_fingerprint: str = "", limit: int = 0
+    ) -> list[players_pb2.PastMatch]:
+        """The host's finished matches, newest first (only that key's, when given; at most
+        ``limit``, 0: the host's default)."""
+        request = players_pb2.ListMatchesRequest(key_fingerprint=key_fingerprint, limit=limit)
         answer: players_pb2.ListMatchesResponse = await _call(
             lambda: self.players.ListMatches(request, metadata=self.language, timeout=CALL_TIMEOUT)
         )

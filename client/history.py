@@ -66,6 +66,34 @@ def history_lines(
     return lines + [match_line(m, t, width) for m in matches]
 
 
+def _room(count: int, rows: int, top: int) -> int:
+    """How many of ``count`` lines fit in ``rows`` from ``top``, less a line for each mark
+    that says more are above or below."""
+    room = rows - (1 if top > 0 else 0)
+    if top + room < count:
+        room -= 1
+    return max(room, 1)
+
+
+def view(count: int, rows: int, cursor: int, top: int) -> tuple[int, int]:
+    """The first and the end of the ``count`` lines shown in ``rows``: ``cursor`` among them,
+    moved as little as can be from ``top``, and no row left empty while lines are above.
+
+    >>> view(10, 20, 0, 0), view(60, 20, 0, 0), view(60, 20, 19, 0), view(60, 20, 59, 0)
+    ((0, 10), (0, 19), (2, 20), (41, 60))
+    """
+    if count <= rows:
+        return 0, count
+    top = max(0, min(top, count - 1))
+    if cursor < top:
+        top = cursor
+    while cursor >= top + _room(count, rows, top):
+        top += 1
+    while top > 0 and top - 1 + _room(count, rows, top - 1) >= count:
+        top -= 1
+    return top, min(count, top + _room(count, rows, top))
+
+
 def _rating(value: float) -> str:
     return f"{value:.1f}"
 

@@ -66,6 +66,8 @@ LEVELS = {
     "esperto": lobby_pb2.BOT_LEVEL_EXPERT,
 }
 REFRESH_SECONDS = 2.0
+# The matches the history page lists: the most a host lists at once (PROTOCOL.md, History).
+HISTORY_LISTED = 500
 
 Choice = tuple[Seat, bool]
 
@@ -142,6 +144,11 @@ class LobbyScreen:
         self.page = "tables"
         self.past: list[players_pb2.PastMatch] = []
         self.past_cursor = 0
+        # The first line shown of a page longer than the screen (the history's matches, a
+        # sheet's or the standings' lines), and how many rows it had when last drawn (what
+        # PgUp/PgDn move by).
+        self.page_top = 0
+        self.page_rows = 1
         self.sheet: players_pb2.PastMatch | None = None
         self.board: players_pb2.GetStandingsResponse | None = None
         self.field = TextArea(
@@ -164,24 +171,52 @@ class LobbyScreen:
 
     # --- drawing ----------------------------------------------------------------------
 
-    def _draw_page(self, width: int) -> StyleAndTextTuples:
+    def _draw_page(self, width: int, height: int) -> StyleAndTextTuples:
         t, host = self.text, self.session.host
         if self.page == "standings":
             board = self.board or players_pb2.GetStandingsResponse()
-            return join_lines([[("", x)] for x in history.standings_lines(board, t, width, host)])
+            drawn = history.standings_lines(board, t, width, host)
+            return self._scrolled([[("", x)] for x in drawn], 2, height, width)
         if self.page == "sheet" and self.sheet is not None:
-            return join_lines([[("", x)] for x in history.sheet_lines(self.sheet, t, width)])
+            drawn = history.sheet_lines(self.sheet, t, width)
+            return self._scrolled([[("", x)] for x in drawn], 2, height, width)
         drawn = history.history_lines(self.past, t, width - 2, host)
         lines: list[StyleAndTextTuples] = [[("class:panel.title", f" {drawn[0]}")]]
         for i, line in enumerate(drawn[1:]):
             chosen = self.past and i == self.past_cursor
             lines.append([("class:lobby.selected" if chosen else "", f" {line} ")])
-        return join_lines(lines)
+        return self._scrolled(lines, 1, height, width, self.past_cursor)
+
+    def _scrolled(
+        self,
+        lines: list[StyleAndTextTuples],
+        fixed: int,
+        height: int,
+        width: int,
+        cursor: int | None = None,
+    ) -> StyleAndTextTuples:
+        """The ``fixed`` lines on top (a title, a header), then as many of the rest as fit
+        from ``page_top`` (keeping ``cursor`` shown), with a line saying how many more are
+        above or below."""
+        body = lines[fixed:]
+        rows = max(height - fixed, 1)
+        start, end = history.view(
+            len(body), rows, self.page_top if cursor is None else cursor, self.page_top
+        )
+        self.page_top, self.page_rows = start, rows
+        shown = lines[:fixed]
+        if start > 0:
+            shown.append([("class:dim", f" {self.text('history_above', n=start)}"[:width])])
+        shown += body[start:end]
+        if end < len(body):
+            more = self.text("history_below", n=len(body) - end)
+            shown.append([("class:dim", f" {more}"[:width])])
+        return join_lines(shown)
 
     def _draw_tables(self, width: int, height: int) -> StyleAndTextTuples:
         t = self.text
         if self.page != "tables":
-            return self._draw_page(width)
+            return self._draw_page(width, height)
         if not self.tables:
             return [("class:dim", t("lobby_none"))]
         lines: list[StyleAndTextTuples] = []
@@ -281,6 +316,7 @@ class LobbyScreen:
         kb = KeyBindings()
         tables = Condition(lambda: self.page == "tables")
         matches = Condition(lambda: self.page == "history")
+        read = Condition(lambda: self.page in ("sheet", "standings"))
         elsewhere = Condition(lambda: self.page != "tables" and not self.questions)
 
         @kb.add("up", filter=tables)
@@ -327,16 +363,52 @@ class LobbyScreen:
         def _past_down(event: KeyPressEvent) -> None:
             self.past_cursor = min(self.past_cursor + 1, max(len(self.past) - 1, 0))
 
+        @kb.add("pageup", filter=matches)
+        def _past_page_up(event: KeyPressEvent) -> None:
+            self.past_cursor = max(self.past_cursor - self.page_rows, 0)
+
+        @kb.add("pagedown", filter=matches)
+        def _past_page_down(event: KeyPressEvent) -> None:
+            last = max(len(self.past) - 1, 0)
+            self.past_cursor = min(self.past_cursor + self.page_rows, last)
+
+        @kb.add("home", filter=matches)
+        def _past_first(event: KeyPressEvent) -> None:
+            self.past_cursor = 0
+
+        @kb.add("end", filter=matches)
+        def _past_last(event: KeyPressEvent) -> None:
+            self.past_cursor = max(len(self.past) - 1, 0)
+
+        # A sheet or the standings: the arrows and PgUp/PgDn scroll them (drawing keeps the
+        # scroll within the lines).
+        @kb.add("up", filter=read)
+        def _line_up(event: KeyPressEvent) -> None:
+            self.page_top = max(self.page_top - 1, 0)
+
+        @kb.add("down", filter=read)
+        def _line_down(event: KeyPressEvent) -> None:
+            self.page_top += 1
+
+        @kb.add("pageup", filter=read)
+        def _page_up(event: KeyPressEvent) -> None:
+            self.page_top = max(self.page_top - self.page_rows, 0)
+
+        @kb.add("pagedown", filter=read)
+        def _page_down(event: KeyPressEvent) -> None:
+            self.page_top += self.page_rows
+
         @kb.add("enter", filter=matches)
         def _sheet(event: KeyPressEvent) -> None:
             if self.past:
-                self.sheet, self.page = self.past[self.past_cursor], "sheet"
+                self.sheet, self.page, self.page_top = self.past[self.past_cursor], "sheet", 0
 
         @kb.add("escape", filter=elsewhere, eager=True)
         @kb.add("q", filter=elsewhere)
         def _back(event: KeyPressEvent) -> None:
             self.error = ""
             self.page = "history" if self.page == "sheet" else "tables"
+            self.page_top = 0  # the history shows its cursor's match again
 
         return kb
 
@@ -345,11 +417,13 @@ class LobbyScreen:
         key), newest first."""
         key = self.lobby.key
         try:
-            self.past = await self.lobby.matches("" if key is None else key.fingerprint)
+            self.past = await self.lobby.matches(
+                "" if key is None else key.fingerprint, HISTORY_LISTED
+            )
         except HostRefusal as refusal:
             self.error = self._history_refused(refusal)
         else:
-            self.past_cursor, self.page, self.error = 0, "history", ""
+            self.past_cursor, self.page, self.error, self.page_top = 0, "history", "", 0
         self.app.invalidate()
 
     def _history_refused(self, refusal: HostRefusal) -> str:
@@ -364,7 +438,7 @@ class LobbyScreen:
         except HostRefusal as refusal:
             self.error = self._history_refused(refusal)
         else:
-            self.page, self.error = "standings", ""
+            self.page, self.error, self.page_top = "standings", "", 0
         self.app.invalidate()
 
     # --- questions --------------------------------------------------------------------
@@ -449,7 +523,24 @@ class LobbyScreen:
 
         def password(value: str) -> None:
             form.password = "" if value == "-" else value
+            if not asks_invites:
+                self._spawn(self._create(form))
+
+        anyone = t("lobby_invited_anyone")
+
+        def invited(value: str) -> None:
+            try:
+                form.invited = tableform.read_invited(value, anyone)
+            except tableform.TooManyInvited:
+                most = tableform.MOST_INVITED - 1
+                raise ValueError(t("lobby_invited_too_many", most=most)) from None
+            except ValueError:
+                raise ValueError(t("lobby_invited_wrong")) from None
             self._spawn(self._create(form))
+
+        # Only a player with a key can keep a table to invited keys (their own among them);
+        # keys given on the command line (--invite) have answered the question already.
+        asks_invites = self.lobby is not None and self.lobby.key is not None and not self.invited
 
         match = Question(t("lobby_field_match"), tableform.match_default(form), read_match)
         rientro = Question(
@@ -469,6 +560,7 @@ class LobbyScreen:
                 Question(t("lobby_field_pause"), str(tableform.PAUSE_SECONDS), pause),
                 Question(t("lobby_field_rules"), "-", other),
                 Question(t("lobby_field_password"), "-", password, secret=True),
+                *([Question(t("lobby_field_invited"), anyone, invited)] if asks_invites else []),
             ]
         )
 
@@ -532,8 +624,12 @@ class LobbyScreen:
 
     async def _create(self, form: NewTable) -> None:
         key = self.lobby.key
-        if self.invited and key is not None:
-            form.settings.invited_keys[:] = [key.fingerprint, *self.invited]
+        invited = form.invited or list(self.invited)
+        if invited and key is not None:
+            form.settings.invited_keys[:] = [
+                key.fingerprint,
+                *(fp for fp in invited if fp != key.fingerprint),
+            ]
         try:
             table_id = await self.lobby.create_table(
                 form.name,

@@ -361,6 +361,14 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_field_pause", "Pause between deals, seconds"),
         M("lobby_field_rules", "Other rules, name=value (opening_points=40 max_run=5 …)"),
         M("lobby_field_level", "Bots' level"),
+        M("lobby_field_invited", "Invited player keys (their fingerprints)"),
+        M("lobby_invited_anyone", "anyone"),
+        M(
+            "lobby_invited_wrong",
+            "A player key's fingerprint is 8 groups of 4 hex digits (XXXX-XXXX-…), as "
+            "scala40 identity shows it; anyone: an open table",
+        ),
+        M("lobby_invited_too_many", "A table invites at most {most} keys besides yours"),
         M("lobby_levels", "easy | medium | hard | expert"),
         M("lobby_password_prompt", "Table password"),
         M("lobby_error", "Error: {reason}"),
@@ -379,6 +387,8 @@ ENGLISH: dict[str, str] = dict(
         M("history_bot_level", "bot {level}"),
         M("history_keys", "↑/↓ choose · Enter score sheet · Esc back"),
         M("sheet_keys", "Esc back to the matches"),
+        M("history_above", "↑ {n} more above · PgUp"),
+        M("history_below", "↓ {n} more below · PgDn"),
         M("standings_title", "Standings at {host} (rating: mu − 3 sigma)"),
         M("standings_player", "Player"),
         M("standings_rating", "Rating"),

@@ -8,6 +8,7 @@ lobby can ask again. The defaults shown are the chosen preset's own values
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ class NewTable:
     bots: int = 0  # seats are left free for people unless bots are asked for
     level: int = lobby_pb2.BOT_LEVEL_MEDIUM
     password: str = ""
+    invited: list[str] = field(default_factory=list)  # player keys' fingerprints; none: open
     options: ruleset_pb2.RulesetOptions = field(default_factory=ruleset_pb2.RulesetOptions)
     settings: lobby_pb2.CreateTableRequest = field(default_factory=lobby_pb2.CreateTableRequest)
 
@@ -81,6 +83,41 @@ def read_seconds(text: str, low: int, high: int, zero: bool = False) -> int:
     if value.isdigit() and (low <= int(value) <= high or (zero and int(value) == 0)):
         return int(value)
     raise ValueError(f"{'0, ' if zero else ''}{low}-{high}")
+
+
+# A player key's fingerprint as the host shows it: 16 bytes, 32 hex digits (PROTOCOL.md).
+_FINGERPRINT_DIGITS = 32
+# The keys a table may invite (CreateTable's own limit), the creator's among them.
+MOST_INVITED = 12
+
+
+class TooManyInvited(ValueError):
+    """More keys invited than a table takes besides its creator's."""
+
+
+def read_invited(text: str, anyone: str) -> list[str]:
+    """The player keys a table takes, as fingerprints ``XXXX-XXXX-…`` (typed in any case,
+    grouped by dashes, spaces or colons, several after each other); ``anyone`` (the word
+    shown as the default), ``-`` or nothing: an open table.
+
+    >>> read_invited("6668-7aad-f862-bd77-6c8f-c18b-8e9f-8e20", "anyone")
+    ['6668-7AAD-F862-BD77-6C8F-C18B-8E9F-8E20']
+    """
+    value = text.strip()
+    if value.lower() in ("", "-", anyone.lower()):
+        return []
+    digits = re.sub(r"[\s:,;-]", "", value).upper()
+    if not digits or len(digits) % _FINGERPRINT_DIGITS or re.search(r"[^0-9A-F]", digits):
+        raise ValueError("XXXX-XXXX-XXXX-XXXX-XXXX-XXXX-XXXX-XXXX …")
+    keys = []
+    for start in range(0, len(digits), _FINGERPRINT_DIGITS):
+        one = digits[start : start + _FINGERPRINT_DIGITS]
+        grouped = "-".join(one[i : i + 4] for i in range(0, _FINGERPRINT_DIGITS, 4))
+        if grouped not in keys:
+            keys.append(grouped)
+    if len(keys) > MOST_INVITED - 1:
+        raise TooManyInvited(f"1-{MOST_INVITED - 1}")
+    return keys
 
 
 def rule_names() -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -167,9 +168,26 @@ class PlayerKey:
     def load_or_create(cls, directory: Path) -> PlayerKey:
         """The key kept in ``directory`` (``player_ed25519.pem``), made on first use; a file
         others may read is refused, as the host refuses its own."""
-        path = directory / KEY_FILE_NAME
+        return cls.kept_at(directory / KEY_FILE_NAME)
+
+    @classmethod
+    def kept_at(cls, path: Path) -> PlayerKey:
+        """The key of the file ``path``, made there (0600, its folder 0700) on first use; a
+        file others may read is refused (IdentityError)."""
         if path.exists():
             return cls.read(path)
         key = cls.generate()
-        key.write(path)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".new")  # 0600
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(key.pem())
+                out.flush()
+                os.fsync(out.fileno())
+            # Linked, never moved over: two starts at once keep one key, the first one's.
+            os.link(tmp, path)
+        except FileExistsError:
+            return cls.read(path)
+        finally:
+            os.unlink(tmp)
         return key

@@ -23,12 +23,18 @@ from scala40_net.pb import (
     table_pb2_grpc,
 )
 from scala40_net.seat.link import bearer as bearer  # the tests take it from here
-from scala40_net.seat.netbot import NetworkSeat, SeatLog
+from scala40_net.seat.netbot import DATA_DIR_VARIABLE, NetworkSeat, SeatLog
 
 # Every honest seat answers at once, so these deadlines are never waited for; they
 # are long enough that a loaded machine does not leave an honest seat out. Tests of
 # the deadlines themselves use much shorter ones.
 TEST_SETTINGS = TableSettings(commit_timeout=10.0, reveal_timeout=10.0, between_deals=0.0)
+
+
+@pytest.fixture(autouse=True)
+def bot_keys_of_the_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's scala40-bot processes keep their player keys in its own folder."""
+    monkeypatch.setenv(DATA_DIR_VARIABLE, str(tmp_path / "scala40-bot-data"))
 
 
 async def until(

@@ -4,6 +4,7 @@ beside each name in the lobby and the players panel."""
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 
@@ -125,3 +126,83 @@ async def test_a_table_made_with_invites_takes_only_the_invited_keys(tmp_path: P
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+async def test_the_new_table_form_asks_last_which_keys_it_invites(
+    tmp_path: Path, lang: str
+) -> None:
+    """The form's last question (only for a player with a key, and no --invite): the keys a
+    table takes, anyone by default; a wrong answer is named and asked again."""
+    from conftest import until
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from client.lobby import LobbyScreen
+    from client.session import SessionState
+
+    served = await start_host(tmp_path / "host")
+    ada, bea, eve = PlayerKey.generate(), PlayerKey.generate(), PlayerKey.generate()
+    text = Text(lang)  # type: ignore[arg-type]
+    try:
+        lobby = LobbyClient(served.channel, lang, ada)
+
+        async def form(answers: list[str], wrong: str = "") -> tuple[str, str]:
+            """The form filled in (every question but the last left as shown), and the
+            question asked last and the sentence a wrong answer got."""
+            with create_pipe_input() as pipe:
+                screen = LobbyScreen(
+                    text, lobby, SessionState(host="h"), "Ada", input=pipe, output=DummyOutput()
+                )
+                running = asyncio.create_task(screen.run_async())
+                await until(lambda: screen.listed)
+                pipe.send_text("n")
+                await until(lambda: bool(screen.questions))
+                for _ in range(12):
+                    pipe.send_text("\r")
+                    await asyncio.sleep(0.05)
+                await until(lambda: len(screen.questions) == 1)
+                label, said = screen.questions[0].label, ""
+                if wrong:
+                    pipe.send_text(wrong + "\r")
+                    await until(lambda: bool(screen.error))
+                    said = screen.error
+                for answer in answers:
+                    pipe.send_text(answer + "\r")
+                chosen = await asyncio.wait_for(running, 20)
+                assert chosen is not None
+                return label, said
+
+        label, said = await form([f"{bea.fingerprint.lower()} {eve.fingerprint}"], "Bea")
+        assert label == text("lobby_field_invited")
+        assert said == text("lobby_invited_wrong") and "XXXX-XXXX" in said
+        (table,) = await lobby.tables()
+        assert table.invited_only
+        await LobbyClient(served.channel, lang, bea).join(table.table_id, "Bea")
+        await LobbyClient(served.channel, lang, eve).join(table.table_id, "Eve")
+        for key in (PlayerKey.generate(), None):
+            with pytest.raises(HostRefusal) as refused:
+                await LobbyClient(served.channel, lang, key).join(table.table_id, "Cy")
+            assert refused.value.reason == "NOT_INVITED"
+
+        await form([""])  # Enter: the default, anyone
+        (opened,) = [t for t in await lobby.tables() if t.table_id != table.table_id]
+        assert not opened.invited_only
+        await LobbyClient(served.channel, lang, None).join(opened.table_id, "Cy")
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+
+def test_the_invited_keys_are_read_in_any_grouping_and_counted() -> None:
+    from client.tableform import TooManyInvited, read_invited
+
+    key = PlayerKey.generate().fingerprint
+    assert read_invited("chiunque", "chiunque") == read_invited(" - ", "anyone") == []
+    assert read_invited(key.replace("-", " ").lower(), "anyone") == [key]
+    assert read_invited(f"{key}, {key}", "anyone") == [key]  # once
+    for wrong in ("Bea", key[:-1], key + "-ZZ"):
+        with pytest.raises(ValueError):
+            read_invited(wrong, "anyone")
+    with pytest.raises(TooManyInvited):
+        read_invited(" ".join(PlayerKey.generate().fingerprint for _ in range(12)), "anyone")

@@ -170,7 +170,7 @@ async def test_a_host_without_history_is_said_so_in_the_lobby(lang: str) -> None
     class OlderHost:
         key = None
 
-        async def matches(self, key_fingerprint: str = "") -> list[object]:
+        async def matches(self, key_fingerprint: str = "", limit: int = 0) -> list[object]:
             raise HostRefusal(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
 
         async def standings(self) -> object:
@@ -194,3 +194,123 @@ async def test_a_host_without_history_is_said_so_in_the_lobby(lang: str) -> None
         screen.error = ""
         await screen.show_standings()
         assert screen.error == said and screen.page == "tables"
+
+
+def _minute_ms(n: int) -> int:
+    return 1_796_000_000_000 + 60_000 * n
+
+
+def _minute(n: int) -> str:
+    """The time the history shows for the match finished at minute ``n``."""
+    import datetime
+
+    return f"{datetime.datetime.fromtimestamp(_minute_ms(n) / 1000, tz=datetime.UTC):%H:%M}"
+
+
+def _kept(
+    served: HostClient, keys: list[PlayerKey], count: int, deals: int = 1, first: int = 0
+) -> None:
+    """``count`` finished matches of ``keys``' players (one deal each, or ``deals``), kept
+    in the host's history as a match's end keeps them; the n-th finished at minute n
+    (counted from ``first``)."""
+    from scala40_net.pb import deal_pb2, players_pb2
+
+    for n in range(first, first + count):
+        match = players_pb2.PastMatch(
+            match_id=f"t{n:03d}/1",
+            table_id=f"t{n:03d}",
+            match_no=1,
+            table_name=f"Sera {n}",
+            finished_unix_ms=_minute_ms(n),
+            deal_count=deals,
+            winners=[0],
+        )
+        for seat, key in enumerate(keys):
+            match.players.add(
+                seat=seat,
+                name=f"P{seat}",
+                key_fingerprint=key.fingerprint,
+                total=10 * seat,
+                place=seat + 1,
+                deals_played=deals,
+            )
+        for deal_no in range(1, deals + 1):
+            deal = match.deals.add(
+                deal_no=deal_no, outcome=deal_pb2.DEAL_OUTCOME_WENT_OUT, closer_seat=0
+            )
+            for seat in range(1, len(keys)):
+                deal.seats.add(seat=seat, penalty=10)
+        assert served.host.players.record(match, match.finished_unix_ms * 1_000_000)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+async def test_a_long_history_and_sheet_scroll_at_80x24(tmp_path: Path, lang: str) -> None:
+    """60 matches (more than the 50 a host lists by default, more than a screen holds):
+    PgDn and the arrows bring each into view, End the oldest; a sheet of 40 deals scrolls."""
+    served = await start_host(tmp_path / "host")
+    ada, bea = PlayerKey.generate(), PlayerKey.generate()
+    try:
+        _kept(served, [ada, bea], 60)
+        lobby = LobbyClient(served.channel, lang, ada)
+        first, paged, last, sheet, down = await lobby_screens(
+            lobby, lang, ["h", "\x1b[6~", "\x1b[F", "\r", "\x1b[6~"]
+        )
+        _kept(served, [bea, ada], 1, deals=40, first=60)  # the newest: a long sheet on top
+        _, long_sheet, scrolled, back_up = await lobby_screens(
+            lobby, lang, ["h", "\r", "\x1b[6~\x1b[B", "\x1b[5~\x1b[5~\x1b[A"]
+        )
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    t = Text(lang)  # type: ignore[arg-type]
+
+    def rows(screen: list[str]) -> list[str]:
+        """The matches shown, by their minute (the n-th match finished at minute n)."""
+        return [line.split()[1] for line in screen if line.strip().startswith("2026-")]
+
+    for screen in (first, paged, last, sheet, down, long_sheet, scrolled, back_up):
+        assert len(screen) == ROWS and all(len(line) <= COLUMNS for line in screen)
+    # Newest first, as many as fit, and a line says how many are below.
+    shown = rows(first)
+    assert len(shown) >= 15 and shown[0] == _minute(59)
+    assert t("history_below", n=60 - len(shown)) in "\n".join(first)
+    assert t("history_keys") in "\n".join(first)
+    # PgDn: the cursor a page further, the view following it, a line for those above.
+    assert rows(paged)[0] != shown[0] and marks(paged) == (True, True)
+    # End: the oldest match, the 60th (past the host's default 50), on the last row.
+    assert rows(last)[-1] == _minute(0) and marks(last) == (True, False)
+    # Enter opens that match's sheet; a short sheet has nothing to scroll.
+    assert t("sheet_total") in "\n".join(sheet) and sheet == down
+    assert marks(sheet) == (False, False)
+
+    # A sheet longer than the screen: its head stays, PgDn and ↓ scroll, PgUp and ↑ back.
+    head = next(line for line in long_sheet if line.strip().startswith(t("sheet_deal")))
+    assert head in scrolled and marks(long_sheet) == (False, True)
+    assert deals(long_sheet)[0] == "1" and t("sheet_total") not in "\n".join(long_sheet)
+    assert marks(scrolled) == (True, True) and int(deals(scrolled)[0]) > 10
+    assert back_up == long_sheet
+
+
+def marks(screen: list[str]) -> tuple[bool, bool]:
+    """Whether the screen says more lines are above, and below."""
+    return (
+        any(line.strip().startswith("↑ ") for line in screen),
+        any(line.strip().startswith("↓ ") for line in screen),
+    )
+
+
+def deals(screen: list[str]) -> list[str]:
+    """The deal numbers of a score sheet's rows shown."""
+    return [line.split()[0] for line in screen if line[:1].isdigit() and "." not in line[:3]]
+
+
+def test_the_view_keeps_the_cursor_shown_and_no_row_empty() -> None:
+    from client.history import view
+
+    assert view(10, 20, 9, 5) == (0, 10)  # all fit: from the first
+    for cursor in range(60):
+        for top in (0, 30, 59):
+            start, end = view(60, 20, cursor, top)
+            assert start <= cursor < end
+            # rows: the lines, a mark above when start > 0, a mark below when end < 60
+            assert (end - start) + (start > 0) + (end < 60) == 20

@@ -12,6 +12,7 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 
 from host.edge.errors import Refusal, malformed, not_found, permission_denied, precondition
+from host.edge.limits import address_of
 from host.journal import ratings
 from host.journal.history import History
 from host.journal.players import PlayerBook
@@ -27,32 +28,62 @@ Joined = TypeVar("Joined")
 
 CHALLENGE_SECONDS = 300
 DEFAULT_LISTED, MAX_LISTED = 50, 500
-# Challenges outstanding at once: past it the oldest go (a flood of asks forgets only its own).
+# Challenges outstanding at once: past it the oldest go.
 MAX_CHALLENGES = 10_000
+# Challenges outstanding for one address: past it the oldest of that address go, so a flood of
+# asks from one address forgets only its own, never those of players elsewhere (a player needs
+# one per join; a few players behind one address stay far below it).
+MAX_CHALLENGES_PER_ADDRESS = 32
 
 
 class Challenges:
     """Nonces handed out and not yet used: each good for one join, until it expires."""
 
-    def __init__(self, seconds: float = CHALLENGE_SECONDS, most: int = MAX_CHALLENGES) -> None:
+    def __init__(
+        self,
+        seconds: float = CHALLENGE_SECONDS,
+        most: int = MAX_CHALLENGES,
+        most_per_address: int = MAX_CHALLENGES_PER_ADDRESS,
+    ) -> None:
         self.seconds = seconds
         self.most = most
-        self._open: OrderedDict[bytes, float] = OrderedDict()
+        self.most_per_address = most_per_address
+        self._open: OrderedDict[bytes, tuple[float, str]] = OrderedDict()
+        self._by_address: dict[str, OrderedDict[bytes, None]] = {}
 
-    def new(self) -> bytes:
+    def new(self, address: str = "") -> bytes:
+        """A fresh nonce for a caller at ``address`` (``limits.address_of`` its peer)."""
         now = time.monotonic()
-        while self._open and (
-            len(self._open) >= self.most or next(iter(self._open.values())) < now
-        ):
-            self._open.popitem(last=False)
+        while self._open and next(iter(self._open.values()))[0] < now:
+            self._forget(next(iter(self._open)))
+        own = self._by_address.get(address)
+        while own and len(own) >= self.most_per_address:
+            self._forget(next(iter(own)))
+        while len(self._open) >= self.most:
+            self._forget(next(iter(self._open)))
         nonce = secrets.token_bytes(players.NONCE_BYTES)
-        self._open[nonce] = now + self.seconds
+        self._open[nonce] = (now + self.seconds, address)
+        self._by_address.setdefault(address, OrderedDict())[nonce] = None
         return nonce
 
     def use(self, nonce: bytes) -> bool:
         """Whether ``nonce`` was handed out, is not used and has not expired; it is used now."""
-        expires = self._open.pop(nonce, None)
-        return expires is not None and expires >= time.monotonic()
+        held = self._open.get(nonce)
+        if held is None:
+            return False
+        self._forget(nonce)
+        return held[0] >= time.monotonic()
+
+    def open_for(self, address: str) -> int:
+        """How many challenges ``address`` holds now."""
+        return len(self._by_address.get(address, ()))
+
+    def _forget(self, nonce: bytes) -> None:
+        _, address = self._open.pop(nonce)
+        own = self._by_address[address]
+        del own[nonce]
+        if not own:
+            del self._by_address[address]
 
 
 class PlayerKeys:
@@ -194,5 +225,6 @@ class PlayersService(players_pb2_grpc.PlayersServiceServicer):
         self, request: players_pb2.GetJoinChallengeRequest, context: Context
     ) -> players_pb2.GetJoinChallengeResponse:
         return players_pb2.GetJoinChallengeResponse(
-            nonce=self._challenges.new(), expires_in_seconds=int(self._challenges.seconds)
+            nonce=self._challenges.new(address_of(context.peer())),
+            expires_in_seconds=int(self._challenges.seconds),
         )

@@ -1,5 +1,9 @@
 """A bot that plays over the network: ``scala40-bot HOST[:PORT] --table ID [--level …] [--name …]``.
 
+It proves its joins with a player key of its own (``--key-file``, else one per
+name made under its data dir), as a player's screen does: its matches are rated
+for that key, and started again it is given its seat back.
+
 It joins a table like a person (LobbyService.JoinTable), or takes up a seat
 already joined with its token, and plays it through the seat's link of this
 package over gRPC, as a player's screen does: it follows the table's event
@@ -27,8 +31,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import sys
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,21 +42,32 @@ from typing import Any
 
 # grpc is typed only where types-grpcio is installed.
 import grpc  # type: ignore[import-untyped,unused-ignore]
+import platformdirs
 
-from scala40_net import invite, views, wire
+from scala40_net import invite, names, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
 from scala40_net.events import DealStarted, Event
 from scala40_net.fairdeal.exchange import ExchangeError
+from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.net import tls
-from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.pb import (
+    deal_pb2,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    players_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
+)
+from scala40_net.players import PlayerKey
 from scala40_net.seat.fairdeal import FairDealSteps
 from scala40_net.seat.link import CALL_TIMEOUT, GrpcTable, SeatLink, bearer, resend
+from scala40_net.seat.proof import add_proof
 from scala40_net.seat.refusal import HostRefusal
 from scala40_net.seat.stream import RECONNECT_CODES, HostLost, ResumableStream
 from scala40_net.views import DealView
@@ -71,6 +88,23 @@ MOVE_TRIES = 3
 
 # Deal events after which the seat to move may have changed, or its phase.
 TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"}
+
+
+DATA_DIR_VARIABLE = "SCALA40_BOT_DATA_DIR"
+
+
+def data_dir() -> Path:
+    """scala40-bot's own data directory: ``SCALA40_BOT_DATA_DIR`` if set, else the
+    platform's (not the screen's: a bot is a player of its own)."""
+    override = os.environ.get(DATA_DIR_VARIABLE)
+    return Path(override) if override else Path(platformdirs.user_data_dir("scala40-bot"))
+
+
+def default_key_file(directory: Path, name: str) -> Path:
+    """Where the key of the bot called ``name`` is kept: one key per name (as names are
+    compared), so that two bots of one machine at one table are two players, and a bot
+    started again under its name is the same player, with its seat and its rating."""
+    return directory / "keys" / (urllib.parse.quote(names.fold(name), safe="") + ".pem")
 
 
 def parse_address(text: str) -> str:
@@ -107,6 +141,7 @@ class NetworkSeat:
         pin: tls.PinnedHost | None = None,
     ) -> None:
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        self.players = players_pb2_grpc.PlayersServiceStub(channel)
         # Its token once the seat is taken; the pin tells another host from one that is down.
         self.table = GrpcTable(channel, "", pin=pin)
         self.link = SeatLink(self.table, lambda: self.last_seq)
@@ -159,10 +194,21 @@ class NetworkSeat:
         self.reader = wire.DealEventReader(seat)
         self.table.metadata = bearer(token)
 
-    async def join(self, name: str, password: str | None = None) -> int:
+    async def join(
+        self,
+        name: str,
+        password: str | None = None,
+        key: PlayerKey | None = None,
+        host_fingerprint: str = "",
+    ) -> int:
+        """Join as ``name``; with ``key``, the join is proved with it (a fresh challenge of
+        the host whose fingerprint is ``host_fingerprint``), so the key's seat at the table,
+        if it has one, is given back."""
         request = lobby_pb2.JoinTableRequest(table_id=self.table_id, player_name=name)
         if password:
             request.password = password
+        if key is not None:
+            await add_proof(self.players, request, key, host_fingerprint, timeout=CALL_TIMEOUT)
         answer = await self.lobby.JoinTable(request, timeout=CALL_TIMEOUT)
         self.take_seat(answer.seat, answer.seat_token)
         return int(answer.seat)
@@ -521,13 +567,15 @@ async def run(
     seat_token_file: Path | None = None,
     record_dir: Path | None = None,
     patience: float | None = PATIENCE,
+    key: PlayerKey | None = None,
 ) -> tuple[int, ...]:
     """Join ``table_id`` at ``address`` as a bot of ``level`` (or play the seat whose
     ``SEAT TOKEN`` line is in ``seat_token_file``) and play the match to its end, across host
     restarts; ``say`` gets one line per deal (the scores, the record checked). With
     ``record_dir``: every deal's record and this seat's secrets for it, and a log of the
     stream, are kept there (``Keeper``). A host that does not answer for ``patience``
-    seconds is given up (``HostLost``)."""
+    seconds is given up (``HostLost``). With ``key`` the join is proved with that player
+    key: the match is rated for it, and the key's seat at the table is given back."""
     taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
     keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
@@ -547,8 +595,9 @@ async def run(
         if taken is not None:
             seat.take_seat(*taken)
         else:
-            await seat.join(name or f"{level} bot", password)
-        say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}")
+            await seat.join(name or default_name(level), password, key, host.host_fingerprint)
+        mine = f", player key {key.fingerprint}" if key is not None else ""
+        say(f"seat {seat.seat} at table {table_id}, host {host.host_fingerprint}{mine}")
 
         async def deal_over(signed: table_pb2.DealSigned, update: table_pb2.MatchUpdate) -> None:
             totals = ", ".join(f"seat {s.seat} {s.total}" for s in update.scores)
@@ -563,6 +612,10 @@ async def run(
         await channel.close()
         if keeper is not None:
             keeper.close()
+
+
+def default_name(level: str) -> str:
+    return f"{level} bot"
 
 
 def _read_seat_token(path: Path) -> tuple[int, str]:
@@ -687,6 +740,19 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="play a seat already joined: FILE holds one line 'SEAT TOKEN' (instead of joining)",
     )
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--key-file",
+        type=Path,
+        metavar="FILE",
+        help="the bot's player key (made there, owner-only, on first start): it proves its "
+        "joins, so its matches are rated and its seat is given back when it joins again "
+        f"(default: a key per name in keys/ of ${DATA_DIR_VARIABLE}, else of the platform's "
+        "data folder for scala40-bot)",
+    )
+    keys.add_argument(
+        "--no-key", action="store_true", help="join without a player key (never rated)"
+    )
     parser.add_argument(
         "--record-dir",
         type=Path,
@@ -705,6 +771,12 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
+        key = None
+        if not options.no_key and options.seat_token_file is None:
+            key = PlayerKey.kept_at(
+                options.key_file
+                or default_key_file(data_dir(), options.name or default_name(options.level))
+            )
         winners = asyncio.run(
             run(
                 options.address,
@@ -718,6 +790,7 @@ def main(argv: list[str] | None = None) -> int:
                 seat_token_file=options.seat_token_file,
                 record_dir=options.record_dir,
                 patience=options.give_up_after,
+                key=key,
             )
         )
     except grpc.aio.AioRpcError as error:
@@ -727,7 +800,7 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("given up: %s", refusal.line)
         print(f"scala40-bot: {refusal.message or refusal.code.name}", file=sys.stderr)
         return 1
-    except (tls.PinError, invite.InviteError, OSError, HostLost) as error:
+    except (tls.PinError, invite.InviteError, OSError, HostLost, IdentityError) as error:
         print(f"scala40-bot: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
