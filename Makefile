@@ -26,9 +26,13 @@ $(STAMP): pyproject.toml
 	@echo "Installed."
 
 # The packages' docstring examples are tests too (--doctest-modules): an example that no
-# longer holds fails the run like any other test.
+# longer holds fails the run like any other test. The tests run on TEST_WORKERS processes
+# (pytest-xdist): most of them wait on sockets, clocks, subprocesses and terminals rather
+# than on a core, so more workers than cores finish sooner; tests of one xdist_group run on
+# one worker (tests/README.md says what a test must do to run beside the others).
+TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(PY) -m pytest -q --doctest-modules tests scala40_net host client
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --doctest-modules tests scala40_net host client
 
 # The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40);
 # and a table held up on purpose (a seat churning its streams, one asking for every decision,
