@@ -35,6 +35,18 @@ settings.register_profile("scala40", deadline=None, suppress_health_check=[Healt
 settings.load_profile("scala40")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first, longest first (``pytest.mark.long(seconds)``, about what one takes
+    alone): the workers start on them and share out the short ones, instead of one worker
+    being left at the end with a test of minutes. The other tests keep their order."""
+
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("long")
+        return float(mark.args[0]) if mark is not None and mark.args else 0.0
+
+    items.sort(key=seconds, reverse=True)  # stable: the same order on every worker
+
+
 @pytest.fixture(autouse=True)
 def own_user_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

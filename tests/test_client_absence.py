@@ -24,6 +24,7 @@ pytestmark = pytest.mark.timeout(180)
 F4 = "\x1bOS"
 
 
+@pytest.mark.long(20)
 @pytest.mark.parametrize("lang", ["it", "en"])
 async def test_the_first_player_hands_an_absent_seat_to_a_bot_from_the_screen(
     tmp_path: Path, lang: str

@@ -18,7 +18,7 @@ import pytest
 from test_e2e_play import ROOT, Tmux, start_session
 
 # One worker runs them all: the runtime venv is installed once for the module.
-pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("first_run")]
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("first_run"), pytest.mark.long(35)]
 
 ENGLISH_CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$")
 END_OF_DEAL = "End of deal 1"

@@ -39,6 +39,7 @@ pytestmark = [
     ),
     # One worker runs them all: node_modules is installed once, into the example's own folder.
     pytest.mark.xdist_group("js_client"),
+    pytest.mark.long(10),
 ]
 MATCH_SECONDS = 180
 

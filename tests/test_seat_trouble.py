@@ -57,6 +57,7 @@ def pinned_table(served: HostClient, token: str) -> GrpcTable:
     return GrpcTable(served.channel, token, "it", pin)
 
 
+@pytest.mark.long(12)
 async def test_a_rule_refused_is_the_hosts_refusal_and_a_host_down_is_unreachable(
     tmp_path: Path,
 ) -> None:
@@ -81,6 +82,7 @@ async def test_a_rule_refused_is_the_hosts_refusal_and_a_host_down_is_unreachabl
         await served.host.stop(grace=0.5)
 
 
+@pytest.mark.long(12)
 async def test_another_host_at_the_pinned_address_is_not_the_host_and_not_asked_again(
     tmp_path: Path,
 ) -> None:
