@@ -10,6 +10,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, refusal_shown, until
+from test_client_host import no_older_screen as no_older_screen
 
 from client.connection import LobbyClient, open_channel
 from client.i18n import Text

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_host import until
+from test_client_host import _DEBUG, until
+from test_client_host import no_older_screen as no_older_screen
 from test_client_model import card, deal_event, started_model
 from test_client_screen import EN, IT, screen_text
 
@@ -139,6 +140,7 @@ async def a_screen_against_a_bot(
                 input=pipe,
                 output=DummyOutput(),
             )
+            _DEBUG[:] = [screen]  # what a timed-out until describes
             running = asyncio.create_task(screen.run_async())
             cutting = asyncio.create_task(cut_when_asked(screen, pipe))
             try:
