@@ -35,6 +35,10 @@ class Tmux:
         """A tmux command line for this session's own server (no user configuration read)."""
         return ["tmux", "-f", "/dev/null", "-L", self.name, *args]
 
+    def socket(self) -> Path:
+        """Where tmux keeps this server's socket (``-L``: in its folder for this user)."""
+        return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.name
+
     def run(self, *args: str) -> str:
         done = subprocess.run(
             self.argv(*args), capture_output=True, text=True, timeout=10, check=False
@@ -96,6 +100,7 @@ def start_session(
     finally:
         if session.alive():
             session.run("kill-session", "-t", session.name)
+        session.socket().unlink(missing_ok=True)  # the server has gone; its socket file stays
 
 
 @contextlib.contextmanager
