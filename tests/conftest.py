@@ -51,11 +51,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def own_user_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each test's own user data, config and state dirs (what platformdirs gives the client and
-    the host, and every process a test starts): nothing is written to, or read from, the
-    person's home, nor shared with a test running at the same time."""
+    """Each test's own user data and state dirs (what platformdirs gives the client and the
+    host, and every process a test starts): nothing is written to, or read from, the
+    person's home, nor shared with a test running at the same time. The config and cache
+    dirs stay the person's: pip (the first-run test) reads its configuration there."""
     home = tmp_path_factory.mktemp("user")
-    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+    for name in ("XDG_DATA_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(name, str(home / name.removeprefix("XDG_").removesuffix("_HOME")))
     monkeypatch.delenv("SCALA40_DATA_DIR", raising=False)
 
