@@ -1,4 +1,6 @@
-"""Fixtures for a real host on 127.0.0.1 (an ephemeral port) and clients talking to it over gRPC."""
+"""Fixtures for a real host on 127.0.0.1 (an ephemeral port) and clients talking to it over gRPC,
+and what every test gets so that tests can run at the same time (``make test`` runs them on
+several workers, pytest-xdist): the rules a test follows for that are in ``tests/README.md``."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from hypothesis import HealthCheck, settings
 
 from host.edge.server import Host
 from host.table.bots import SimpleBot
@@ -24,6 +27,39 @@ from scala40_net.pb import (
 )
 from scala40_net.seat.link import bearer as bearer  # the tests take it from here
 from scala40_net.seat.netbot import DATA_DIR_VARIABLE, NetworkSeat, SeatLog
+
+# On a machine busy with other workers an example may take far longer than usual: a property
+# fails on what it finds, never on how long an example took. A test's own @settings still say
+# how many examples it wants.
+settings.register_profile("scala40", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("scala40")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first, longest first (``pytest.mark.long(seconds)``, about what one takes
+    alone): the workers start on them and share out the short ones, instead of one worker
+    being left at the end with a test of minutes. The other tests keep their order."""
+
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("long")
+        return float(mark.args[0]) if mark is not None and mark.args else 0.0
+
+    items.sort(key=seconds, reverse=True)  # stable: the same order on every worker
+
+
+@pytest.fixture(autouse=True)
+def own_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's own user data and state dirs (what platformdirs gives the client and the
+    host, and every process a test starts): nothing is written to, or read from, the
+    person's home, nor shared with a test running at the same time. The config and cache
+    dirs stay the person's: pip (the first-run test) reads its configuration there."""
+    home = tmp_path_factory.mktemp("user")
+    for name in ("XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(home / name.removeprefix("XDG_").removesuffix("_HOME")))
+    monkeypatch.delenv("SCALA40_DATA_DIR", raising=False)
+
 
 # Every honest seat answers at once, so these deadlines are never waited for; they
 # are long enough that a loaded machine does not leave an honest seat out. Tests of

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import resource
 import signal
 import socket
@@ -16,11 +17,23 @@ from scala40_net import wire
 from scala40_net.net import tls
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
+# A host that is stopped and started again on its port needs a port known before it starts.
+# It is drawn below the kernel's ephemeral range (32768 and up on Linux), from which every
+# port-0 listener and every outgoing connection gets its port: so no other test running at
+# the same time (another xdist worker, another checkout's suite) is handed it meanwhile.
+FIXED_PORTS = range(20000, 32000)
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port on 127.0.0.1 nothing listens on now, outside the ephemeral range."""
+    for port in random.SystemRandom().sample(FIXED_PORTS, 200):  # whatever a test seeded
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port on 127.0.0.1 in {FIXED_PORTS}")
 
 
 class HostProcess:

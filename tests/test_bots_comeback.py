@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hostproc import HostProcess, free_port
 
 from host.table.bots import SimpleBot
@@ -21,6 +22,7 @@ from scala40_net.seat.netbot import NetworkSeat, SeatLog
 RESTARTS = 6
 
 
+@pytest.mark.long(15)
 async def test_a_network_bot_plays_a_match_to_its_end_across_host_restarts(
     tmp_path: Path,
 ) -> None:

@@ -476,6 +476,7 @@ async def _screen_holds_get_view(seat: NetworkSeat) -> None:
     assert screen_view(sent) == wire.deal_view_from_pb(answer.view)
 
 
+@pytest.mark.long(15)
 async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_for_good(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, refusal_shown, until
+from test_client_host import no_older_screen as no_older_screen
 
 from client.connection import LobbyClient, open_channel
 from client.i18n import Text
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.timeout(180)
 F4 = "\x1bOS"
 
 
+@pytest.mark.long(20)
 @pytest.mark.parametrize("lang", ["it", "en"])
 async def test_the_first_player_hands_an_absent_seat_to_a_bot_from_the_screen(
     tmp_path: Path, lang: str

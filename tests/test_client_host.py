@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,16 @@ async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
     await wait_until(condition, seconds, explain=_debug_state)
 
 
+# The screen a timed-out ``until`` describes: the one the running test set, cleared after it
+# (an older test's screen would describe another table).
 _DEBUG: list[TableScreen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_older_screen() -> Iterator[None]:
+    """After each test, no screen to describe (a module that sets ``_DEBUG`` imports this)."""
+    yield
+    _DEBUG.clear()
 
 
 def _debug_state() -> str:

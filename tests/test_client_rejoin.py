@@ -16,6 +16,7 @@ from conftest import bot_seat
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import _DEBUG, Game, dealt, legal_discard, refusal_shown, until
+from test_client_host import no_older_screen as no_older_screen
 
 from client.app import TableScreen
 from client.connection import LobbyClient, Seat, TableLink, open_channel, open_insecure_channel

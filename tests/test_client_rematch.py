@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_client_host import no_older_screen as no_older_screen
 from test_client_host import until
 from test_client_turn_clock import a_screen_against_a_bot
 

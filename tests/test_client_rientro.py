@@ -144,6 +144,7 @@ def test_a_rientro_without_an_answer_is_explained() -> None:
 MATCHES_AT_MOST = 8
 
 
+@pytest.mark.long(20)
 async def test_a_busted_person_buys_back_in_on_a_tradizionale_table(tmp_path: Path) -> None:
     """A person who never lays down scores 100 (unopened, R11.1) and busts at bust_at 100."""
     host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0))

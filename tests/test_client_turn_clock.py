@@ -12,7 +12,8 @@ from pathlib import Path
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_host import until
+from test_client_host import _DEBUG, until
+from test_client_host import no_older_screen as no_older_screen
 from test_client_model import card, deal_event, started_model
 from test_client_screen import EN, IT, screen_text
 
@@ -108,11 +109,19 @@ def test_back_when_not_away_is_refused_in_words() -> None:
 
 @contextlib.asynccontextmanager
 async def a_screen_against_a_bot(
-    tmp_path: Path, name: str, text: Text, options: ruleset_pb2.RulesetOptions | None = None
+    tmp_path: Path,
+    name: str,
+    text: Text,
+    options: ruleset_pb2.RulesetOptions | None = None,
+    turn_seconds: int = 2,
 ) -> AsyncIterator[tuple[TableScreen, PipeInput]]:
-    """A real host with 2 s turns and Ada's screen at a two-seat table with a bot, its match
-    started; the screen quits and the host stops when the block ends."""
-    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0, turn_seconds=2))
+    """A real host with ``turn_seconds`` turns and Ada's screen at a two-seat table with a bot,
+    its match started; the screen quits and the host stops when the block ends. When Ada cuts
+    the deck she presses Enter at once (a random cut), as a person would: the screen itself
+    waits CUT_WAIT_SECONDS (20 s) before cutting for her, which is most of a test's time."""
+    host = Host(
+        "127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0, turn_seconds=turn_seconds)
+    )
     port = await host.start()
     channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
@@ -131,8 +140,13 @@ async def a_screen_against_a_bot(
                 input=pipe,
                 output=DummyOutput(),
             )
+            _DEBUG[:] = [screen]  # what a timed-out until describes
             running = asyncio.create_task(screen.run_async())
-            yield screen, pipe
+            cutting = asyncio.create_task(cut_when_asked(screen, pipe))
+            try:
+                yield screen, pipe
+            finally:
+                cutting.cancel()
             screen.quit()
             await asyncio.wait_for(running, 20)
     finally:
@@ -140,17 +154,30 @@ async def a_screen_against_a_bot(
         await host.stop(grace=0.5)
 
 
+async def cut_when_asked(screen: TableScreen, pipe: PipeInput) -> None:
+    """Enter (a random cut) once for each deal whose cut the screen asks this seat for."""
+    answered: set[int | None] = set()
+    while True:
+        deal_no = screen.fair_deal.cut_deal
+        if screen.session.cut_prompt and deal_no not in answered:
+            answered.add(deal_no)
+            pipe.send_text("\r")
+        await asyncio.sleep(0.05)
+
+
 async def test_a_player_whose_clock_ran_out_takes_the_seat_back_with_back(tmp_path: Path) -> None:
-    """Real host, 2 s turns: Ada never moves, the host plays her turn (the log says so), a bot
-    plays for her; 'back' reconnects and the seat is hers again: she draws on her next turn."""
-    async with a_screen_against_a_bot(tmp_path, "clock", Text("en")) as (screen, pipe):
+    """Real host, 5 s turns: Ada never moves, the host plays her turn (the log says so), a bot
+    plays for her; 'back' reconnects and the seat is hers again: she draws on her next turn
+    (in its 5 s, which a busy machine still leaves her)."""
+    clocked = a_screen_against_a_bot(tmp_path, "clock", Text("en"), turn_seconds=5)
+    async with clocked as (screen, pipe):
         model = screen.model
-        await until(lambda: model.i_am_away, 30)
+        await until(lambda: model.i_am_away, 60)
         assert any(e.key == "log_played_by_host" for e in model.log)
         assert any(e.key == "log_away_timed_out" for e in model.log)
         pipe.send_text("back\r")
-        await until(lambda: not model.i_am_away, 30)
-        await until(lambda: model.my_turn and model.phase is Phase.DRAW, 30)
+        await until(lambda: not model.i_am_away, 60)
+        await until(lambda: model.my_turn and model.phase is Phase.DRAW, 60)
         held = len(model.hand)
         pipe.send_text("draw\r")
-        await until(lambda: len(model.hand) == held + 1, 10)
+        await until(lambda: len(model.hand) == held + 1, 30)

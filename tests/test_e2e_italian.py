@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_e2e_play import Tmux, start_make_play
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.long(22)]
 
 ITALIAN_LETTERS = {"♥": "C", "♦": "Q", "♣": "F", "♠": "P"}
 CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")

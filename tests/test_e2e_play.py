@@ -25,12 +25,23 @@ pytestmark = pytest.mark.timeout(150)
 
 
 class Tmux:
+    """One tmux session on a tmux server of its own (its socket named after it), so that
+    tests running at the same time never share a server, its environment or its options."""
+
     def __init__(self, name: str) -> None:
         self.name = name
 
+    def argv(self, *args: str) -> list[str]:
+        """A tmux command line for this session's own server (no user configuration read)."""
+        return ["tmux", "-f", "/dev/null", "-L", self.name, *args]
+
+    def socket(self) -> Path:
+        """Where tmux keeps this server's socket (``-L``: in its folder for this user)."""
+        return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.name
+
     def run(self, *args: str) -> str:
         done = subprocess.run(
-            ["tmux", *args], capture_output=True, text=True, timeout=10, check=False
+            self.argv(*args), capture_output=True, text=True, timeout=10, check=False
         )
         return done.stdout
 
@@ -48,7 +59,7 @@ class Tmux:
     def alive(self) -> bool:
         return (
             subprocess.run(
-                ["tmux", "has-session", "-t", self.name], capture_output=True, check=False
+                self.argv("has-session", "-t", self.name), capture_output=True, check=False
             ).returncode
             == 0
         )
@@ -79,7 +90,7 @@ def start_session(
     )
     size = ["-x", str(columns), "-y", str(rows)]
     subprocess.run(
-        ["tmux", "new-session", "-d", *size, "-s", session.name, line],
+        session.argv("new-session", "-d", *size, "-s", session.name, line),
         check=True,
         timeout=10,
         env={**os.environ, **env},
@@ -89,6 +100,7 @@ def start_session(
     finally:
         if session.alive():
             session.run("kill-session", "-t", session.name)
+        session.socket().unlink(missing_ok=True)  # the server has gone; its socket file stays
 
 
 @contextlib.contextmanager

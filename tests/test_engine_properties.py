@@ -2,6 +2,7 @@
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ def random_action(state: DealState, rnd: random.Random) -> object:
     return Play(tuple(ops), rnd.choice([*hand, None]))  # type: ignore[arg-type]
 
 
+@pytest.mark.long(12)
 @settings(max_examples=40, deadline=None)
 @given(games)
 def test_property_cards_are_all_accounted_for_and_refusals_change_nothing(

@@ -10,16 +10,15 @@ the machine's pip configuration and plays a whole deal: a few minutes, within ma
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
-from test_e2e_play import ROOT, Tmux
+from test_e2e_play import ROOT, Tmux, start_session
 
-pytestmark = pytest.mark.timeout(900)
+# One worker runs them all: the runtime venv is installed once for the module.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("first_run"), pytest.mark.long(35)]
 
 ENGLISH_CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$")
 END_OF_DEAL = "End of deal 1"
@@ -85,30 +84,20 @@ def play_a_turn(tmux: Tmux) -> bool:
 def test_the_runtime_install_plays_a_deal_against_a_bot_and_verifies_its_record(
     runtime_venv: Path, tmp_path: Path
 ) -> None:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
     data = tmp_path / "data"
-    tmux = Tmux(f"scala40-first-{uuid.uuid4().hex[:8]}")
     play = runtime_venv / "bin" / "scala40-play"
-    command = (
-        f"SCALA40_DATA_DIR={data} LANG=en_US.UTF-8 TERM=xterm {play} --name Ada --lang en "
-        "--bots 1 --bot-delay 0"
-    )
-    size = ["-x", "100", "-y", "30"]
-    subprocess.run(["tmux", "new-session", "-d", *size, "-s", tmux.name, command], check=True)
-    try:
+    env = {"SCALA40_DATA_DIR": str(data), "LANG": "en_US.UTF-8", "TERM": "xterm"}
+    command = [str(play), "--name", "Ada", "--lang", "en", "--bots", "1", "--bot-delay", "0"]
+    with start_session(env, command, 100, 30) as tmux:
         for _ in range(200):
             if not play_a_turn(tmux):
                 break
         else:
             raise AssertionError("the deal did not end in 200 turns")
         tmux.wait(lambda s: bool(sorted(data.glob("records/*/deal-0001.json"))), 60, "the record")
-        records = sorted(data.glob("records/*/deal-0001.json"))
-        verify = runtime_venv / "bin" / "scala40-verify"
-        checked = subprocess.run(
-            [str(verify), str(records[0])], capture_output=True, text=True, timeout=120
-        )
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-    finally:
-        if tmux.alive():
-            tmux.run("kill-session", "-t", tmux.name)
+    records = sorted(data.glob("records/*/deal-0001.json"))
+    verify = runtime_venv / "bin" / "scala40-verify"
+    checked = subprocess.run(
+        [str(verify), str(records[0])], capture_output=True, text=True, timeout=120
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

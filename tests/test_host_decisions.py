@@ -116,6 +116,7 @@ async def test_more_time_for_an_absent_seat_is_bounded_and_the_seat_is_handed_ov
     await stop([playing])
 
 
+@pytest.mark.long(12)
 async def test_more_time_on_a_turn_never_passes_its_clock_plus_the_grace_period(
     short: HostClient,
 ) -> None:

@@ -13,6 +13,7 @@ from test_host_table_memory import SETTINGS, config, join, new_task
 
 from host.edge.errors import error_info
 from host.journal.memory import MemoryJournal
+from host.table.bots import InHostTable
 from host.table.task import TableTask
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 from tests.conftest import until
@@ -46,6 +47,27 @@ async def test_a_match_nobody_watches_pauses_and_a_stream_resumes_it() -> None:
         await task.call(lambda _: task.subscribe(None, 0))
         assert not task.paused
         await until(lambda: len(journal.stored) > paused_at)
+    finally:
+        await task.stop()
+
+
+async def test_a_host_bot_asking_while_its_table_is_paused_waits_for_a_stream() -> None:
+    """A bot's request asked after the pause (its next move, say, once its last one was
+    answered) is not run on the paused table: it waits, nothing is journaled, and it runs
+    once a stream opens."""
+    journal = MemoryJournal()
+    task = await bots_left_alone(journal)
+    try:
+        await until(lambda: task.paused, explain=lambda: f"at seq {task.table.seq}")
+        stored = len(journal.stored)
+        bot_seat = next(s.number for s in task.table.seats if s.is_bot)
+        asked = asyncio.create_task(InHostTable(task, bot_seat).view())
+        await asyncio.sleep(0.5)
+        assert not asked.done(), "a paused table answered a host bot"
+        assert len(journal.stored) == stored
+        await task.call(lambda _: task.subscribe(None, 0))
+        answer = await asyncio.wait_for(asked, 30)
+        assert answer.view.table.table_id == task.table_id
     finally:
         await task.stop()
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from conftest import bearer
 from hostproc import HostProcess, free_port
 
@@ -214,6 +215,9 @@ async def new_match(host: HostProcess) -> tuple[str, list[RecordingSeat], Watche
     return table_id, seats, Watcher(watch.spectator_token)
 
 
+@pytest.mark.long(190)
+# 40 kills take ~3 minutes alone, several times that beside other workers on a busy machine.
+@pytest.mark.timeout(30 * KILL_POINTS)
 async def test_sigkill_at_any_moment_loses_no_table_and_no_acknowledged_move(
     tmp_path: Path,
 ) -> None:

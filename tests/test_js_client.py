@@ -33,10 +33,15 @@ VERIFY = Path(sys.executable).with_name("scala40-verify")
 NETBOT = Path(sys.executable).with_name("scala40-bot")
 CONFORMANCE = Path(sys.executable).with_name("scala40-conformance")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or NPM is None,
-    reason="node and npm are not installed: the JavaScript example is not tested",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        NODE is None or NPM is None,
+        reason="node and npm are not installed: the JavaScript example is not tested",
+    ),
+    # One worker runs them all: node_modules is installed once, into the example's own folder.
+    pytest.mark.xdist_group("js_client"),
+    pytest.mark.long(10),
+]
 MATCH_SECONDS = 180
 
 

@@ -24,7 +24,7 @@ import pytest
 
 from tests import netns
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.long(30)]
 
 WHY_NOT = netns.unavailable()
 if WHY_NOT:

@@ -274,6 +274,7 @@ def check_play(state: DealState, found: LayDown | None) -> None:
     assert accepted(state, found.operations, found.leftover)
 
 
+@pytest.mark.long(12)
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hand=hands(3, 9),

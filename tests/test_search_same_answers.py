@@ -153,6 +153,7 @@ def _rulesets(draw: st.DrawFn) -> Ruleset:
     )
 
 
+@pytest.mark.long(20)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     _rulesets(),

@@ -5,6 +5,8 @@ import random
 import time
 from collections import Counter
 
+import pytest
+
 from scala40_net.actions import Draw, DrawSource, Play, RebuildStock, ReturnDiscard
 from scala40_net.cards import face
 from scala40_net.deal import DealState, Phase, apply, start_deal
@@ -149,6 +151,7 @@ def first_legal_play_bare(state: DealState, seat: int) -> Play | None:
     return first_legal_play(state, seat)
 
 
+@pytest.mark.long(100)
 def test_simulation_of_random_legal_deals_keeps_every_invariant() -> None:
     rng = random.Random(40)
     choices = random.Random(11)  # the options and totals drawn, apart from the play itself

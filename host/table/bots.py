@@ -108,6 +108,10 @@ class InHostTable:
         self.seat = seat
 
     async def _job(self, job: Callable[[Table], T]) -> T:
+        # A table nobody watches waits, its bots too: every request of theirs, not only the
+        # first of a step (a draw answered just before the pause is not followed by its play).
+        # Nothing awaits between the wake-up and the job queued, so no pause comes in between.
+        await self.task.awake()
         try:
             return await self.task.call(job)
         except Refusal as refusal:

@@ -274,9 +274,12 @@ class TableTask:
         return max(0.0, self._nobody_since + self.settings.nobody_there - now)
 
     def _pause_if_due(self) -> bool:
-        """Pause the table if nobody has watched it for long enough; whether it is paused."""
+        """Pause the table if nobody has watched it for long enough; whether it is paused.
+
+        Not while a job waits in the inbox: it was asked while the table went on (a host
+        bot's move), and a paused table runs no bot's job."""
         left = self._pause_left()
-        if left is not None and left <= 0:
+        if left is not None and left <= 0 and self._inbox.empty():
             self._pause()
         return self.paused
 
