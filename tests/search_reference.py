@@ -3,7 +3,8 @@
 Kept word for word so that tests can ask it and the faster search the same
 questions and compare the answers; only a change of the rules is made in both
 (R3.2: a taken card put in a joker's place is used, so a swap may use it; R8.2
-never: a last card that attaches is no closing discard).
+never: a last card that attaches is no closing discard; R5.1: an opening is a new meld laid
+before any swap, even where it is worth 0).
 """
 
 from __future__ import annotations
@@ -608,15 +609,18 @@ class _Search:
         return True
 
     def _opening_total(self, new: list[_Candidate]) -> int:
-        """R5.1 total reached before any swap, or -1 when the taken card cannot be in it."""
+        """R5.1 total reached before any swap, or -1 when no opening is laid before them
+        (an opening is new melds even where it is worth 0: R5.1, R6.1, R7.1)."""
         taken = self.taken_face if self.taken_must_open else None
         if sum(c.jokers for c in new) <= self.own_jokers:
             # Every meld whole, before any swap: the common case, counted without a plan.
-            if taken is not None and not any(_holds(c, taken) for c in new):
+            if not new or (taken is not None and not any(_holds(c, taken) for c in new)):
                 return -1
             return sum(c.points for c in new)
         plan = opening_first(new, self.own_jokers, taken, self.ruleset.max_run)
-        return -1 if plan is None else plan.total
+        if plan is None or not (plan.first or plan.deferred):
+            return -1
+        return plan.total
 
 
 def _holds(cand: _Candidate, taken_face: int) -> bool:
