@@ -91,6 +91,21 @@ CREATE TABLE IF NOT EXISTS deal_records (
 );
 """
 
+
+def _statements(script: str) -> list[str]:
+    """The statements of ``script`` one by one (its comments hold semicolons too)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
+
+
+# Each statement of the schema apart, to run them inside one transaction.
+SCHEMA_STATEMENTS = _statements(SCHEMA)
+
 TABLES_FOLDER = "tables"
 # In ``archive/``: the token digests of the archived matches, one "<hex> <table id>" a line.
 GONE_TOKENS = "gone-tokens"
@@ -290,23 +305,38 @@ def why_unmade(error: sqlite3.Error | OSError) -> str:
 class TableJournal:
     """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
-    def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
+    def __init__(self, path: Path, writers: ThreadPoolExecutor, config: bytes | None = None) -> None:
+        """Open the journal at ``path``; with ``config``, make it: a new file whose schema and
+        first row (the table's config) are one transaction, nothing read back."""
         self.path = path
         self._wal = Path(f"{path}-wal")
         self._seen: tuple[_FileLook | None, _FileLook | None] = (None, None)
         self._seen_version = 0
         self._reopened = False
+        self._writers = writers
+        # The table's task writes one job at a time; reads may come from the event loop.
+        self._lock = threading.Lock()
+        self.damage: str | None = None  # what was found damaged; no write is taken since
         _private_file(path)
         self._connection: sqlite3.Connection | None = self._connect()
+        if config is not None:
+            self._make(config)
+            self._next_entry = 1
+            return
         self._db.executescript(SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
         if "job_no" not in columns:  # a journal from before jobs were numbered
             self._db.execute("ALTER TABLE entries ADD COLUMN job_no INTEGER")
-        self._writers = writers
-        # The table's task writes one job at a time; reads may come from the event loop.
-        self._lock = threading.Lock()
         self._next_entry = self._last_entry() + 1
-        self.damage: str | None = None  # what was found damaged; no write is taken since
+
+    def _make(self, config: bytes) -> None:
+        """The schema and the config in one fsynced transaction (not one for each table of
+        the schema, as a script in autocommit mode would be)."""
+        with self._transaction():
+            for statement in SCHEMA_STATEMENTS:
+                self._db.execute(statement)
+            self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
+        self._seen = self._looks()
 
     def _connect(self) -> sqlite3.Connection:
         # Autocommit mode: transactions are opened explicitly, one per job.
@@ -400,6 +430,8 @@ class TableJournal:
                 self._connection = None
 
     def create(self, config: bytes) -> None:
+        """Write the config of a journal opened empty (``JournalStore.create`` makes a new
+        one with its config in the schema's transaction)."""
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
         self._seen = self._looks()
@@ -599,8 +631,7 @@ class JournalStore:
         """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
 
         def make() -> TableJournal:
-            journal = self.open(self.path(table_id))
-            journal.create(config)
+            journal = self.open(self.path(table_id), config)
             journal.rest()  # until someone joins: many tables are made and wait long
             return journal
 
@@ -610,9 +641,10 @@ class JournalStore:
         """The journal files of the live tables, to open one by one (any may be damaged)."""
         return sorted(self.folder.glob(f"*{SUFFIX}"))
 
-    def open(self, path: Path) -> TableJournal:
-        """Open a journal file; raises ``sqlite3.Error`` or ``OSError`` for a damaged one."""
-        journal = TableJournal(path, self._writers)
+    def open(self, path: Path, config: bytes | None = None) -> TableJournal:
+        """Open a journal file (with ``config``: make it); raises ``sqlite3.Error`` or
+        ``OSError`` for a damaged one."""
+        journal = TableJournal(path, self._writers, config)
         self._open[path] = journal
         return journal
 
