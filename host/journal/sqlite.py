@@ -9,9 +9,12 @@ reaches a subscriber before its job is committed. Each file is in
 WAL mode with ``synchronous=FULL`` and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
-are revealed) and the digests of seat tokens. One file per table lets the tables
-wait on the disk side by side: a slow ``fsync`` of one never holds up the
-events of another.
+are revealed) and the digests of seat tokens. One file per table keeps a
+damaged one the trouble of its own table alone. The jobs of all tables go to
+a few writer threads the host shares (``Writers``): a free thread takes every
+job that is ready, commits each in its table's file, and hands the batch back
+to the event loop at once (group commit: one hand-off each way for the tables
+ready at the same moment, not one for each table).
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
@@ -32,6 +35,7 @@ table takes no more moves and says why.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import errno
 import hashlib
@@ -112,11 +116,12 @@ GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
-# Enough threads for the disk waits of many tables at once; each table writes in order.
-# A thread spends nearly all of its time in fsync, with the GIL released; with too few, a
-# slow disk queues the commits of busy tables behind each other's (8 was saturated at 100
-# tables).
-WRITER_THREADS = 32
+# The writer threads (``Writers``): each takes every job that is ready when it is free and
+# commits them one after another, so that a slow fsync of one table holds up at most the
+# jobs taken with it, while the other threads take the next ones.
+WRITER_THREADS = 4
+# The threads that make new journal files (a file's creation waits on the disk too).
+MAKER_THREADS = 4
 # Each connection's page cache, in KB (see ``TableJournal._connect``).
 CACHE_KB = 64
 # How much of the start of each file (the database's first pages, the write-ahead log's
@@ -302,10 +307,93 @@ def why_unmade(error: sqlite3.Error | OSError) -> str:
     return _why(error)
 
 
+# What a writer thread hands back to the loop for one job: how to tell it, and its failure.
+_Settle = Callable[[BaseException | None], None]
+_Job = tuple["TableJournal", Sequence[Entry], asyncio.AbstractEventLoop, _Settle]
+
+
+class Writers:
+    """The writer threads the journals of a host share: group commit of the tables' jobs.
+
+    Every job handed in while the threads are busy waits in one queue; a thread that
+    comes free takes all of them (a batch), commits each in its own table's transaction
+    (``append_job``: a failure is that job's alone, the others of the batch commit), and
+    hands the whole batch back to the event loop in one call. So the tables ready at the
+    same moment cost one hand-off to a thread and one back, not one each: at 100 busy
+    tables most of a thread's wakes and the loop's were these.
+    """
+
+    def __init__(self, threads: int) -> None:
+        self._ready: collections.deque[_Job] = collections.deque()
+        self._wake = threading.Condition()
+        self._closing = False
+        self._threads = [
+            threading.Thread(target=self._work, name=f"journal-writer-{n}", daemon=True)
+            for n in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(
+        self,
+        journal: TableJournal,
+        entries: Sequence[Entry],
+        loop: asyncio.AbstractEventLoop,
+        settle: _Settle,
+    ) -> None:
+        with self._wake:
+            if self._closing:
+                raise RuntimeError("the journal's writers are closed")
+            self._ready.append((journal, entries, loop, settle))
+            self._wake.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while not self._ready and not self._closing:
+                    self._wake.wait()
+                if not self._ready:
+                    return  # closing, and nothing left to write
+                batch = list(self._ready)
+                self._ready.clear()
+            told: dict[asyncio.AbstractEventLoop, list[tuple[_Settle, BaseException | None]]] = {}
+            for journal, entries, loop, settle in batch:
+                outcome: BaseException | None = None
+                try:
+                    journal.append_job(entries)
+                except BaseException as error:
+                    outcome = error
+                told.setdefault(loop, []).append((settle, outcome))
+            for loop, settled in told.items():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: nobody waits
+                    loop.call_soon_threadsafe(_settle_all, settled)
+
+    def close(self) -> None:
+        """Write what was handed in, then stop the threads."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+
+def _settle_all(settled: list[tuple[_Settle, BaseException | None]]) -> None:
+    """On the loop: every job of a batch told, in the order they were handed in (one that
+    raises does not keep the others untold; the first such failure is raised after)."""
+    failure: BaseException | None = None
+    for settle, outcome in settled:
+        try:
+            settle(outcome)
+        except BaseException as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
+
+
 class TableJournal:
     """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
-    def __init__(self, path: Path, writers: ThreadPoolExecutor, config: bytes | None = None) -> None:
+    def __init__(self, path: Path, writers: Writers, config: bytes | None = None) -> None:
         """Open the journal at ``path``; with ``config``, make it: a new file whose schema and
         first row (the table's config) are one transaction, nothing read back."""
         self.path = path
@@ -462,15 +550,7 @@ class TableJournal:
             else:
                 done.set_exception(error)
 
-        def write() -> None:
-            try:
-                self.append_job(entries)
-            except BaseException as error:
-                loop.call_soon_threadsafe(settle, error)
-            else:
-                loop.call_soon_threadsafe(settle, None)
-
-        self._writers.submit(write)
+        self._writers.submit(self, entries, loop, settle)
         return done
 
     def append_job(self, entries: Sequence[Entry]) -> None:
@@ -621,7 +701,8 @@ class JournalStore:
         for folder in (self.folder, self.archive_folder, self.damaged_folder):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(folder, 0o700)
-        self._writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="journal")
+        self._writers = Writers(WRITER_THREADS)
+        self._makers = ThreadPoolExecutor(max_workers=MAKER_THREADS, thread_name_prefix="journal")
         self._open: dict[Path, TableJournal] = {}
 
     def path(self, table_id: str) -> Path:
@@ -635,7 +716,7 @@ class JournalStore:
             journal.rest()  # until someone joins: many tables are made and wait long
             return journal
 
-        return await asyncio.get_running_loop().run_in_executor(self._writers, make)
+        return await asyncio.get_running_loop().run_in_executor(self._makers, make)
 
     def live_paths(self) -> list[Path]:
         """The journal files of the live tables, to open one by one (any may be damaged)."""
@@ -725,7 +806,8 @@ class JournalStore:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
-        self._writers.shutdown(wait=True)
+        self._writers.close()
+        self._makers.shutdown(wait=True)
         for journal in list(self._open.values()):
             self.forget(journal)
 
