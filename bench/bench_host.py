@@ -37,12 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import floor  # noqa: E402
+from bench_gc import Collections  # noqa: E402
 
 from host.edge.limits import Limits  # noqa: E402
 from host.edge.server import Host  # noqa: E402
 from host.table.bots import SimpleBot  # noqa: E402
 from host.table.state import TableSettings  # noqa: E402
-from scala40_net import actions, views, wire  # noqa: E402
+from scala40_net import actions, collector, views, wire  # noqa: E402
 from scala40_net.pb import (  # noqa: E402
     lobby_pb2,
     lobby_pb2_grpc,
@@ -88,6 +89,11 @@ async def serve(data_dir: Path) -> None:
         ),
     )
     await host.start()
+    # As scala40-host does (``host.edge.server.serve``); every collection's pause is kept, to
+    # tell at the end how long the collector held up the host's loop.
+    collector.keep_out_of_the_way()
+    pauses = Collections()
+    gc.callbacks.append(pauses)
 
     async def echo(request: bytes, context: object) -> bytes:
         return request
@@ -104,6 +110,8 @@ async def serve(data_dir: Path) -> None:
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     await echo_server.stop(0)
     await host.stop(grace=0)
+    gc.callbacks.remove(pauses)
+    print(json.dumps({str(g): ps for g, ps in pauses.pauses.items()}), flush=True)
 
 
 # --- The client process -------------------------------------------------------------------
@@ -459,13 +467,32 @@ def spawn(command: list[str]) -> tuple[subprocess.Popen[str], list[int]]:
     return server, list(map(int, server.stdout.readline().split()))
 
 
-def stop_server(server: subprocess.Popen[str]) -> None:
+def stop_server(server: subprocess.Popen[str]) -> str:
+    """Close the server's stdin (it stops); what it printed after its ports."""
     if server.stdin is not None:
         server.stdin.close()
     try:
+        rest = server.stdout.read() if server.stdout is not None else ""
         server.wait(timeout=15)
     except subprocess.TimeoutExpired:
         server.kill()
+        return ""
+    return rest
+
+
+def report_pauses(printed: str) -> None:
+    """The host's collections over the whole run: how long the collector held up its loop."""
+    try:
+        pauses = json.loads(printed.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return
+    for generation, ps in sorted(pauses.items()):
+        if ps:
+            ms = sorted(p * 1000 for p in ps)
+            print(
+                f"host's collections of generation {generation}: {len(ms)}, median "
+                f"{statistics.median(ms):.2f} ms, slowest {ms[-1]:.1f} ms"
+            )
 
 
 def main() -> int:
@@ -508,6 +535,7 @@ def main() -> int:
                     )
                     outcomes[(kind, name)] = run_client(kind, port, server.pid, name)
             report(outcomes, echo)
+            report_pauses(stop_server(host))
             print(f"load average at the end {os.getloadavg()[0]:.1f}")
         finally:
             stop_server(host)
