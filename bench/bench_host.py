@@ -506,41 +506,37 @@ def main() -> int:
     with tempfile.TemporaryDirectory(
         prefix="scala40-bench-", dir=os.environ.get("BENCH_DIR")
     ) as data_dir:
-        host_dir, floor_dir = Path(data_dir, "host"), Path(data_dir, "floor")
-        floor_dir.mkdir()
-        host, (host_port, echo_port) = spawn([sys.executable, __file__, "--serve", str(host_dir)])
-        for kind in KINDS[1:]:
-            (floor_dir / kind).mkdir()
-        floors = {
-            kind: spawn([sys.executable, floor.__file__, "--serve", str(floor_dir / kind)])
-            for kind in KINDS[1:]
-        }
-        try:
-            print(
-                f"host benchmark (host, floors and each client in processes of their own, "
-                f"journals in {data_dir}, {os.cpu_count()} cores, load average "
-                f"{os.getloadavg()[0]:.1f})"
-            )
-            echo = asyncio.run(echo_round_trips(echo_port))
-            outcomes = {}
-            for name in only:
-                for kind in KINDS:
-                    server, port = (
-                        (host, host_port)
-                        if kind == "host"
-                        else (
-                            floors[kind][0],
-                            floors[kind][1][0],
-                        )
-                    )
-                    outcomes[(kind, name)] = run_client(kind, port, server.pid, name)
-            report(outcomes, echo)
-            report_pauses(stop_server(host))
-            print(f"load average at the end {os.getloadavg()[0]:.1f}")
-        finally:
-            stop_server(host)
-            for server, _ in floors.values():
-                stop_server(server)
+        print(
+            f"host benchmark (host, floors and each client in processes of their own, "
+            f"journals in {data_dir}, {os.cpu_count()} cores, load average "
+            f"{os.getloadavg()[0]:.1f})"
+        )
+        echo: list[float] = []
+        outcomes = {}
+        pauses = []
+        # A fresh server for each scenario: the tables a scenario leaves behind (their seats
+        # handed to the host's bots once their clients are gone) would play on in the next.
+        for name in only:
+            for kind in KINDS:
+                where = Path(data_dir, f"{kind}-{name}")
+                if kind == "host":
+                    command = [sys.executable, __file__, "--serve", str(where)]
+                else:
+                    where.mkdir()
+                    command = [sys.executable, floor.__file__, "--serve", str(where)]
+                server, ports = spawn(command)
+                try:
+                    if not echo and kind == "host":
+                        echo = asyncio.run(echo_round_trips(ports[1]))
+                    outcomes[(kind, name)] = run_client(kind, ports[0], server.pid, name)
+                finally:
+                    printed = stop_server(server)
+                if kind == "host":
+                    pauses.append(printed)
+        report(outcomes, echo)
+        for printed in pauses:
+            report_pauses(printed)
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
 

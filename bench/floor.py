@@ -66,6 +66,7 @@ class FloorServer:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.tables: dict[int, FloorTable] = {}
+        self.made = 0
         self.writers = ThreadPoolExecutor(WRITER_THREADS, thread_name_prefix="floor-writer")
 
     def handlers(self) -> grpc.GenericRpcHandler:
@@ -95,7 +96,8 @@ class FloorServer:
         return db
 
     async def create(self, request: bytes, context: object) -> bytes:
-        table_id = len(self.tables) + 1
+        self.made += 1  # before the wait: tables are created side by side
+        table_id = self.made
         loop = asyncio.get_running_loop()
         db = await loop.run_in_executor(self.writers, self._open, table_id, request)
         self.tables[table_id] = FloorTable(db)

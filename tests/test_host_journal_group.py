@@ -12,8 +12,8 @@ import pytest
 
 from host.journal.sqlite import (
     Entry,
-    JournaledEvent,
     JournalDamaged,
+    JournaledEvent,
     TableJournal,
     Writers,
 )

@@ -58,7 +58,9 @@ async def test_a_journal_made_in_one_transaction_is_read_and_written_as_before(
     store = JournalStore(tmp_path)
     try:
         journal = await store.create("abc123", b"config")
-        await journal.write_job([Entry("join", 0, "r1", b"req", b"resp", [JournaledEvent(1, b"e")])])
+        await journal.write_job(
+            [Entry("join", 0, "r1", b"req", b"resp", [JournaledEvent(1, b"e")])]
+        )
         path = journal.path
     finally:
         store.close()
