@@ -39,6 +39,15 @@ def test_what_outlives_a_full_collection_is_frozen_out_of_the_next(
     assert not any(d is kept[0] for g in (0, 1, 2) for d in gc.get_objects(generation=g))
 
 
+def test_what_outlives_a_collection_of_the_middle_generation_is_frozen_too(
+    settled: collector.Settler,
+) -> None:
+    kept = [[n] for n in range(1000)]
+    gc.collect(1)
+    assert not any(d is kept[0] for g in (0, 1, 2) for d in gc.get_objects(generation=g))
+    assert settled.full == 0  # no full collection was needed for it
+
+
 def test_a_frozen_cycle_that_became_garbage_is_collected_at_a_thaw(
     settled: collector.Settler,
 ) -> None:
