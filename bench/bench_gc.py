@@ -9,8 +9,8 @@ median, p99 and slowest; each generation's collections, median and slowest
 pause; and how much of every decision over ``SLOW_MS`` was spent collecting.
 Modes: ``default`` (Python's collector as it is), ``frozen`` (what
 ``scala40_net.collector.keep_out_of_the_way`` does: what exists at start
-frozen, then the survivors of each full collection, all thawed and walked
-again every ``THAW_EVERY``-th). Figures are printed, never asserted.
+frozen, then the survivors of each collection of the older two generations,
+all thawed and walked again every ``THAW_EVERY``-th full collection). Figures are printed, never asserted.
 """
 
 from __future__ import annotations
