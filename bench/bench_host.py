@@ -13,7 +13,7 @@ Printed: p50/p99 with 1 table, with 100 tables thinking ~0.8 s, with 100 not
 thinking (the plays a second that saturate the machine), the CPU a play
 costs, and the CPU of a table's set-up, each host figure beside the floor's
 and the ratio. Figures are printed, never asserted (targets: bench/README.md).
-A whole run takes about two minutes.
+A whole run takes about five minutes (a fresh server for each scenario and server).
 """
 
 from __future__ import annotations
