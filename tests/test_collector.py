@@ -53,12 +53,32 @@ def test_a_frozen_cycle_that_became_garbage_is_collected_at_a_thaw(
 ) -> None:
     node = Node()
     alive = weakref.ref(node)
-    gc.collect()  # the first full collection since: the node survives it, and is frozen
+    gc.collect()  # the node survives it, and is frozen
     del node
-    gc.collect()  # the second: frozen objects are not walked
+    gc.collect()  # frozen objects are not walked
     assert alive() is not None
-    gc.collect()  # the third (thaw_every=3) walks everything again
+    gc.collect()  # the third since (thaw_every=3): everything thawed after it
+    assert alive() is not None and settled.thawed
+    gc.collect()  # the next full collection walks everything
     assert alive() is None
+    assert not settled.thawed and gc.get_freeze_count() > 0  # freezing again
+
+
+def test_a_process_with_no_full_collection_due_still_thaws() -> None:
+    """Survivors frozen at every collection of the middle generation leave no full collection
+    due: the thaw is counted in those collections, not in full ones."""
+    settler = collector.keep_out_of_the_way(thaw_every=2)
+    try:
+        node = Node()
+        alive = weakref.ref(node)
+        gc.collect(1)
+        del node
+        gc.collect(1)  # the second: everything thawed
+        assert settler.thawed and settler.full == 0
+        gc.collect()
+        assert alive() is None
+    finally:
+        collector.let_be(settler)
 
 
 def test_let_be_gives_the_collector_back_as_it_was() -> None:
