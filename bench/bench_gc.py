@@ -10,7 +10,8 @@ pause; and how much of every decision over ``SLOW_MS`` was spent collecting.
 Modes: ``default`` (Python's collector as it is), ``frozen`` (what
 ``scala40_net.collector.keep_out_of_the_way`` does: what exists at start
 frozen, then the survivors of each collection of the older two generations,
-all thawed and walked again every ``THAW_EVERY``-th full collection). Figures are printed, never asserted.
+all thawed after ``THAW_EVERY`` of them and walked by the next full one).
+Figures are printed, never asserted.
 """
 
 from __future__ import annotations
