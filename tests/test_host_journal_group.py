@@ -30,7 +30,7 @@ class Held:
 
     def append_job(self, entries: Sequence[Entry]) -> None:
         self.started.set()
-        assert self.let_go.wait(10)
+        assert self.let_go.wait(60)
 
 
 def job(seq: int) -> list[Entry]:
@@ -90,3 +90,24 @@ async def test_a_failed_job_fails_alone_in_its_batch(tmp_path: Path) -> None:
         writers.close()
         for journal in journals:
             journal.close()
+
+
+async def test_while_threads_are_free_no_table_waits_behind_another() -> None:
+    """Two jobs ready together, two threads free: each has its own (one slow fsync does not
+    hold up the other table's job)."""
+    writers = Writers(3)
+    loop = asyncio.get_running_loop()
+    first, second = Held(), Held()
+    done = [loop.create_future(), loop.create_future()]
+    try:
+        with writers._wake:  # both queued before any thread looks
+            writers.submit(first, [], loop, lambda error: done[0].set_result(error))  # type: ignore[arg-type]
+            writers.submit(second, [], loop, lambda error: done[1].set_result(error))  # type: ignore[arg-type]
+        # Both are being written at once, neither let go yet.
+        assert await asyncio.to_thread(first.started.wait, 10)
+        assert await asyncio.to_thread(second.started.wait, 5)
+    finally:
+        first.let_go.set()
+        second.let_go.set()
+        await asyncio.gather(*done)
+        writers.close()

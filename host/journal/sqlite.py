@@ -116,10 +116,10 @@ GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
-# The writer threads (``Writers``): each takes every job that is ready when it is free and
-# commits them one after another, so that a slow fsync of one table holds up at most the
-# jobs taken with it, while the other threads take the next ones.
-WRITER_THREADS = 4
+# The writer threads (``Writers``). A thread spends nearly all of its time in fsync, with
+# the GIL released: enough of them that the tables' commits wait on the disk side by side
+# (8 was saturated at 100 tables when each job had a thread of its own).
+WRITER_THREADS = 32
 # The threads that make new journal files (a file's creation waits on the disk too).
 MAKER_THREADS = 4
 # Each connection's page cache, in KB (see ``TableJournal._connect``).
@@ -317,18 +317,20 @@ _Job = tuple["TableJournal", Sequence[Entry], asyncio.AbstractEventLoop, _Settle
 class Writers:
     """The writer threads the journals of a host share: group commit of the tables' jobs.
 
-    Every job handed in while the threads are busy waits in one queue; a thread that
-    comes free takes all of them (a batch), commits each in its own table's transaction
-    (``append_job``: a failure is that job's alone, the others of the batch commit), and
-    hands the whole batch back to the event loop in one call. So the tables ready at the
-    same moment cost one hand-off to a thread and one back, not one each: at 100 busy
-    tables most of a thread's wakes and the loop's were these.
+    Every job handed in waits in one queue; a thread that comes free takes its share of
+    what is waiting (all of it when no other thread is free: a batch), commits each in
+    its own table's transaction (``append_job``: a failure is that job's alone, the
+    others of the batch commit), and hands the whole batch back to the event loop in one
+    call. So the tables ready at the same moment while the writers are busy cost one
+    hand-off to a thread and one back, not one each; while threads are free, each job
+    has its own and no fsync waits behind another table's.
     """
 
     def __init__(self, threads: int) -> None:
         self._ready: collections.deque[_Job] = collections.deque()
         self._wake = threading.Condition()
         self._closing = False
+        self._idle = 0  # threads waiting for work
         self._threads = [
             threading.Thread(target=self._work, name=f"journal-writer-{n}", daemon=True)
             for n in range(threads)
@@ -353,11 +355,14 @@ class Writers:
         while True:
             with self._wake:
                 while not self._ready and not self._closing:
+                    self._idle += 1
                     self._wake.wait()
+                    self._idle -= 1
                 if not self._ready:
                     return  # closing, and nothing left to write
-                batch = list(self._ready)
-                self._ready.clear()
+                # This thread's share: the other free threads take the rest side by side.
+                share = -(-len(self._ready) // (self._idle + 1))
+                batch = [self._ready.popleft() for _ in range(share)]
             told: dict[asyncio.AbstractEventLoop, list[tuple[_Settle, BaseException | None]]] = {}
             for journal, entries, loop, settle in batch:
                 outcome: BaseException | None = None
