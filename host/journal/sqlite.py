@@ -11,10 +11,11 @@ because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
 are revealed) and the digests of seat tokens. One file per table keeps a
 damaged one the trouble of its own table alone. The jobs of all tables go to
-a few writer threads the host shares (``Writers``): a free thread takes every
-job that is ready, commits each in its table's file, and hands the batch back
-to the event loop at once (group commit: one hand-off each way for the tables
-ready at the same moment, not one for each table).
+the writer threads the host shares (``Writers``): a free thread takes its
+share of the jobs that are ready (all of them while the others are busy),
+commits each in its table's file, and hands the batch back to the event loop
+at once (group commit: one hand-off each way for the tables ready at the
+same moment, not one for each table).
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
