@@ -30,6 +30,7 @@ from pathlib import Path
 from scala40_net.bots import LEVELS, Bot, make_bot
 from scala40_net.bots.arena import Timings, play_deal
 from scala40_net.bots.expert import BUDGET, CANDIDATES, HORIZON, ExpertBot
+from scala40_net.collector import keep_out_of_the_way
 from scala40_net.rules import preset
 from scala40_net.search import best_opening
 
@@ -279,7 +280,8 @@ def main() -> None:
         bench_engine_deals(options.engine_deals)
     decisions: dict[str, list[float]] = {}
     started = time.perf_counter()
-    with ProcessPoolExecutor(options.workers) as pool:
+    # Each worker's collector as a bot's is in scala40-host and scala40-bot (bench_gc.py).
+    with ProcessPoolExecutor(options.workers, initializer=keep_out_of_the_way) as pool:
         parts = [
             bench_strength(
                 strong,

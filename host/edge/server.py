@@ -31,7 +31,7 @@ from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
 from host.table.state import TableSettings
 from host.table.task import BotRunner
-from scala40_net import wire
+from scala40_net import collector, wire
 from scala40_net.fairdeal.identity import HostIdentity, IdentityError
 from scala40_net.invite import lan_address, make_invite
 from scala40_net.net import discovery
@@ -334,6 +334,9 @@ def resumed_lines(host: Host) -> list[str]:
 async def serve(host: Host) -> None:
     """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
     await host.start()
+    # The host's process for its life: what the start made (every table played back) and,
+    # from now on, whatever outlives a full collection stays out of the collector's walks.
+    collector.keep_out_of_the_way()
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

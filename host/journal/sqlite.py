@@ -9,9 +9,13 @@ reaches a subscriber before its job is committed. Each file is in
 WAL mode with ``synchronous=FULL`` and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
-are revealed) and the digests of seat tokens. One file per table lets the tables
-wait on the disk side by side: a slow ``fsync`` of one never holds up the
-events of another.
+are revealed) and the digests of seat tokens. One file per table keeps a
+damaged one the trouble of its own table alone. The jobs of all tables go to
+the writer threads the host shares (``Writers``): a free thread takes its
+share of the jobs that are ready (all of them while the others are busy),
+commits each in its table's file, and hands the batch back to the event loop
+at once (group commit: one hand-off each way for the tables ready at the
+same moment, not one for each table).
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
@@ -32,13 +36,14 @@ table takes no more moves and says why.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import errno
-import hashlib
 import os
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -91,17 +96,33 @@ CREATE TABLE IF NOT EXISTS deal_records (
 );
 """
 
+
+def _statements(script: str) -> list[str]:
+    """The statements of ``script`` one by one (its comments hold semicolons too)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
+
+
+# Each statement of the schema apart, to run them inside one transaction.
+SCHEMA_STATEMENTS = _statements(SCHEMA)
+
 TABLES_FOLDER = "tables"
 # In ``archive/``: the token digests of the archived matches, one "<hex> <table id>" a line.
 GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
-# Enough threads for the disk waits of many tables at once; each table writes in order.
-# A thread spends nearly all of its time in fsync, with the GIL released; with too few, a
-# slow disk queues the commits of busy tables behind each other's (8 was saturated at 100
-# tables).
+# The writer threads (``Writers``). A thread spends nearly all of its time in fsync, with
+# the GIL released: enough of them that the tables' commits wait on the disk side by side
+# (8 was saturated at 100 tables when each job had a thread of its own).
 WRITER_THREADS = 32
+# The threads that make new journal files (a file's creation waits on the disk too).
+MAKER_THREADS = 4
 # Each connection's page cache, in KB (see ``TableJournal._connect``).
 CACHE_KB = 64
 # How much of the start of each file (the database's first pages, the write-ahead log's
@@ -229,7 +250,7 @@ class _FileLook:
     inode: int
     size: int
     changed_ns: int  # st_ctime_ns: any write, cut or chmod moves it, and nothing moves it back
-    digest: bytes
+    digest: int  # CRC-32 of the first bytes: any change there shows (no adversary is kept out)
 
 
 def _look(path: Path) -> _FileLook | None:
@@ -243,7 +264,9 @@ def _look(path: Path) -> _FileLook | None:
         start = os.pread(fd, WATCHED_BYTES, 0)
     finally:
         os.close(fd)
-    digest = hashlib.blake2b(start, digest_size=16).digest()
+    # CRC-32, not a cryptographic hash: it tells a change from none, which is all this is
+    # for, in a quarter of the time (four looks a job, on the writer thread).
+    digest = zlib.crc32(start)
     return _FileLook(status.st_dev, status.st_ino, status.st_size, status.st_ctime_ns, digest)
 
 
@@ -287,26 +310,129 @@ def why_unmade(error: sqlite3.Error | OSError) -> str:
     return _why(error)
 
 
+# What a writer thread hands back to the loop for one job: how to tell it, and its failure.
+_Settle = Callable[[BaseException | None], None]
+_Job = tuple["TableJournal", Sequence[Entry], asyncio.AbstractEventLoop, _Settle]
+
+
+class Writers:
+    """The writer threads the journals of a host share: group commit of the tables' jobs.
+
+    Every job handed in waits in one queue; a thread that comes free takes its share of
+    what is waiting (all of it when no other thread is free: a batch), commits each in
+    its own table's transaction (``append_job``: a failure is that job's alone, the
+    others of the batch commit), and hands the whole batch back to the event loop in one
+    call. So the tables ready at the same moment while the writers are busy cost one
+    hand-off to a thread and one back, not one each; while threads are free, each job
+    has its own and no fsync waits behind another table's.
+    """
+
+    def __init__(self, threads: int) -> None:
+        self._ready: collections.deque[_Job] = collections.deque()
+        self._wake = threading.Condition()
+        self._closing = False
+        self._idle = 0  # threads waiting for work
+        self._threads = [
+            threading.Thread(target=self._work, name=f"journal-writer-{n}", daemon=True)
+            for n in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(
+        self,
+        journal: TableJournal,
+        entries: Sequence[Entry],
+        loop: asyncio.AbstractEventLoop,
+        settle: _Settle,
+    ) -> None:
+        with self._wake:
+            if self._closing:
+                raise RuntimeError("the journal's writers are closed")
+            self._ready.append((journal, entries, loop, settle))
+            self._wake.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while not self._ready and not self._closing:
+                    self._idle += 1
+                    self._wake.wait()
+                    self._idle -= 1
+                if not self._ready:
+                    return  # closing, and nothing left to write
+                # This thread's share: the other free threads take the rest side by side.
+                share = -(-len(self._ready) // (self._idle + 1))
+                batch = [self._ready.popleft() for _ in range(share)]
+            told: dict[asyncio.AbstractEventLoop, list[tuple[_Settle, BaseException | None]]] = {}
+            for journal, entries, loop, settle in batch:
+                outcome: BaseException | None = None
+                try:
+                    journal.append_job(entries)
+                except BaseException as error:
+                    outcome = error
+                told.setdefault(loop, []).append((settle, outcome))
+            for loop, settled in told.items():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: nobody waits
+                    loop.call_soon_threadsafe(_settle_all, settled)
+
+    def close(self) -> None:
+        """Write what was handed in, then stop the threads."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+
+def _settle_all(settled: list[tuple[_Settle, BaseException | None]]) -> None:
+    """On the loop: every job of a batch told, in the order they were handed in (one that
+    raises does not keep the others untold; the first such failure is raised after)."""
+    failure: BaseException | None = None
+    for settle, outcome in settled:
+        try:
+            settle(outcome)
+        except BaseException as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
+
+
 class TableJournal:
     """The journal file of one table (a ``Journal``); every write returns once it is durable."""
 
-    def __init__(self, path: Path, writers: ThreadPoolExecutor) -> None:
+    def __init__(self, path: Path, writers: Writers, config: bytes | None = None) -> None:
+        """Open the journal at ``path``; with ``config``, make it: a new file whose schema and
+        first row (the table's config) are one transaction, nothing read back."""
         self.path = path
         self._wal = Path(f"{path}-wal")
         self._seen: tuple[_FileLook | None, _FileLook | None] = (None, None)
         self._seen_version = 0
         self._reopened = False
+        self._writers = writers
+        # The table's task writes one job at a time; reads may come from the event loop.
+        self._lock = threading.Lock()
+        self.damage: str | None = None  # what was found damaged; no write is taken since
         _private_file(path)
         self._connection: sqlite3.Connection | None = self._connect()
+        if config is not None:
+            self._make(config)
+            self._next_entry = 1
+            return
         self._db.executescript(SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
         if "job_no" not in columns:  # a journal from before jobs were numbered
             self._db.execute("ALTER TABLE entries ADD COLUMN job_no INTEGER")
-        self._writers = writers
-        # The table's task writes one job at a time; reads may come from the event loop.
-        self._lock = threading.Lock()
         self._next_entry = self._last_entry() + 1
-        self.damage: str | None = None  # what was found damaged; no write is taken since
+
+    def _make(self, config: bytes) -> None:
+        """The schema and the config in one fsynced transaction (not one for each table of
+        the schema, as a script in autocommit mode would be)."""
+        with self._transaction():
+            for statement in SCHEMA_STATEMENTS:
+                self._db.execute(statement)
+            self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
+        self._seen = self._looks()
 
     def _connect(self) -> sqlite3.Connection:
         # Autocommit mode: transactions are opened explicitly, one per job.
@@ -400,6 +526,8 @@ class TableJournal:
                 self._connection = None
 
     def create(self, config: bytes) -> None:
+        """Write the config of a journal opened empty (``JournalStore.create`` makes a new
+        one with its config in the schema's transaction)."""
         with self._transaction():
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
         self._seen = self._looks()
@@ -430,15 +558,7 @@ class TableJournal:
             else:
                 done.set_exception(error)
 
-        def write() -> None:
-            try:
-                self.append_job(entries)
-            except BaseException as error:
-                loop.call_soon_threadsafe(settle, error)
-            else:
-                loop.call_soon_threadsafe(settle, None)
-
-        self._writers.submit(write)
+        self._writers.submit(self, entries, loop, settle)
         return done
 
     def append_job(self, entries: Sequence[Entry]) -> None:
@@ -589,7 +709,8 @@ class JournalStore:
         for folder in (self.folder, self.archive_folder, self.damaged_folder):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(folder, 0o700)
-        self._writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="journal")
+        self._writers = Writers(WRITER_THREADS)
+        self._makers = ThreadPoolExecutor(max_workers=MAKER_THREADS, thread_name_prefix="journal")
         self._open: dict[Path, TableJournal] = {}
 
     def path(self, table_id: str) -> Path:
@@ -599,20 +720,20 @@ class JournalStore:
         """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
 
         def make() -> TableJournal:
-            journal = self.open(self.path(table_id))
-            journal.create(config)
+            journal = self.open(self.path(table_id), config)
             journal.rest()  # until someone joins: many tables are made and wait long
             return journal
 
-        return await asyncio.get_running_loop().run_in_executor(self._writers, make)
+        return await asyncio.get_running_loop().run_in_executor(self._makers, make)
 
     def live_paths(self) -> list[Path]:
         """The journal files of the live tables, to open one by one (any may be damaged)."""
         return sorted(self.folder.glob(f"*{SUFFIX}"))
 
-    def open(self, path: Path) -> TableJournal:
-        """Open a journal file; raises ``sqlite3.Error`` or ``OSError`` for a damaged one."""
-        journal = TableJournal(path, self._writers)
+    def open(self, path: Path, config: bytes | None = None) -> TableJournal:
+        """Open a journal file (with ``config``: make it); raises ``sqlite3.Error`` or
+        ``OSError`` for a damaged one."""
+        journal = TableJournal(path, self._writers, config)
         self._open[path] = journal
         return journal
 
@@ -693,7 +814,8 @@ class JournalStore:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
-        self._writers.shutdown(wait=True)
+        self._writers.close()
+        self._makers.shutdown(wait=True)
         for journal in list(self._open.values()):
             self.forget(journal)
 

@@ -44,7 +44,7 @@ from typing import Any
 import grpc  # type: ignore[import-untyped,unused-ignore]
 import platformdirs
 
-from scala40_net import invite, names, views, wire
+from scala40_net import collector, invite, names, views, wire
 from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
@@ -809,5 +809,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def command() -> int:
+    """``scala40-bot``: ``main``, with the collector kept out of the bot's way for its life."""
+    collector.keep_out_of_the_way()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())
