@@ -6,6 +6,7 @@ opens with `subscribe` and only for a seat."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,10 @@ from host.edge.limits import Limits
 from host.edge.table_service import SEAT_MOVES
 from host.table.fanout import Fanout
 from host.table.state import TableSettings
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.bots import make_bot
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.seat.link import STREAM_MOVES
+from scala40_net.seat.netbot import NetworkSeat
 
 # Nobody commits in these tests' deals: the seat is dealt in on the host's seeds alone.
 QUICK = TableSettings(commit_timeout=0.3, reveal_timeout=0.3, between_deals=0.0)
@@ -313,3 +317,41 @@ async def test_answers_count_in_the_streams_bound_and_a_full_queue_drops_the_str
     assert subscriber.dropped and fanout.subscriber_count() == 0
     assert not fanout.send(subscriber, b"answer 4")  # and takes nothing more
     assert subscriber.queue.qsize() == 2
+
+
+class CountingStub:
+    """A TableService stub that notes each unary move asked of it, and is otherwise itself."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+        self.unary: list[str] = []
+
+    def __getattr__(self, name: str) -> object:
+        if name in STREAM_MOVES:
+            self.unary.append(name)
+        return getattr(self._inner, name)
+
+
+async def test_scala40_bot_plays_a_deal_with_every_move_on_its_stream(served: HostClient) -> None:
+    """The network bot's draws, plays and fair-deal steps go on the seat's stream, none as a
+    unary call, and its match is played out as before."""
+    options = ruleset_pb2.RulesetOptions(match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=1)
+    request = lobby_pb2.CreateTableRequest(
+        name="bots", seats=2, ruleset=ruleset_pb2.Ruleset(options=options)
+    )
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    seat = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(3)))
+    counting = CountingStub(seat.tables)
+    seat.tables = counting  # type: ignore[assignment]
+    me = await seat.join("net bot")
+    add = lobby_pb2.AddBotRequest(table_id=table_id, level=lobby_pb2.BOT_LEVEL_MEDIUM)
+    await served.lobby.AddBot(add, metadata=seat.metadata)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seat.metadata
+    )
+    winners = await asyncio.wait_for(seat.play_match(), timeout=120)
+    assert winners and set(winners) <= {me, 1 - me}
+    assert counting.unary == [], counting.unary
+    journal = served.host.registry.get(table_id).journal
+    kinds = {entry.kind for entry in journal.entries() if entry.seat == me}
+    assert {"draw", "play", "commit", "reveal"} <= kinds, kinds
