@@ -25,8 +25,9 @@ from host.table.fanout import Fanout
 from host.table.state import TableSettings
 from scala40_net.bots import make_bot
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
-from scala40_net.seat.link import STREAM_MOVES
+from scala40_net.seat.link import STREAM_MOVES, GrpcTable, SeatLink, resend
 from scala40_net.seat.netbot import NetworkSeat
+from scala40_net.seat.refusal import HostRefusal
 
 # Nobody commits in these tests' deals: the seat is dealt in on the host's seeds alone.
 QUICK = TableSettings(commit_timeout=0.3, reveal_timeout=0.3, between_deals=0.0)
@@ -355,3 +356,57 @@ async def test_scala40_bot_plays_a_deal_with_every_move_on_its_stream(served: Ho
     journal = served.host.registry.get(table_id).journal
     kinds = {entry.kind for entry in journal.entries() if entry.seat == me}
     assert {"draw", "play", "commit", "reveal"} <= kinds, kinds
+
+
+async def test_a_move_whose_stream_ends_is_sent_again_with_its_request_id_and_applied_once(
+    quick: HostClient,
+) -> None:
+    _, ann = await ann_against_a_bot(quick)
+    table = GrpcTable(quick.channel, ann.seat_token)
+    seen = await anns_turn(quick, ann.seat_token)
+    stream = table.subscribe(seen.seq)
+    await stream.wait_for_connection()
+    link = SeatLink(table, lambda: seen.seq)
+    request = link.draw_request(deal_pb2.DRAW_SOURCE_STOCK)
+    tried: list[HostRefusal] = []
+
+    async def send() -> table_pb2.DrawResponse:
+        if not tried:  # the first try: on the stream, which ends before its answer is read
+            answer = asyncio.ensure_future(table.draw(request))
+            await asyncio.sleep(0)
+            stream.cancel()
+            return await answer
+        return await table.draw(request)  # no stream open now: the unary call
+
+    drawn = await resend(send, on_retry=tried.append)
+    assert len(tried) == 1 and tried[0].transient
+    view = await quick.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(ann.seat_token))
+    assert view.seq == drawn.seq and view.view.phase == table_pb2.TURN_PHASE_PLAY
+    journal = quick.host.registry.get(view.view.table.table_id).journal
+    assert [e.request_id for e in journal.entries() if e.kind == "draw" and e.seat == ann.seat] == [
+        request.context.request_id
+    ]
+
+
+async def test_a_host_without_the_seats_stream_is_followed_and_moved_on_the_old_way(
+    quick: HostClient,
+) -> None:
+    """A host from before TableService.Seat answers it UNIMPLEMENTED: the seat follows
+    SubscribeEvents instead and sends its moves as unary calls."""
+    _, ann = await ann_against_a_bot(quick)
+    table = GrpcTable(quick.channel, ann.seat_token)
+    old_host = quick.channel.stream_stream(
+        "/scala40.v1.TableService/NotServedHere",
+        request_serializer=table_pb2.SeatRequest.SerializeToString,
+        response_deserializer=table_pb2.SeatResponse.FromString,
+    )
+    table.stub.Seat = old_host  # type: ignore[method-assign]
+    stream = table.subscribe(0)
+    await stream.wait_for_connection()
+    first = await asyncio.wait_for(anext(aiter(stream)), 30)
+    assert first.event.HasField("snapshot")
+    assert not table.seat_stream and table.streamed is None
+    seen = await anns_turn(quick, ann.seat_token)
+    drawn = await SeatLink(table, lambda: seen.seq).draw(deal_pb2.DRAW_SOURCE_STOCK)
+    assert drawn.seq == seen.seq + 1
+    stream.cancel()
