@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -125,11 +126,16 @@ class StockBot(SimpleBot):
 
 
 class TimedTable:
-    """2-seat matches played one after another by bot clients, with a spectator; Plays are timed."""
+    """2-seat matches played one after another by bot clients, with a spectator; Plays are timed.
 
-    def __init__(self, channel: grpc.aio.Channel, think: float) -> None:
+    ``seat_stream``: the bots move on their seat's stream (TableService.Seat), as the clients
+    do; False: as unary calls beside a SubscribeEvents stream (the simple way).
+    """
+
+    def __init__(self, channel: grpc.aio.Channel, think: float, seat_stream: bool = True) -> None:
         self.channel = channel
         self.think = think
+        self.seat_stream = seat_stream
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.samples: list[float] = []  # milliseconds
@@ -144,12 +150,12 @@ class TimedTable:
         plays: dict[int, float] = {}  # seq of the Played event -> when its Play was sent
         spectator_at: dict[int, float] = {}
 
-        def timed(play: grpc.aio.UnaryUnaryMultiCallable) -> object:
-            async def call(
-                request: table_pb2.PlayRequest, **kwargs: object
-            ) -> table_pb2.PlayResponse:
+        def timed(
+            play: Callable[[table_pb2.PlayRequest], Awaitable[table_pb2.PlayResponse]],
+        ) -> object:
+            async def call(request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
                 start = time.perf_counter()
-                response = await play(request, **kwargs)
+                response = await play(request)
                 plays[response.seq] = start
                 return response
 
@@ -164,7 +170,8 @@ class TimedTable:
             think = self.think * random.uniform(0.5, 1.5)
             seat = NetworkSeat(self.channel, table_id, StockBot(), log=SeatLog(), think=think)  # type: ignore[arg-type]
             seat.take_seat(joined.seat, joined.seat_token)
-            seat.tables.Play = timed(seat.tables.Play)
+            seat.table.seat_stream = self.seat_stream
+            seat.table.play = timed(seat.table.play)  # the seat's transport: stream or call
             seats.append(seat)
         watch = await self.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
         stream = self.stub.SubscribeEvents(
