@@ -331,16 +331,20 @@ class SeatStream:
         future = self._waiting.get(request_id)
         if future is None:
             future = self._waiting[request_id] = asyncio.get_running_loop().create_future()
+            # Its end read even when nobody waits any more (the seat gave the move up).
+            future.add_done_callback(lambda done: done.cancelled() or done.exception())
         move = table_pb2.SeatRequest()
         getattr(move, kind).CopyFrom(request)
         self._outbox.put_nowait(move)
         try:
             answer = await asyncio.wait_for(asyncio.shield(future), CALL_TIMEOUT)
         except TimeoutError:
-            self._waiting.pop(request_id, None)
             raise unreachable(
                 grpc.StatusCode.DEADLINE_EXCEEDED, "no answer on the seat's stream in time"
             ) from None
+        finally:
+            if self._waiting.get(request_id) is future and not future.done():
+                del self._waiting[request_id]
         if answer.WhichOneof("answer") == "refused":
             raise refusal_from_status(answer.refused)
         return cast(Message, getattr(answer, kind))
