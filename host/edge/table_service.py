@@ -26,25 +26,16 @@ from host.table.fanout import Subscriber
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
+from scala40_net.seat.link import STREAM_MOVES
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 
 # The moves of the seat's stream: SeatRequest's field -> the unary method that answers it;
-# its answer goes in SeatAnswer's field of the same name.
-SEAT_MOVES = {
-    "draw": "Draw",
-    "play": "Play",
-    "return_discard": "ReturnDiscard",
-    "commit_seed": "CommitSeed",
-    "reveal_seed": "RevealSeed",
-    "answer_rientro": "AnswerRientro",
-    "send_chat": "SendChat",
-    "decide_absence": "DecideAbsence",
-    "ready": "Ready",
-    "rematch": "Rematch",
-}
+# its answer goes in SeatAnswer's field of the same name (read from the contract, as the
+# seat's link reads it).
+SEAT_MOVES = {kind: method for method, kind in STREAM_MOVES.items()}
 
 
 def add_to_server(service: table_pb2_grpc.TableServiceServicer, server: grpc.aio.Server) -> None:
