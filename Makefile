@@ -39,8 +39,11 @@ soak: $(STAMP)
 	SCALA40_SOAK_DEALS=6 $(PY) -m pytest -q -s tests/test_host_soak.py --timeout 3600
 	SCALA40_EVENING_DEALS=6 $(PY) -m pytest -q -s tests/test_e2e_evening.py --timeout 3600
 
+# buf breaking holds the contract to the one last released (protos/released/README.md): a
+# field, number or type changed by accident fails here; a deliberate break renews it.
 lint: $(STAMP)
 	cd protos && ../$(VENV)/bin/buf lint
+	cd protos && ../$(VENV)/bin/buf breaking --against released/contract.binpb
 	$(VENV)/bin/ruff check scala40_net host client tests bench protos
 	$(VENV)/bin/mypy --strict scala40_net host client
 

@@ -121,6 +121,7 @@ class TableScreen:
         on_exit: Callable[[], Coroutine[Any, Any, None]] | None = None,
         start_match: Callable[[], Coroutine[Any, Any, None]] | None = None,
         seat_store: SeatStore | None = None,
+        rating_change: Callable[[], Coroutine[Any, Any, tuple[float, float] | None]] | None = None,
     ) -> None:
         self.text = text
         self.link = link
@@ -130,6 +131,8 @@ class TableScreen:
         self.data_dir = data_dir
         self.on_exit = on_exit
         self.start_match = start_match
+        # The host's word on this seat's rating before and after the match, asked at its end.
+        self.rating_change = rating_change
         self._start_pending = False
         self.seat_store = seat_store
         self.fair_deal = FairDealDriver(self, data_dir, seat_store)
@@ -206,6 +209,8 @@ class TableScreen:
             return
         if self.model.match_over and not was_over and self.model.score_sheet.rows:
             self.session.show_scores = True  # the match's sheet, as read out at its end
+        if self.model.match_over and not was_over and self.rating_change is not None:
+            self.spawn(self._ask_rating(self.rating_change))
         notice = self.session.notice
         if (self.model.turn, self.model.phase) != before and (
             notice is None or notice.key != "quit_confirm"
@@ -354,6 +359,12 @@ class TableScreen:
             sentence = refusals.localized(refusal, self.text.lang)
         self.session.say(NoticeKind.REFUSAL, "status_refused", reason=sentence)
         self.model.note("log_refused", reason=sentence)  # in full, after the status line moves on
+        self.invalidate()
+
+    async def _ask_rating(
+        self, asked: Callable[[], Coroutine[Any, Any, tuple[float, float] | None]]
+    ) -> None:
+        self.model.rating_change = await asked()
         self.invalidate()
 
     def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:

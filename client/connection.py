@@ -26,10 +26,14 @@ from scala40_net.pb import (
     deal_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     ruleset_pb2,
     table_pb2,
 )
+from scala40_net.players import PlayerKey
 from scala40_net.seat.link import CALL_TIMEOUT, RETRIES, GrpcTable, SeatLink, bearer, called, resend
+from scala40_net.seat.proof import add_proof
 from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble
 from scala40_net.seat.stream import ResumableStream, gives_up_if_seat_refused
 from scala40_net.wire import CHANNEL_OPTIONS
@@ -105,20 +109,28 @@ class Seat:
 class LobbyClient:
     """The lobby calls of one host."""
 
-    def __init__(self, channel: grpc.aio.Channel, lang: str = "en") -> None:
+    def __init__(
+        self, channel: grpc.aio.Channel, lang: str = "en", key: PlayerKey | None = None
+    ) -> None:
         self.stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        self.players = players_pb2_grpc.PlayersServiceStub(channel)
         # The host says its refusals in this language (google.rpc.LocalizedMessage).
         self.language = (("accept-language", lang),)
+        # The player's key proves every join (a host that asks for none gets a join without).
+        self.key = key
+        self.host_fingerprint = ""
 
     def _seat_metadata(self, seat: Seat) -> tuple[tuple[str, str], ...]:
         return (*bearer(seat.token), *self.language)
 
     async def host_info(self) -> lobby_pb2.GetHostInfoResponse:
-        return await _call(
+        info: lobby_pb2.GetHostInfoResponse = await _call(
             lambda: self.stub.GetHostInfo(
                 lobby_pb2.GetHostInfoRequest(), metadata=self.language, timeout=CALL_TIMEOUT
             )
         )
+        self.host_fingerprint = info.host_fingerprint
+        return info
 
     async def tables(self) -> list[lobby_pb2.TableSummary]:
         answer = await _call(
@@ -156,10 +168,45 @@ class LobbyClient:
         request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
         if password:
             request.password = password
-        answer = await _call(
-            lambda: self.stub.JoinTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+        key = self.key
+        if key is None:
+            answer = await _call(
+                lambda: self.stub.JoinTable(request, metadata=self.language, timeout=CALL_TIMEOUT)
+            )
+            return Seat(table_id, answer.seat, answer.seat_token)
+        if not self.host_fingerprint:
+            await self.host_info()
+
+        async def proved_join() -> lobby_pb2.JoinTableResponse:
+            # Each try signs a fresh challenge: a challenge is good for one join only.
+            signed = lobby_pb2.JoinTableRequest()
+            signed.CopyFrom(request)
+            await add_proof(
+                self.players, signed, key, self.host_fingerprint, self.language, CALL_TIMEOUT
+            )
+            answer: lobby_pb2.JoinTableResponse = await self.stub.JoinTable(
+                signed, metadata=self.language, timeout=CALL_TIMEOUT
+            )
+            return answer
+
+        joined = await _call(proved_join)
+        return Seat(table_id, joined.seat, joined.seat_token)
+
+    async def matches(self, key_fingerprint: str = "") -> list[players_pb2.PastMatch]:
+        """The host's finished matches, newest first (only that key's, when given)."""
+        request = players_pb2.ListMatchesRequest(key_fingerprint=key_fingerprint)
+        answer: players_pb2.ListMatchesResponse = await _call(
+            lambda: self.players.ListMatches(request, metadata=self.language, timeout=CALL_TIMEOUT)
         )
-        return Seat(table_id, answer.seat, answer.seat_token)
+        return list(answer.matches)
+
+    async def standings(self) -> players_pb2.GetStandingsResponse:
+        answer: players_pb2.GetStandingsResponse = await _call(
+            lambda: self.players.GetStandings(
+                players_pb2.GetStandingsRequest(), metadata=self.language, timeout=CALL_TIMEOUT
+            )
+        )
+        return answer
 
     async def spectate(self, table_id: str, password: str | None = None) -> Seat:
         request = lobby_pb2.SpectateTableRequest(table_id=table_id)

@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import grpc
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -24,7 +25,7 @@ from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layou
 from prompt_toolkit.output import Output
 from prompt_toolkit.widgets import TextArea
 
-from client import tableform
+from client import history, tableform
 from client.connection import HostRefusal, LobbyClient, Seat
 from client.i18n import Text
 from client.layout import PanelControl
@@ -33,7 +34,8 @@ from client.seats import HeldSeat, SeatStore
 from client.session import SessionState
 from client.tableform import NewTable
 from client.theme import STYLE
-from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.pb import lobby_pb2, players_pb2, ruleset_pb2
+from scala40_net.players import short_fingerprint
 
 PRESETS = {
     "classic": ruleset_pb2.PRESET_CLASSIC,
@@ -84,12 +86,27 @@ def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = No
     phase = t(_PHASE_KEY.get(table.phase, "lobby_phase_waiting"))
     if table.has_password:
         phase += f" · {t('lobby_locked')}"
+    if table.invited_only:
+        phase += f" · {t('lobby_invited_only')}"
     if held is not None:
         phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
     row = t("lobby_row", name=table.name, preset=preset, seats=seats, phase=phase)
     # The id is what scala40-bot --table needs.
     return f"{row}  · id {table.table_id}"
+
+
+def people_line(table: lobby_pb2.TableSummary, t: Text) -> str | None:
+    """Who sits at ``table``, each person with their key's short fingerprint (so two Adas
+    are told apart); None when nobody there joined with a key (the row says enough)."""
+    taken = [s for s in table.seats if s.taken]
+    if not any(s.key_fingerprint for s in taken):
+        return None
+    people = ", ".join(
+        f"{s.name} {short_fingerprint(s.key_fingerprint)}" if s.key_fingerprint else s.name
+        for s in taken
+    )
+    return t("lobby_people", people=people)
 
 
 class LobbyScreen:
@@ -105,9 +122,12 @@ class LobbyScreen:
         input: Input | None = None,
         output: Output | None = None,
         store: SeatStore | None = None,
+        invited: tuple[str, ...] = (),
     ) -> None:
         self.text = text
         self.lobby = lobby
+        # The keys a table created here is kept to (the player's own added): none, open.
+        self.invited = invited
         self.session = session
         self.player_name = player_name
         self.store = store
@@ -117,6 +137,13 @@ class LobbyScreen:
         self.cursor = 0
         self.error = ""
         self.questions: list[Question] = []
+        # What the list shows: the tables, or the host's history (a match's score sheet) or
+        # its standings (client.history).
+        self.page = "tables"
+        self.past: list[players_pb2.PastMatch] = []
+        self.past_cursor = 0
+        self.sheet: players_pb2.PastMatch | None = None
+        self.board: players_pb2.GetStandingsResponse | None = None
         self.field = TextArea(
             height=1,
             multiline=False,
@@ -137,8 +164,24 @@ class LobbyScreen:
 
     # --- drawing ----------------------------------------------------------------------
 
+    def _draw_page(self, width: int) -> StyleAndTextTuples:
+        t, host = self.text, self.session.host
+        if self.page == "standings":
+            board = self.board or players_pb2.GetStandingsResponse()
+            return join_lines([[("", x)] for x in history.standings_lines(board, t, width, host)])
+        if self.page == "sheet" and self.sheet is not None:
+            return join_lines([[("", x)] for x in history.sheet_lines(self.sheet, t, width)])
+        drawn = history.history_lines(self.past, t, width - 2, host)
+        lines: list[StyleAndTextTuples] = [[("class:panel.title", f" {drawn[0]}")]]
+        for i, line in enumerate(drawn[1:]):
+            chosen = self.past and i == self.past_cursor
+            lines.append([("class:lobby.selected" if chosen else "", f" {line} ")])
+        return join_lines(lines)
+
     def _draw_tables(self, width: int, height: int) -> StyleAndTextTuples:
         t = self.text
+        if self.page != "tables":
+            return self._draw_page(width)
         if not self.tables:
             return [("class:dim", t("lobby_none"))]
         lines: list[StyleAndTextTuples] = []
@@ -146,6 +189,9 @@ class LobbyScreen:
             style = "class:lobby.selected" if i == self.cursor else ""
             row = table_row(table, t, self.held.get(table.table_id))
             lines.append([(style, f" {row[: width - 2]} ")])
+            people = people_line(table, t) if i == self.cursor else None
+            if people is not None:
+                lines.append([("class:dim", f"   {people[: width - 4]}")])
         return join_lines(lines)
 
     def _draw_title(self, width: int, height: int) -> StyleAndTextTuples:
@@ -172,6 +218,11 @@ class LobbyScreen:
         if self.questions:
             q = self.questions[0]
             line.append(("class:prompt", f"{q.label} [{q.default}]"))
+        elif self.page != "tables" and not self.error:
+            keys = {"history": "history_keys", "sheet": "sheet_keys"}.get(
+                self.page, "standings_keys"
+            )
+            line.append(("class:dim", self.text(keys)))
         elif self._cursor_held() is not None and not self.error:
             table = self.tables[self.cursor]
             line.append(("class:prompt", self.text("lobby_rejoin_hint", name=table.name)))
@@ -228,36 +279,93 @@ class LobbyScreen:
 
     def _list_keys(self) -> KeyBindings:
         kb = KeyBindings()
+        tables = Condition(lambda: self.page == "tables")
+        matches = Condition(lambda: self.page == "history")
+        elsewhere = Condition(lambda: self.page != "tables" and not self.questions)
 
-        @kb.add("up")
+        @kb.add("up", filter=tables)
         def _up(event: KeyPressEvent) -> None:
             self.cursor = max(self.cursor - 1, 0)
 
-        @kb.add("down")
+        @kb.add("down", filter=tables)
         def _down(event: KeyPressEvent) -> None:
             self.cursor = min(self.cursor + 1, max(len(self.tables) - 1, 0))
 
-        @kb.add("enter")
+        @kb.add("enter", filter=tables)
         def _join(event: KeyPressEvent) -> None:
             self._enter_table(spectate=False)
 
-        @kb.add("s")
+        @kb.add("s", filter=tables)
         def _spectate(event: KeyPressEvent) -> None:
             self._enter_table(spectate=True)
 
-        @kb.add("n")
+        @kb.add("n", filter=tables)
         def _new(event: KeyPressEvent) -> None:
             self._new_table_form()
 
-        @kb.add("r")
+        @kb.add("r", filter=tables)
         def _refresh(event: KeyPressEvent) -> None:
             self._spawn(self.refresh())
 
-        @kb.add("q")
+        @kb.add("q", filter=tables)
         def _quit(event: KeyPressEvent) -> None:
             event.app.exit(result=None)
 
+        @kb.add("h", filter=tables)
+        def _history(event: KeyPressEvent) -> None:
+            self._spawn(self.show_history())
+
+        @kb.add("l", filter=tables)
+        def _standings(event: KeyPressEvent) -> None:
+            self._spawn(self.show_standings())
+
+        @kb.add("up", filter=matches)
+        def _past_up(event: KeyPressEvent) -> None:
+            self.past_cursor = max(self.past_cursor - 1, 0)
+
+        @kb.add("down", filter=matches)
+        def _past_down(event: KeyPressEvent) -> None:
+            self.past_cursor = min(self.past_cursor + 1, max(len(self.past) - 1, 0))
+
+        @kb.add("enter", filter=matches)
+        def _sheet(event: KeyPressEvent) -> None:
+            if self.past:
+                self.sheet, self.page = self.past[self.past_cursor], "sheet"
+
+        @kb.add("escape", filter=elsewhere, eager=True)
+        @kb.add("q", filter=elsewhere)
+        def _back(event: KeyPressEvent) -> None:
+            self.error = ""
+            self.page = "history" if self.page == "sheet" else "tables"
+
         return kb
+
+    async def show_history(self) -> None:
+        """This player's finished matches at the host (every match, for a client without a
+        key), newest first."""
+        key = self.lobby.key
+        try:
+            self.past = await self.lobby.matches("" if key is None else key.fingerprint)
+        except HostRefusal as refusal:
+            self.error = self._history_refused(refusal)
+        else:
+            self.past_cursor, self.page, self.error = 0, "history", ""
+        self.app.invalidate()
+
+    def _history_refused(self, refusal: HostRefusal) -> str:
+        """What to say when the host gives no history: an older host has none to give."""
+        if refusal.code == grpc.StatusCode.UNIMPLEMENTED:
+            return self.text("history_not_served")
+        return refusal.message
+
+    async def show_standings(self) -> None:
+        try:
+            self.board = await self.lobby.standings()
+        except HostRefusal as refusal:
+            self.error = self._history_refused(refusal)
+        else:
+            self.page, self.error = "standings", ""
+        self.app.invalidate()
 
     # --- questions --------------------------------------------------------------------
 
@@ -423,6 +531,9 @@ class LobbyScreen:
         self.app.exit(result=(seat, False))
 
     async def _create(self, form: NewTable) -> None:
+        key = self.lobby.key
+        if self.invited and key is not None:
+            form.settings.invited_keys[:] = [key.fingerprint, *self.invited]
         try:
             table_id = await self.lobby.create_table(
                 form.name,

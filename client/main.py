@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import getpass
 import logging
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import grpc
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from client import trust
+from client import history, identity, trust
 from client.app import TableScreen
 from client.connection import (
     HostRefusal,
@@ -40,8 +41,11 @@ from client.seats import SeatStore
 from client.session import SessionState, TrustState
 from client.trust import check_fingerprint, data_dir, remember_fingerprint
 from scala40_net import invite
+from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.net import discovery, tls
-from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.pb import lobby_pb2, players_pb2, players_pb2_grpc, ruleset_pb2
+from scala40_net.players import PlayerKey
+from scala40_net.seat.refusal import refusal_from_error
 
 LOCAL_HOST_DIR = "local-host"
 LOCAL_BOTS = 3
@@ -68,6 +72,8 @@ class Options:
     preset: str = "classic"
     level: str = "medium"
     bot_delay: float = 0.6
+    # The player keys (fingerprints) the tables this client creates are kept to; none: open.
+    invited: tuple[str, ...] = ()
 
 
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -103,6 +109,32 @@ async def trust_host(
     )
 
 
+# How long the screen asks, at a match's end, for the history to have kept it.
+RATING_TRIES, RATING_WAIT = 20, 0.25
+
+
+async def rating_of(lobby: LobbyClient, table_id: str) -> tuple[float, float] | None:
+    """This key's rating before and after the match just over at ``table_id`` (the table's
+    newest kept match); None when the host keeps no history or rates no such seat."""
+    key = lobby.key
+    if key is None:
+        return None
+    for _ in range(RATING_TRIES):
+        try:
+            found = await lobby.matches(key.fingerprint)
+        except HostRefusal:
+            return None  # an older host: no history
+        for match in found:
+            if match.table_id != table_id:
+                continue
+            for player in match.players:
+                if player.key_fingerprint == key.fingerprint and player.HasField("rating_after"):
+                    return player.rating_before, player.rating_after
+            return None
+        await asyncio.sleep(RATING_WAIT)
+    return None
+
+
 async def open_table(
     channel: grpc.aio.Channel,
     seat: Seat,
@@ -115,6 +147,7 @@ async def open_table(
     output: Output | None = None,
     store: SeatStore | None = None,
     pin: tls.PinnedHost | None = None,
+    key: PlayerKey | None = None,
 ) -> TableScreen:
     """The table screen for ``seat``; with ``start``, the match starts once the stream is up.
 
@@ -123,6 +156,7 @@ async def open_table(
     pinned to, so that another one at its address is said as such and not waited for.
     """
     lobby = LobbyClient(channel, text.lang)
+    keyed = LobbyClient(channel, text.lang, key)
     if store is not None and seat.seat is not None:
         store.hold(seat.table_id, seat.seat, seat.token)
     screen_box: list[TableScreen] = []
@@ -130,6 +164,9 @@ async def open_table(
 
     async def start_match() -> None:
         await lobby.start_match(seat)
+
+    async def rating_change() -> tuple[float, float] | None:
+        return await rating_of(keyed, seat.table_id)
 
     screen = TableScreen(
         text,
@@ -140,6 +177,7 @@ async def open_table(
         output=output,
         start_match=start_match,
         seat_store=store,
+        rating_change=rating_change if key is not None and seat.seat is not None else None,
     )
     screen_box.append(screen)
     if start:
@@ -175,7 +213,7 @@ async def play_local(
     channel, proved = await open_channel("127.0.0.1", port, host.identity.fingerprint)
     pin = tls.PinnedHost("127.0.0.1", port, proved)
     try:
-        lobby = LobbyClient(channel, text.lang)
+        lobby = LobbyClient(channel, text.lang, identity.player_key(directory, text))
         session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, proved, session, directory, "local")
         name = options.name
@@ -197,6 +235,7 @@ async def play_local(
             input=input,
             output=output,
             pin=pin,
+            key=lobby.key,
         )
         if ready is not None and not ready.done():
             ready.set_result(screen)
@@ -337,7 +376,12 @@ async def _join(
     from client.lobby import LobbyScreen
 
     text = Text(detect_lang(options.lang))
-    key = f"{place.host}:{place.port}"
+    key = place.address
+    try:
+        player = identity.player_key(directory, text)
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
     try:
         if insecure:
             print(text("insecure_warning"), file=sys.stderr)
@@ -348,7 +392,7 @@ async def _join(
         print(cannot_join(text, shown, error), file=sys.stderr)
         return 1
     try:
-        lobby = LobbyClient(channel, text.lang)
+        lobby = LobbyClient(channel, text.lang, player)
         session = SessionState(host=key)
         try:
             await trust_host(lobby, proved, session, directory, key)
@@ -367,7 +411,14 @@ async def _join(
             trust.remember_host_name(directory, lan_name, session.fingerprint)
         store = SeatStore(directory, key)
         lobby_screen = LobbyScreen(
-            text, lobby, session, options.name, store=store, input=input, output=output
+            text,
+            lobby,
+            session,
+            options.name,
+            store=store,
+            input=input,
+            output=output,
+            invited=options.invited,
         )
         chosen = await lobby_screen.run_async()
         if chosen is None:
@@ -384,6 +435,7 @@ async def _join(
             input=input,
             output=output,
             pin=None if proved is None else tls.PinnedHost(place.host, place.port, proved),
+            key=player,
         )
         await screen.run_async()
         return 0
@@ -391,9 +443,121 @@ async def _join(
         await channel.close()
 
 
+def identity_main(argv: Sequence[str]) -> int:
+    """``scala40 identity [show | export FILE | import FILE [--replace]]``: the player's key
+    on this machine."""
+    parser = argparse.ArgumentParser(
+        prog="scala40 identity",
+        description="Your player key: it proves who you are to every host, and takes your "
+        "seat back from another machine.",
+    )
+    parser.add_argument("--lang", choices=("it", "en"), help="interface language")
+    steps = parser.add_subparsers(dest="step")
+    steps.add_parser("show", help="your key's fingerprint (the default)")
+    out = steps.add_parser("export", help="write your key to FILE, to take to another machine")
+    out.add_argument("file", type=Path)
+    into = steps.add_parser("import", help="use the key of FILE on this machine")
+    into.add_argument("file", type=Path)
+    into.add_argument("--replace", action="store_true", help="replace this machine's own key")
+    args = parser.parse_args(argv)
+    text = Text(detect_lang(args.lang))
+    directory = data_dir()
+    try:
+        if args.step == "export":
+            print(identity.export_to(directory, args.file, text))
+        elif args.step == "import":
+            print(identity.import_from(directory, args.file, text, args.replace))
+        else:
+            print(identity.show(directory, text))
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _host_channel(
+    address: str, directory: Path, text: Text, insecure: bool
+) -> grpc.aio.Channel:
+    """A channel to the host at ``address`` (an invite pins it; an address alone is compared
+    with the fingerprint remembered for it, remembered the first time); OSError or PinError
+    when it cannot be trusted or reached."""
+    place = invite.parse(address)
+    key = f"{place.host}:{place.port}"
+    if insecure:
+        return open_insecure_channel(place.host, place.port)
+    channel, proved = await open_channel(place.host, place.port, place.fingerprint)
+    if place.fingerprint is None:
+        trust_state, before = check_fingerprint(directory, key, proved)
+        if trust_state is TrustState.CHANGED:
+            await channel.close()
+            raise tls.PinError(
+                text("fingerprint_refused", host=key, old=before, new=proved), before, proved
+            )
+    return channel
+
+
+def history_main(argv: Sequence[str], standings: bool = False) -> int:
+    """``scala40 history INVITE|HOST[:PORT] [--all] [--match ID]`` and ``scala40 standings
+    INVITE|HOST[:PORT]``: a host's matches, a past match's score sheet, its leaderboard."""
+    prog = "scala40 standings" if standings else "scala40 history"
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="The host's leaderboard."
+        if standings
+        else "Your finished matches at a host, and a match's score sheet.",
+    )
+    parser.add_argument("address", metavar="INVITE|HOST[:PORT]")
+    parser.add_argument("--lang", choices=("it", "en"), help="interface language")
+    parser.add_argument("--insecure", action="store_true", help="a host started with --insecure")
+    if not standings:
+        parser.add_argument("--all", action="store_true", help="every match, not only yours")
+        parser.add_argument("--match", metavar="ID", help="the score sheet of that match")
+    args = parser.parse_args(argv)
+    text = Text(detect_lang(args.lang))
+    directory = data_dir()
+    width = shutil.get_terminal_size((80, 24)).columns
+
+    async def run() -> list[str]:
+        channel = await _host_channel(args.address, directory, text, args.insecure)
+        try:
+            players = players_pb2_grpc.PlayersServiceStub(channel)
+            if standings:
+                board = await players.GetStandings(players_pb2.GetStandingsRequest())
+                return history.standings_lines(board, text, width, args.address)
+            if args.match:
+                got = await players.GetMatch(players_pb2.GetMatchRequest(match_id=args.match))
+                return history.sheet_lines(got.match, text, width)
+            mine = "" if args.all else identity.player_key(directory, text).fingerprint
+            listed = await players.ListMatches(
+                players_pb2.ListMatchesRequest(key_fingerprint=mine, limit=500)
+            )
+            lines = history.history_lines(list(listed.matches), text, width, args.address)
+            # Each match's id, to ask for its score sheet (--match ID).
+            ids = [""] + [f"{m.match_id}  " for m in listed.matches]
+            return [f"{i}{line}" for i, line in zip(ids, lines, strict=False)] + lines[len(ids) :]
+        finally:
+            await channel.close()
+
+    try:
+        lines = asyncio.run(run())
+    except (IdentityError, invite.InviteError, tls.PinError, OSError) as error:
+        print(text("connect_failed", host=args.address, reason=str(error)), file=sys.stderr)
+        return 1
+    except grpc.aio.AioRpcError as error:
+        print(refusal_from_error(error).message, file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``scala40 [INVITE|HOST[:PORT]] [--name NAME] [--lang it|en]``: with no address, the
-    hosts the LAN advertises to choose from."""
+    hosts the LAN advertises to choose from; ``scala40 identity …``: the player's key."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["identity"]:
+        return identity_main(given[1:])
+    if given[:1] in (["history"], ["standings"]):
+        return history_main(given[1:], standings=given[0] == "standings")
     parser = _common(
         argparse.ArgumentParser(prog="scala40", description="Play Scala 40 on a host of your LAN.")
     )
@@ -413,8 +577,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--insecure", action="store_true", help="a host started with --insecure (no TLS)"
     )
-    args = parser.parse_args(argv)
-    options = Options(args.name or default_name(), args.lang)
+    parser.add_argument(
+        "--invite",
+        action="append",
+        default=[],
+        metavar="FINGERPRINT",
+        help="a friend's player key (scala40 identity shows it): the tables you create take "
+        "only the keys you invite, and yours; once per friend",
+    )
+    args = parser.parse_args(given)
+    options = Options(args.name or default_name(), args.lang, invited=tuple(args.invite))
     if args.address is None and args.insecure:
         parser.error("--insecure needs the host's address: hosts without TLS are not listed")
     directory = data_dir()
@@ -462,6 +634,11 @@ def play_main(argv: Sequence[str] | None = None) -> int:
         args.name or default_name(), args.lang, args.bots, args.preset, args.level, args.bot_delay
     )
     directory = data_dir()
+    try:
+        identity.player_key(directory, Text(detect_lang(options.lang)))
+    except IdentityError as error:
+        print(error, file=sys.stderr)
+        return 1
     with terminal_kept_clean(directory / CLIENT_LOG):
         asyncio.run(play_local(options, directory))
     return 0

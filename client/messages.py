@@ -339,7 +339,11 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_phase_waiting", "waiting"),
         M("lobby_phase_playing", "playing"),
         M("lobby_phase_finished", "finished"),
-        M("lobby_keys", "↑/↓ choose · Enter join · s spectate · n new table · r refresh · q quit"),
+        M(
+            "lobby_keys",
+            "↑/↓ choose · Enter join · s spectate · n new table · h history · l standings · "
+            "r refresh · q quit",
+        ),
         M("lobby_rejoin", "your seat {seat}: rejoin"),
         M(
             "lobby_rejoin_hint",
@@ -364,6 +368,56 @@ ENGLISH: dict[str, str] = dict(
         M("preset_tradizionale", "tradizionale (traditional)"),
         M("preset_semplice", "semplice (simple)"),
         M("local_table_name", "{name}'s game"),
+        M("lobby_people", "At this table: {people}"),
+        M("history_title", "Your matches at {host}"),
+        M("history_none", "No finished match yet."),
+        M("history_not_served", "This host keeps no history of its matches (an older host)."),
+        M("history_row", "{date}  {preset}  {deals} deal(s)  {standing}"),
+        M("history_sheet_title", "{table} · ended {date}"),
+        M("history_left", "left: a loss"),
+        M("history_rating", "rating {before} → {after}"),
+        M("history_bot_level", "bot {level}"),
+        M("history_keys", "↑/↓ choose · Enter score sheet · Esc back"),
+        M("sheet_keys", "Esc back to the matches"),
+        M("standings_title", "Standings at {host} (rating: mu − 3 sigma)"),
+        M("standings_player", "Player"),
+        M("standings_rating", "Rating"),
+        M("standings_matches", "Matches"),
+        M("standings_wins", "Wins"),
+        M("standings_opened", "Opened"),
+        M("standings_penalty", "Penalty"),
+        M("standings_in_hand", "In mano"),
+        M("standings_none", "Nobody is rated at this host yet."),
+        M("standings_keys", "Esc back"),
+        M("match_rating", "Your rating at this host: {before} → {after}"),
+        M("lobby_invited_only", "invited keys only"),
+        M(
+            "identity_readable",
+            "Your player key {path} may be read by others: make it yours alone "
+            "(chmod 600 {path}) and start again.",
+        ),
+        M("identity_unusable", "{path} is not a player key that can be used."),
+        M(
+            "identity_show",
+            "Your player key: {fingerprint} (shown as {short} beside your name)\nKept in {path}; "
+            "it never leaves this machine unless you export it.",
+        ),
+        M(
+            "identity_target_exists",
+            "{path} exists already: choose a file that does not exist yet.",
+        ),
+        M(
+            "identity_exported",
+            "Your player key {fingerprint} is in {path} (readable by you alone). Take it to your "
+            "other machine and run scala40 identity import there; then delete this file. "
+            "Whoever has it plays as you.",
+        ),
+        M(
+            "identity_would_replace",
+            "This machine has another player key ({fingerprint}): its seats and names go with it. "
+            "Add --replace to use the imported one instead.",
+        ),
+        M("identity_imported", "This machine plays with the player key {fingerprint} from now on."),
         M(
             "fingerprint_refused",
             "Refused: {host} now shows the fingerprint {new}, not {old} as the last time. It may "

@@ -78,6 +78,7 @@ class SeatState:
     rientri: int = 0
     chips: int = 0
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
+    key_fingerprint: str = ""  # the player key the seat was joined with; "" without one
     decides_absences: bool = False  # the first person at the table (DecideAbsence)
 
 
@@ -240,6 +241,8 @@ class TableModel:
         self.result: DealResult | None = None
         self.closing_play: Played | None = None  # the closer's last play, for the end panel
         self.match_over = False
+        # This seat's rating at the host before and after the match, once the host says it.
+        self.rating_change: tuple[float, float] | None = None
         self.winners: tuple[int, ...] = ()
         # R11.3: busted seats the host offers a buy-back to, and its fee in chips; and the
         # seconds each had left to answer when the event that last told of it arrived.
@@ -538,6 +541,7 @@ class TableModel:
         state.connected = info.connected
         state.away = info.away
         state.decides_absences = info.decides_absences
+        state.key_fingerprint = info.key_fingerprint
 
     def _set_turn_time(self, milliseconds: int) -> None:
         self.turn_time = milliseconds / 1000

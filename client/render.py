@@ -22,6 +22,7 @@ from scala40_net import refusals
 from scala40_net.actions import Attach, DrawSource, NewMeld, SwapJoker
 from scala40_net.cards import Face, face
 from scala40_net.pb import deal_pb2, lobby_pb2
+from scala40_net.players import short_fingerprint
 
 Lines = list[StyleAndTextTuples]
 
@@ -158,6 +159,8 @@ def _seat_label(model: TableModel, t: Text, seat: int) -> str:
     """A seat's name as its row shows it: "(you)", "(bot)", the dealer's ◆."""
     state = model.seats[seat]
     name = state.name or f"#{seat}"
+    if state.key_fingerprint:  # two people of one name are told apart by their keys
+        name = f"{name} {short_fingerprint(state.key_fingerprint)}"
     if seat == model.my_seat:
         name = f"{name} ({t('you')})"
     elif state.bot:

@@ -174,6 +174,10 @@ def _deal_end_lines(
             lines += [[("class:dim", piece)] for piece in saved]
     if model.match_over:
         lines += standings_lines(model, t, width, compact)
+        if model.rating_change is not None:
+            before, after = model.rating_change
+            said = t("match_rating", before=f"{before:.1f}", after=f"{after:.1f}")
+            lines.append(cut([("class:score", said)], width))
         key = "end_new_match" if model.is_spectator else "end_rematch"
         lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
     else:

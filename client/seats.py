@@ -24,6 +24,18 @@ def _safe(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text) or "_"
 
 
+def _older_folder(seats: Path, host: str) -> Path | None:
+    """The folder an older client kept this host's seats in, if there is one: it wrote an
+    IPv6 host without brackets and a name as typed (``Invite.address`` writes one way)."""
+    names = {_safe(host).lower()}
+    if host.startswith("["):
+        address, _, port = host[1:].partition("]:")
+        names.add(_safe(f"{address}:{port}").lower())
+    if not seats.is_dir():
+        return None
+    return next((p for p in sorted(seats.iterdir()) if p.name.lower() in names), None)
+
+
 @dataclass
 class HeldSeat:
     """A seat this user holds at a table of a host, and its unfinished deals' seeds and cuts."""
@@ -57,6 +69,8 @@ class SeatStore:
 
     def __init__(self, data_dir: Path, host: str) -> None:
         self.folder = data_dir / SEATS_DIR / _safe(host)
+        if not self.folder.exists():
+            self.folder = _older_folder(data_dir / SEATS_DIR, host) or self.folder
 
     def _path(self, table_id: str) -> Path:
         return self.folder / f"{_safe(table_id)}.json"

@@ -42,11 +42,16 @@ def remember_fingerprint(directory: Path, host: str, fingerprint: str) -> None:
 def check_fingerprint(directory: Path, host: str, fingerprint: str) -> tuple[TrustState, str]:
     """Compare ``fingerprint`` with the one remembered for ``host``; remember it the first time.
 
+    ``host`` is the address as ``Invite.address`` writes it (``host:port``, a name in lower
+    case, IPv6 in brackets): two hosts on one machine, on two ports, are two hosts.
+
     Returns the trust state and the fingerprint remembered before (empty if none). A changed
     fingerprint is not overwritten: only the user's confirmation does that
     (``remember_fingerprint``).
     """
-    before = _known(directory).get(host, "")
+    known = _known(directory)
+    # An older client kept a name as it was typed: the same host under another case counts.
+    before = known.get(host) or next((fp for key, fp in known.items() if key.lower() == host), "")
     if not before:
         remember_fingerprint(directory, host, fingerprint)
         return TrustState.NEW, ""

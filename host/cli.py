@@ -14,7 +14,7 @@ from pathlib import Path
 import platformdirs
 
 from host.edge.server import START_PROBLEMS, Host, serve
-from host.journal import matches
+from host.journal import matches, players
 from host.table.state import TableSettings
 from scala40_net.wire import DEFAULT_PORT
 
@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
         help="write every signed deal record of the data dir to DIR (for scala40-verify) and exit",
     )
     parser.add_argument(
+        "--free-name",
+        metavar="NAME",
+        help="free a player's name held by their key at this host (trust on first use), so "
+        "that another key may take it, and exit (the host may be running)",
+    )
+    parser.add_argument(
         "--between-deals",
         type=float,
         default=20.0,
@@ -100,6 +106,9 @@ def _more_open_files() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.free_name is not None:
+        print(players.free_name(args.data_dir, args.free_name))
+        return 0
     if args.list_matches or args.export_records is not None:
         return _report(args.data_dir, args.list_matches, args.export_records)
     _more_open_files()

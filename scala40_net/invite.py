@@ -23,14 +23,19 @@ class InviteError(ValueError):
 
 @dataclass(frozen=True)
 class Invite:
-    host: str
+    host: str  # a name in lower case, an IPv4 address, or an IPv6 address without brackets
     port: int
     fingerprint: str | None  # None: an address alone, trusted on first use
 
+    @property
+    def address(self) -> str:
+        """``host:port``, an IPv6 host in brackets: one way of writing each address, the
+        gRPC target and the key a fingerprint is remembered under (trust on first use)."""
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
 
 def make_invite(host: str, port: int, fingerprint: str) -> str:
-    where = f"[{host}]" if ":" in host else host
-    return f"{SCHEME}://{where}:{port}/?fp={fingerprint}"
+    return f"{SCHEME}://{Invite(host, port, None).address}/?fp={fingerprint}"
 
 
 def normal_fingerprint(text: str) -> str:
@@ -43,22 +48,27 @@ def normal_fingerprint(text: str) -> str:
 
 
 def parse(text: str) -> Invite:
-    """An invite, or a plain ``HOST``, ``HOST:PORT``, ``[V6]:PORT`` (no fingerprint)."""
+    """An invite, or a plain ``HOST``, ``HOST:PORT``, ``[V6]``, ``[V6]:PORT`` or a bare IPv6
+    address (no fingerprint). The port left out is 4040; docs/PROTOCOL.md "Invites"."""
     text = text.strip()
     if text.lower().startswith(f"{SCHEME}://"):
         parts = urlsplit(text)
         if not parts.hostname:
             raise InviteError(f"{text!r} names no host")
         try:
-            port = parts.port or DEFAULT_PORT
+            port = DEFAULT_PORT if parts.port is None else parts.port
         except ValueError:
-            raise InviteError(f"{text!r} has a port that is not a number 1..65535") from None
-        found = parse_qs(parts.query).get("fp")
+            port = 0
+        if not 0 < port < 65536:
+            raise InviteError(f"{text!r} has a port that is not a number 1..65535")
+        found = {normal_fingerprint(fp) for fp in parse_qs(parts.query).get("fp", [])}
         if not found:
             raise InviteError(f"{text!r} has no fingerprint (…/?fp=XXXX-XXXX-…)")
-        return Invite(parts.hostname, port, normal_fingerprint(found[0]))
+        if len(found) > 1:
+            raise InviteError(f"{text!r} names more than one fingerprint")
+        return Invite(parts.hostname.lower(), port, found.pop())
     host, port = _address(text)
-    return Invite(host, port, None)
+    return Invite(host.lower(), port, None)
 
 
 def _address(text: str) -> tuple[str, int]:

@@ -602,6 +602,10 @@ class DealEventReader:
 
 # --- Connection ---------------------------------------------------------------------------
 
+# The contract's own version (GetHostInfoResponse.contract_version, docs/PROTOCOL.md
+# "Versions"), apart from the package's: one more whenever a client could notice the change.
+CONTRACT_VERSION = 5
+
 DEFAULT_PORT = 4040
 MAX_REQUEST_BYTES = 64 * 1024
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024

@@ -23,10 +23,16 @@ from scala40_net.pb import lobby_pb2, ruleset_pb2
 pytestmark = pytest.mark.timeout(60)
 
 
-async def run_lobby(lobby: LobbyClient, keys: list[str]) -> object:
+async def run_lobby(lobby: LobbyClient, keys: list[str], invited: tuple[str, ...] = ()) -> object:
     with create_pipe_input() as pipe:
         screen = LobbyScreen(
-            Text("en"), lobby, SessionState(host="test"), "Ada", input=pipe, output=DummyOutput()
+            Text("en"),
+            lobby,
+            SessionState(host="test"),
+            "Ada",
+            input=pipe,
+            output=DummyOutput(),
+            invited=invited,
         )
         running = asyncio.create_task(screen.run_async())
         # As a person would: keys once the host's first list is on the screen ("s" before

@@ -117,6 +117,29 @@ async def test_a_client_that_ignores_a_stale_view_fails_that_check() -> None:
     assert said[-1] == "2 of 8 checks passed"
 
 
+class DrawsAgainUnread(NetworkSeat):
+    """After STALE_VIEW sends the same Draw again at once, a new request id, the table unread."""
+
+    async def _send_move(self, method: Any, request: Any) -> str:
+        outcome = await super()._send_move(method, request)
+        if outcome == "stale":
+            request.context.request_id += "-again"
+            outcome = await super()._send_move(method, request)
+        return outcome
+
+
+async def test_a_client_that_does_not_read_the_table_after_a_stale_view_fails_that_check() -> None:
+    # PROTOCOL.md "A turn": after STALE_VIEW, GetView, then a new move decided on that view.
+    async def unread(invitation: Invitation) -> None:
+        seat = await _seat(invitation, DrawsAgainUnread)
+        await seat.play_to_end()
+
+    script, _ = await _conformance(unread, check_seconds=5.0)
+    assert script.stale_view.passed is False
+    assert "without reading the table again" in script.stale_view.seen
+    assert script.rule_refusal.passed  # the run goes on
+
+
 class RepeatsItsPlay(NetworkSeat):
     """Sends a refused play again, unchanged, with a new request id (then another one)."""
 

@@ -93,3 +93,30 @@ async def test_the_open_tables_count_is_the_tables_a_player_can_still_join(
         assert lobby.open_count() == 0  # full
     finally:
         await host.stop(grace=0.2)
+
+
+def _documented_response() -> bytes:
+    """The response PROTOCOL.md "The records as bytes" gives, as its hex dump."""
+    protocol = (Path(__file__).parents[1] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    after = protocol.split("The whole response a host sends", 1)[1]
+    dump = after.split("```text\n", 1)[1].split("```", 1)[0]
+    return bytes.fromhex(dump)
+
+
+def test_the_records_protocol_md_shows_as_bytes_are_the_ones_a_host_sends() -> None:
+    from zeroconf import DNSOutgoing, const
+
+    fingerprint = "0B49-6407-FCAC-4196-6B1E-6F9B-62A9-0272"
+    advertiser = discovery.Advertiser(["192.168.1.5"], 4040, "Sala", fingerprint, lambda: 2)
+    info = advertiser._service_info(2)  # the very records start() registers
+    response = DNSOutgoing(const._FLAGS_QR_RESPONSE | const._FLAGS_AA)
+    response.add_answer_at_time(info.dns_pointer(), 0)
+    for record in (info.dns_service(), info.dns_text(), *info.dns_addresses()):
+        response.add_additional_answer(record)
+    (packet,) = response.packets()
+    assert packet == _documented_response()
+    assert info.text == bytes.fromhex(
+        "0974787476657273 3d31 096e616d653d53616c61 2a66703d"
+        + fingerprint.encode().hex()
+        + "066f70656e3d32"
+    )

@@ -13,6 +13,8 @@ What is where, in ``scala40_net``:
   host's protobuf deal events (``fairdeal.exchange``, ``record``, ``rehearsal``,
   ``played``, ``replay``, ``verify``) and ``scala40-verify`` (``verifier``). They
   import protobuf messages, never gRPC (no ``*_pb2_grpc``).
+- **The private tables' core**: ``scala40_net.private`` (the encrypted deck, its proofs
+  and signed messages) also imports ``rbcl`` (ristretto255), nothing of the network.
 - **The network side**: ``scala40_net.net`` (TLS bound to the host's identity,
   LAN discovery; the host and the seats both use it) and ``scala40_net.seat``
   (a seat's link to its table and ``scala40-bot``). They may import anything the
@@ -43,9 +45,11 @@ PROTOBUF_SIDE = (
     "scala40_net.verifier",
 )
 NETWORK_SIDE = ("scala40_net.net", "scala40_net.seat")
+PRIVATE_SIDE = ("scala40_net.private",)
 
 ENGINE_MAY_IMPORT = frozenset({"cryptography"})
 PROTOBUF_MAY_IMPORT = ENGINE_MAY_IMPORT | {"google.protobuf"}
+PRIVATE_MAY_IMPORT = ENGINE_MAY_IMPORT | {"rbcl"}
 
 
 def module_name(path: Path) -> str:
@@ -86,6 +90,8 @@ def problems(module: str, source: str, known: set[str]) -> list[str]:
     if within(module, ("scala40_net.pb",)):
         return []  # generated from the protos, checked against them by test_proto_stubs
     allowed = PROTOBUF_MAY_IMPORT if protobuf_side else ENGINE_MAY_IMPORT
+    if within(module, PRIVATE_SIDE):
+        allowed = PRIVATE_MAY_IMPORT
     wrong = []
     for name in sorted(imported(source, known)):
         top = name.split(".")[0]
@@ -93,7 +99,8 @@ def problems(module: str, source: str, known: set[str]) -> list[str]:
             continue
         if top == "scala40_net":
             network = within(name, NETWORK_SIDE) or name.endswith("_pb2_grpc")
-            if network or (not protobuf_side and within(name, PROTOBUF_SIDE)):
+            private = within(name, PRIVATE_SIDE) and not within(module, PRIVATE_SIDE)
+            if network or private or (not protobuf_side and within(name, PROTOBUF_SIDE)):
                 wrong.append(name)
         elif not any(name == ok or name.startswith(ok + ".") for ok in allowed):
             wrong.append(name)
@@ -114,9 +121,9 @@ def test_the_engine_proper_imports_only_the_standard_library_cryptography_and_it
 def test_the_engine_proper_is_most_of_the_package() -> None:
     """The sides named above exist, and the engine proper is what they leave."""
     found = set(modules())
-    for place in (*PROTOBUF_SIDE, *NETWORK_SIDE):
+    for place in (*PROTOBUF_SIDE, *NETWORK_SIDE, *PRIVATE_SIDE):
         assert place in found, f"{place} named in this test's docstring is gone"
-    engine = {m for m in found if not within(m, (*PROTOBUF_SIDE, *NETWORK_SIDE))}
+    engine = {m for m in found if not within(m, (*PROTOBUF_SIDE, *NETWORK_SIDE, *PRIVATE_SIDE))}
     for module in ("scala40_net.deal", "scala40_net.views", "scala40_net.bots.base"):
         assert module in engine
     assert "scala40_net.fairdeal.spec" in engine
@@ -124,7 +131,8 @@ def test_the_engine_proper_is_most_of_the_package() -> None:
 
 def test_importing_the_whole_engine_proper_loads_no_third_party_module_but_cryptography() -> None:
     """What the source says, run: every engine module imported in a fresh interpreter."""
-    engine = sorted(m for m in modules() if not within(m, (*PROTOBUF_SIDE, *NETWORK_SIDE)))
+    sides = (*PROTOBUF_SIDE, *NETWORK_SIDE, *PRIVATE_SIDE)
+    engine = sorted(m for m in modules() if not within(m, sides))
     probe = (
         "import importlib, sys\n"
         f"for name in {engine!r}:\n"

@@ -52,6 +52,16 @@ def test_record_file_round_trips_and_holds_one_seats_private_data(tmp_path: Path
     assert mine.without_private() == recorder.signed
 
 
+def test_a_seat_that_sat_the_deal_out_gets_the_public_record() -> None:
+    # FAIR_DEAL.md "Record file": "private" is null for a seat that was not in play (busted,
+    # or seated after the deal began), as for a spectator: it has no private data to carry.
+    recorder = Rehearsal(turns=10, seats_in_play=(0, 2, 3)).run()
+    sat_out = recorder.record_for(1)
+    assert sat_out == recorder.signed and sat_out.private_seat is None
+    assert '"private": null' in sat_out.to_json()
+    assert recorder.record_for(2).private_seat == 2
+
+
 def test_a_file_that_is_not_a_record_is_refused() -> None:
     with pytest.raises(RecordFormatError):
         DealRecord.from_json('{"format": "something else"}')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from pathlib import Path
@@ -145,7 +146,78 @@ RECORDED: list[dict[str, Any]] = VECTORS["recorded_deals"]
 
 
 def test_a_recorded_deal_with_a_stock_rebuild_is_in_the_vectors() -> None:
-    assert RECORDED and all(case["rebuilds"] for case in RECORDED)
+    assert any(case["rebuilds"] for case in RECORDED)
+
+
+def test_the_vectors_say_their_format() -> None:
+    # docs/PROTOCOL.md "Versions": format 2 since hands became an array of {seat, cards}.
+    assert VECTORS["format"] == 2
+    assert all(isinstance(d["hands"], list) for d in DEALS + RECORDED)
+
+
+def _played(case: dict[str, Any]) -> list[tuple[int, Any]]:
+    events = [parse_deal_event(base64.b64decode(e)) for e in case["record"]["events"]]
+    return [(k, e.played) for k, e in enumerate(events) if e.WhichOneof("event") == "played"]
+
+
+def _numbered_as_documented(case: dict[str, Any]) -> dict[int, dict[int, int]]:
+    """The melds' numbers and sizes after each play, from the public events alone.
+
+    docs/PROTOCOL.md "A turn": numbers from 1 in the order melds come onto the table; a
+    new meld cut into k runs (its applied split) takes k numbers, an attach cut into k
+    runs keeps its number for the lowest and gives the others the next k-1; a swap takes
+    none; new_meld_ids lists the numbers the play took, in that order.
+    """
+    sizes: dict[int, int] = {}
+    after: dict[int, dict[int, int]] = {}
+    for k, played in _played(case):
+        took: list[int] = []
+        for op in played.operations:
+            kind = op.WhichOneof("operation")
+            if kind == "new_meld":
+                runs = list(op.new_meld.split) or [len(op.new_meld.cards)]
+                assert sum(runs) == len(op.new_meld.cards)
+                ids = [len(sizes) + 1 + i for i in range(len(runs))]
+            elif kind == "attach":
+                grown = sizes[op.attach.meld_id] + len(op.attach.cards)
+                runs = list(op.attach.split) or [grown]
+                assert sum(runs) == grown
+                ids = [op.attach.meld_id] + [len(sizes) + 1 + i for i in range(len(runs) - 1)]
+            else:
+                assert op.swap_joker.meld_id in sizes
+                continue
+            sizes.update(zip(ids, runs, strict=True))
+            took += ids[1:] if kind == "attach" else ids
+        assert list(played.new_meld_ids) == took
+        if played.operations:
+            after[k] = dict(sizes)
+    return after
+
+
+@pytest.mark.parametrize("case", RECORDED, ids=[d["name"] for d in RECORDED])
+def test_meld_numbers_follow_the_documented_rule_through_cut_runs(case: dict[str, Any]) -> None:
+    expected = {
+        m["event"]: {meld["meld_id"]: len(meld["cards"]) for meld in m["melds"]}
+        for m in case["melds_after"]
+    }
+    assert _numbered_as_documented(case) == expected
+
+
+def test_a_recorded_deal_cuts_a_run_and_names_the_run_cut_off_later() -> None:
+    cut = next(c for c in RECORDED if "cut" in c["name"])
+    attaches = [
+        (k, op.attach) for k, p in _played(cut) for op in p.operations if op.HasField("attach")
+    ]
+    k, split_attach = next((k, a) for k, a in attaches if len(a.split) > 1)
+    cut_off = {p.new_meld_ids[-1] for j, p in _played(cut) if j == k}
+    later = [
+        getattr(op, op.WhichOneof("operation")).meld_id
+        for j, p in _played(cut)
+        if j > k
+        for op in p.operations
+        if not op.HasField("new_meld")
+    ]
+    assert split_attach.split and cut_off & set(later)
 
 
 @pytest.mark.parametrize("case", RECORDED, ids=[d["name"] for d in RECORDED])
@@ -195,3 +267,35 @@ def test_the_record_options_name_every_ruleset_option() -> None:
     for case in RECORDED:
         names = set(case["record"]["ruleset"]["options"])
         assert names == {f.name for f in ruleset_pb2.RulesetOptions.DESCRIPTOR.fields}
+
+
+@pytest.mark.parametrize(
+    ("laid", "split", "runs"),
+    [("3H 4H 5H 6H 7H 8H", (), [3, 3]), ("3H 4H 5H 6H 7H 8H 9H", (3, 4), [3, 4])],
+)
+def test_a_new_meld_cut_into_k_runs_takes_k_numbers(
+    laid: str, split: tuple[int, ...], runs: list[int]
+) -> None:
+    # The one case no recorded deal may hold: PROTOCOL.md "A turn", RULES.md S5.
+    from scala40_net import wire
+    from scala40_net.actions import NewMeld, Play
+    from scala40_net.deal import Phase, apply
+    from scala40_net.events import Played
+    from scala40_net.rules import Ruleset
+    from scala40_net.scenario import CardPool, position
+
+    state = position(
+        Ruleset(max_run=5),
+        hands={0: f"{laid} 2C 9D", 1: "3C 4C"},
+        table=["QS KS AS"],
+        opened=[0],
+        turn=0,
+        phase=Phase.PLAY,
+    )
+    cards = [c for c in state.hands[0] if c in CardPool(2).cards(laid)]
+    discard = next(c for c in state.hands[0] if c not in cards)
+    _, events = apply(state, 0, Play((NewMeld(tuple(cards), None, split),), discard))
+    played = next(e for e in events if isinstance(e, Played))
+    message = wire.deal_event_to_pb(played, "t", 1).played
+    assert list(message.new_meld_ids) == [2 + i for i in range(len(runs))]
+    assert list(message.operations[0].new_meld.split) == runs  # filled in when not sent

@@ -255,6 +255,63 @@ async def test_the_pause_between_deals_waits_for_the_people_connected() -> None:
     assert again.table.seq == task.table.seq
 
 
+async def _a_match_where_a_person_may_bust(
+    journal: MemoryJournal, settings: TableSettings, table: lobby_pb2.CreateTableRequest
+) -> bool:
+    """Two people (connected, their turns handed to host bots) and two bots; every pause is
+    checked to wait for the people still in the match. True when one of them busted."""
+    task = new_task(journal, table, settings=settings)
+    task.start()
+    people = [await task.call(lambda t, n=n: t.join(join(n))) for n in ("Ann", "Bob")]  # type: ignore[misc]
+    first = people[0].seat
+    for _ in range(2):
+        await task.call(lambda t: t.add_bot(first, lobby_pb2.AddBotRequest()))
+    for person in people:
+        await task.call(lambda _, s=person.seat: task.subscribe(s, 0))  # type: ignore[misc]
+    await task.call(lambda t: t.start_match(first, lobby_pb2.StartMatchRequest()))
+    for person in people:  # host bots play their turns; the deal's end is theirs to read
+        await task.call(
+            lambda t, s=person.seat: t.mark_away(s, lobby_pb2.AWAY_REASON_HANDED_OVER)  # type: ignore[misc]
+        )
+    pause = task.table.deals.between_deals
+    seen_out = False
+    for _ in range(20):
+        await until(lambda: pause.running or task.match_over, 60.0)
+        if task.match_over:
+            break
+        m = task.table.state.match
+        assert m is not None
+        playing = {p.seat for p in people if p.seat in m.seats_in_play}
+        seen_out = seen_out or len(playing) < len(people)
+        assert pause.waiting_for == playing
+        deal_no = task.table.state.deal_no
+        for seat in sorted(playing):
+            context = table_pb2.MoveContext(request_id=f"read {deal_no} {seat}")
+            await task.call(
+                lambda t, s=seat, c=context: t.ready(s, table_pb2.ReadyRequest(context=c))  # type: ignore[misc]
+            )
+        assert not pause.running and task.table.state.deal_no == deal_no + 1
+    await task.stop()
+    if seen_out:
+        again = played_back(journal, table, settings)
+        assert again.table.state.match == task.table.state.match
+        assert again.table.seq == task.table.seq
+    return seen_out
+
+
+async def test_a_person_out_of_the_match_does_not_hold_up_the_pause() -> None:
+    """A busted player (R11.1) who stays connected is not waited for: only the people still
+    playing the match are; played back, the same match and the same events."""
+    paused = dataclasses.replace(SETTINGS, between_deals=60.0)
+    table = config(4)
+    table.ruleset.options.match_mode = ruleset_pb2.MATCH_MODE_POINTS
+    table.ruleset.options.bust_at = 100  # a hand that never opened (100 points) busts
+    for _ in range(12):  # until a person busts while the match goes on
+        if await _a_match_where_a_person_may_bust(MemoryJournal(), paused, table):
+            return
+    pytest.fail("no person busted with the match going on in 12 matches")
+
+
 async def test_a_timed_out_turn_is_played_by_the_host_and_plays_back() -> None:
     """A person who sends nothing: the deadlines close the fair deal without her, the host
     plays her timed-out turn (its events marked by_host), and a host bot plays on for her."""

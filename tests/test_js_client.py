@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from scala40_net import wire
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 from tests.hostproc import HostProcess, free_port
 from tests.test_conformance import CHECKS
@@ -68,8 +69,51 @@ def test_the_example_checks_itself_against_the_vectors(node_modules: Path) -> No
     done = node("check_vectors.js")
     assert done.returncode == 0, done.stdout + done.stderr
     vectors = json.loads((ROOT / "tests" / "vectors" / "fair_deal_v1.json").read_text())
-    cases = len(vectors["deals"]) + len(vectors["recorded_deals"]) + 1
+    bindings = json.loads((ROOT / "tests" / "vectors" / "tls_binding_v1.json").read_text())
+    cases = len(vectors["deals"]) + len(vectors["recorded_deals"]) + 1 + len(bindings["cases"])
     assert f"vectors ok: {cases} cases" in done.stdout
+
+
+def test_the_example_reads_invites_as_protocol_md_says(node_modules: Path) -> None:
+    done = node("check_invites.js")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "invites ok: 14 cases" in done.stdout
+
+
+def test_the_example_decodes_the_records_protocol_md_shows(node_modules: Path) -> None:
+    done = node("check_discovery.js")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "discovery ok" in done.stdout
+
+
+def test_the_example_finds_a_host_advertised_on_the_lan(node_modules: Path) -> None:
+    """``node discover.js``: one query from a port of its own, the host's answer read."""
+    from scala40_net.fairdeal.identity import HostIdentity
+    from scala40_net.net import discovery
+
+    addresses = [a for a in discovery.advertised_addresses("0.0.0.0:4040") if ":" not in a]
+    if not addresses:
+        pytest.skip("no IPv4 address but loopback: nothing to advertise on")
+    fingerprint = HostIdentity.generate().fingerprint  # this test's own host, whoever else runs
+
+    async def advertise_and_browse() -> str:
+        advertiser = discovery.Advertiser(addresses[:1], 4040, "js test", fingerprint, lambda: 1)
+        try:
+            await advertiser.start()
+        except discovery.DiscoveryError as error:
+            pytest.skip(f"mDNS cannot run here: {error}")
+        try:
+            browse = await asyncio.create_subprocess_exec(
+                str(NODE), "discover.js", "3", cwd=EXAMPLE, stdout=subprocess.PIPE
+            )
+            out, _ = await asyncio.wait_for(browse.communicate(), timeout=30)
+            return out.decode()
+        finally:
+            await advertiser.stop()
+
+    found = asyncio.run(advertise_and_browse())
+    assert f"scala40://{addresses[0]}:4040/?fp={fingerprint}" in found, found
+    assert "js test  1 open" in found, found
 
 
 @pytest.mark.parametrize("where", ["deals", "recorded_deals"])
@@ -87,6 +131,20 @@ def test_the_vector_check_fails_on_a_changed_answer(
     assert f"FAILED {case['name']}: hands" in done.stderr
 
 
+def test_the_vector_check_fails_on_a_tls_binding_it_would_take(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    bindings = json.loads((ROOT / "tests" / "vectors" / "tls_binding_v1.json").read_text())
+    refused = next(c for c in bindings["cases"] if c["name"] == "a bad binding")
+    refused["accepted"] = True  # the example must refuse it all the same
+    changed = tmp_path / "tls.json"
+    changed.write_text(json.dumps(bindings))
+    vectors = ROOT / "tests" / "vectors" / "fair_deal_v1.json"
+    done = node("check_vectors.js", str(vectors), str(changed))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED TLS: a bad binding" in done.stderr
+
+
 def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
     """``scala40-conformance -- node examples/js-client/play.js {invite} --table {table}``."""
     client = [str(NODE), str(EXAMPLE / "play.js"), "{invite}", "--table", "{table}"]
@@ -102,6 +160,7 @@ def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
     # decided again, the refused Play printed with its rule and replaced by another, the
     # unsaved Draw sent again as it was.
     assert "Draw refused, STALE_VIEW: reading the table again" in done.stdout, out
+    assert f"host contract version {wire.CONTRACT_VERSION}\n" in done.stdout, out  # GetHostInfo
     rule = r"^refused Play \(.*\): FAILED_PRECONDITION RULE_VIOLATION R3 "
     assert re.search(rule, out, re.M), out
     assert "Draw not saved: sending it again, the same request id" in done.stdout, out

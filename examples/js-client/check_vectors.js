@@ -9,6 +9,7 @@ const path = require("node:path");
 const crypto = require("node:crypto");
 const fd = require("./fairdeal");
 const { verifyDeal, dealFromRecord } = require("./verify");
+const { meldNumbers } = require("./melds");
 
 const FILE = process.argv[2] || path.resolve(__dirname, "..", "..", "tests", "vectors", "fair_deal_v1.json");
 const vectors = JSON.parse(fs.readFileSync(FILE, "utf8"));
@@ -77,13 +78,19 @@ for (const v of vectors.recorded_deals || []) {
     const mine = privates.filter((p) => p.stock_card_drawn).map((p) => p.stock_card_drawn.card);
     assert.deepEqual(mine, v.stock_draws.filter((x) => x.seat === v.private_seat).map((x) => x.card), "own stock draws");
     const result = verifyDeal({ ...deal, fingerprint: v.record.host_fingerprint });
-    assert.ok(result.rebuilds === v.rebuilds.length && result.rebuilds > 0, "stock rebuilds");
+    assert.equal(result.rebuilds, v.rebuilds.length, "stock rebuilds");
+    // The meld numbers, cut runs included, as PROTOCOL.md "A turn" says to follow them.
+    const numbered = meldNumbers(events).map((m) => ({ event: m.event, sizes: Object.fromEntries(m.sizes) }));
+    const expected = (v.melds_after || []).map((m) => ({ event: m.event,
+      sizes: Object.fromEntries(m.melds.map((x) => [x.meld_id, x.cards.length])) }));
+    assert.deepEqual(numbered, expected, "meld numbers after each play");
     // A changed event byte, or another seat's hand, must not verify.
     const tampered = deal.events.map((e) => Buffer.from(e));
     tampered[5][tampered[5].length - 1] ^= 1;
     assert.throws(() => verifyDeal({ ...deal, events: tampered }), /FAILED signature/);
     const mixedUp = { ...deal, seat: 1 - deal.seat };
     assert.throws(() => verifyDeal(mixedUp), /FAILED deal/);
+    if (!v.rebuilds.length) return;
     // A stock card I was sent that is not the one the derived stock (or rebuilt stock) holds.
     const { encodePrivateEvent } = require("./proto");
     const lastDraw = deal.privateEvents.length - 1;
@@ -119,4 +126,19 @@ check("signed chain", () => {
 });
 
 assert.equal(fd.fingerprint(Buffer.alloc(32)), "6668-7AAD-F862-BD77-6C8F-C18B-8E9F-8E20");
-console.log(`vectors ok: ${checked} cases of ${path.basename(FILE)}`);
+// The TLS binding's known answers (tests/vectors/tls_binding_v1.json, or the second argument):
+// this client's own pinning accepts the bound certificate and refuses the others.
+const TLS_FILE = process.argv[3] || path.resolve(__dirname, "..", "..", "tests", "vectors", "tls_binding_v1.json");
+const { boundFingerprint } = require("./tls");
+const tlsVectors = JSON.parse(fs.readFileSync(TLS_FILE, "utf8"));
+assert.equal(tlsVectors.format, 1, "tls_binding_v1.json format");
+for (const v of tlsVectors.cases) {
+  check(`TLS: ${v.name}`, () => {
+    let found = null;
+    try { found = boundFingerprint(bytes(v.certificate_der)); } catch (error) { found = null; }
+    assert.equal(found !== null && found === v.pinned_fingerprint, v.accepted, v.why);
+    if (found !== null) assert.equal(found, v.named_fingerprint, "the identity the binding names");
+  });
+}
+
+console.log(`vectors ok: ${checked} cases of ${path.basename(FILE)} and ${path.basename(TLS_FILE)}`);

@@ -32,6 +32,8 @@ const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.
   grpc.status.RESOURCE_EXHAUSTED, grpc.status.UNKNOWN, grpc.status.INTERNAL]);
 // Codes after which a move is sent again as it was (see send).
 const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+// The contract version this client was written for (GetHostInfo.contract_version).
+const CONTRACT_VERSION = 5;
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
 // The moves the seat's stream carries: the unary call -> SeatRequest's field (PROTOCOL.md
 // "The seat's stream"); SeatAnswer's field of the same name holds the answer.
@@ -56,16 +58,26 @@ function parseArgs(argv) {
   if (!o.address) throw new Error("usage: node play.js HOST:PORT|INVITE [--table ID] [--name NAME] [--fingerprint FP] [--insecure] [--seats N] [--bots K] [--deals N] [--records DIR] [--seat-file PATH]");
   // An invite, scala40://HOST:PORT/?fp=XXXX-…, carries the fingerprint to pin.
   let address = o.address;
-  if (address.startsWith("scala40://")) {
-    const url = new URL(address.replace(/^scala40:/, "http:"));
-    o.fingerprint = o.fingerprint || url.searchParams.get("fp");
+  if (/^scala40:\/\//i.test(address)) {
+    const url = new URL(address);  // not http: (whose port 80 would vanish as its default)
+    const fps = url.searchParams.getAll("fp");
+    if (new Set(fps).size > 1) throw new Error(`${address} names more than one fingerprint`);
+    o.fingerprint = o.fingerprint || fps[0];
     address = url.host;
   }
-  const m = address.match(/^\[(.+)\](?::(\d+))?$/) || address.match(/^([^:]+)(?::(\d+))?$/);
-  if (!m) throw new Error(`${address} is not HOST:PORT`);
-  o.host = m[1];
+  // docs/PROTOCOL.md "Invites": [IPv6] in brackets (a bare IPv6 address has no port), the
+  // port 4040 when left out, the fingerprint in any case, grouped by dashes, spaces or not.
+  const m = address.match(/^\[(.+)\](?::(\d+))?$/) || address.match(/^([^:]+)(?::(\d+))?$/)
+    || address.match(/^([0-9a-fA-F:.]*:[0-9a-fA-F:.]*)()$/);
+  if (!m) throw new Error(`${address} is not HOST, HOST:PORT or an invite`);
+  o.host = m[1].toLowerCase();
   o.port = Number(m[2] || 4040);
-  if (o.fingerprint) o.fingerprint = o.fingerprint.toUpperCase();
+  if (!(o.port > 0 && o.port < 65536)) throw new Error(`${address}: the port is not 1..65535`);
+  if (o.fingerprint) {
+    const hex = o.fingerprint.replace(/[\s:-]/g, "").toUpperCase();
+    if (!/^[0-9A-F]{32}$/.test(hex)) throw new Error(`${o.fingerprint} is not a host fingerprint`);
+    o.fingerprint = hex.match(/.{4}/g).join("-");
+  }
   o.seats = Number(o.seats);
   o.bots = Number(o.bots);
   return o;
@@ -176,6 +188,9 @@ class Player {
     if (this.hostKey && !this.hostKey.equals(info.host_public_key)) throw new Error("the host's identity changed");
     if (this.o.insecure && this.o.fingerprint && fp !== this.o.fingerprint) throw new Error(`host fingerprint ${fp}, not ${this.o.fingerprint}`);
     this.hostKey = info.host_public_key;
+    // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
+    const version = info.contract_version || 0;
+    this.contract = `contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? ", older than this client's" : ""}`;
     this.fingerprint = fp;
   }
 
@@ -222,6 +237,7 @@ class Player {
       const kept = JSON.parse(fs.readFileSync(this.o.seatFile, "utf8"));
       Object.assign(this, { tableId: kept.table_id, seat: kept.seat, token: kept.token });
       say(`table ${this.tableId} seat ${this.seat} host ${this.fingerprint} (taken up again)`);
+      say(`host ${this.contract}`);
       return;
     }
     let tableId = this.o.table;
@@ -239,6 +255,7 @@ class Player {
     this.seat = joined.seat;
     this.token = joined.seat_token;
     say(`table ${tableId} seat ${this.seat} host ${this.fingerprint}`);
+    say(`host ${this.contract}`);
     if (this.o.seatFile) {
       // The token is the seat (PROTOCOL.md "Authentication"): kept, owner-only, to come back.
       fs.writeFileSync(this.o.seatFile, JSON.stringify({ table_id: tableId, seat: this.seat, token: this.token }) + "\n", { mode: 0o600 });
@@ -569,4 +586,5 @@ async function main() {
   }
 }
 
-main().then((code) => { process.exitCode = code; });
+if (require.main === module) main().then((code) => { process.exitCode = code; });
+module.exports = { parseArgs };

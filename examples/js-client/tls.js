@@ -50,4 +50,4 @@ async function pinnedCredentials(host, port, pinned) {
   return { credentials: grpc.credentials.createSsl(pem), fingerprint: found };
 }
 
-module.exports = { pinnedCredentials, SERVER_NAME };
+module.exports = { pinnedCredentials, boundFingerprint, SERVER_NAME };

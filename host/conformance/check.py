@@ -37,7 +37,7 @@ from host.table.state import TableSettings
 from host.table.task import TableTask
 from scala40_net import wire
 from scala40_net.fairdeal.spec import cutter_seat
-from scala40_net.invite import make_invite
+from scala40_net.invite import Invite, make_invite
 from scala40_net.pb import lobby_pb2, ruleset_pb2
 
 SEATS = 6
@@ -67,7 +67,7 @@ class Invitation:
 
     @property
     def address(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return Invite(self.host, self.port, None).address
 
     @property
     def invite(self) -> str:
@@ -106,8 +106,8 @@ class _FirstDealer:
     def host_seed(self, deal_no: int) -> bytes:
         return self._live.host_seed(deal_no)
 
-    def pause_waits_for(self, people: set[int]) -> set[int]:
-        return self._live.pause_waits_for(people)
+    def pause_waits_for(self, people: set[int], playing: set[int]) -> set[int]:
+        return self._live.pause_waits_for(people, playing)
 
     def timed_out_discard(self, chosen: int) -> int:
         return self._live.timed_out_discard(chosen)

@@ -83,6 +83,7 @@ class Script:
     restarted_after: int | None = None  # the last seq given before the host stopped
     host_refusals: list[str] = field(default_factory=list)  # the host's own (not scripted)
     _stale_refused: Move | None = None
+    _read_after_stale: bool = False  # a GetView after the STALE_VIEW refusal
     _rule_refused: Move | None = None
     _not_saved: Move | None = None
     _news: asyncio.Event = field(default_factory=asyncio.Event)
@@ -102,7 +103,7 @@ class Script:
         self.stale_view = Check(
             "stale view refusal",
             "after its first Draw is refused with STALE_VIEW, the client reads the table "
-            "again and sends a new Draw (a new request_id), which is accepted",
+            "again (GetView) and sends a new Draw (a new request_id), which is accepted",
         )
         self.rule_refusal = Check(
             "rule refusal",
@@ -203,6 +204,11 @@ class Script:
             return self._refused(move, _rule_refusal())
         return None
 
+    def view_read(self) -> None:
+        """The client under test asked for its view (GetView)."""
+        if self._stale_refused is not None:
+            self._read_after_stale = True
+
     def _draw_refusal(self, move: Move) -> Refusal | None:
         if self._stale_refused is None:
             self.derived_cut.decide(
@@ -217,9 +223,9 @@ class Script:
                 Refusal(
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "STALE_VIEW",
-                    f"the table changed after event {move.last_seen_seq}: catch up on the "
-                    "events and decide again (the conformance check refuses each client's "
-                    "first Draw so)",
+                    f"the table changed after event {move.last_seen_seq}: read the table "
+                    "again (GetView) and decide again (the conformance check refuses each "
+                    "client's first Draw so)",
                 ),
             )
         if self._not_saved is None and self.accepted("play"):
@@ -294,6 +300,12 @@ class Script:
                 self.stale_view.decide(
                     False,
                     "the refused Draw was sent again with the same request_id, not decided again",
+                )
+            elif not self._read_after_stale:
+                self.stale_view.decide(
+                    False,
+                    f"a new Draw (last_seen_seq {move.last_seen_seq}) was sent without reading "
+                    "the table again: no GetView after the refusal",
                 )
             else:
                 self.stale_view.decide(

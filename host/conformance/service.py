@@ -117,6 +117,8 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
     async def GetView(
         self, request: table_pb2.GetViewRequest, context: Context
     ) -> table_pb2.GetViewResponse:
+        if self._scripted():
+            self._script.view_read()
         return await self._inner.GetView(request, context)
 
     async def Draw(

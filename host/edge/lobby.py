@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any, Protocol, TypeAlias, TypeVar
 
@@ -11,12 +12,14 @@ import grpc
 from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied
 from host.edge.limits import Limits
+from host.edge.players_service import PlayerKeys
 from host.edge.rulesets import table_ruleset
 from host.journal.registry import Registry
 from host.table import durations
 from host.table.seating import checked_name
 from host.table.table import Table
 from host.table.task import TableTask
+from scala40_net import wire
 from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 
@@ -26,6 +29,8 @@ MAX_TABLE_NAME = 40
 # Each live table keeps its journal file open (three descriptors with WAL); finished
 # matches are archived and do not count.
 MAX_TABLES = 500
+MAX_INVITED = 12
+FINGERPRINT = re.compile(r"[0-9A-F]{4}(?:-[0-9A-F]{4}){7}")
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
@@ -43,11 +48,31 @@ def _check_stand_in(request: lobby_pb2.CreateTableRequest) -> None:
         raise malformed(f"stand_in_level {request.stand_in_level} is not a known bot level")
 
 
+def _check_invited(request: lobby_pb2.CreateTableRequest) -> None:
+    """The invited keys, each a full fingerprint (kept upper-case, once each)."""
+    if len(request.invited_keys) > MAX_INVITED:
+        raise malformed(f"a table invites at most {MAX_INVITED} player keys")
+    kept = []
+    for given in request.invited_keys:
+        wanted = given.strip().upper()
+        if not FINGERPRINT.fullmatch(wanted):
+            raise malformed(
+                f"{given!r} is not a player key's fingerprint (8 groups of 4 hex digits)"
+            )
+        if wanted not in kept:
+            kept.append(wanted)
+    request.ClearField("invited_keys")
+    request.invited_keys.extend(kept)
+
+
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, registry: Registry, identity: HostIdentity, limits: Limits) -> None:
+    def __init__(
+        self, registry: Registry, identity: HostIdentity, limits: Limits, keys: PlayerKeys
+    ) -> None:
         self._registry = registry
         self._identity = identity
         self._limits = limits
+        self._keys = keys
 
     async def GetHostInfo(
         self, request: lobby_pb2.GetHostInfoRequest, context: Context
@@ -57,6 +82,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             host_fingerprint=self._identity.fingerprint,
             version=VERSION,
             fair_deal_version=FAIR_DEAL_VERSION,
+            contract_version=wire.CONTRACT_VERSION,
         )
 
     async def CreateTable(
@@ -67,6 +93,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise malformed("a table password cannot be empty (leave it unset for none)")
         durations.check(request)
         _check_stand_in(request)
+        _check_invited(request)
         self._limits.new_table(context.peer())
         if self._registry.live_count() >= MAX_TABLES:
             raise Refusal(
@@ -104,8 +131,15 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         task = self._registry.get(request.table_id)
         password = request.password if request.HasField("password") else None
         await self._check_password(task, password, context.peer())
+        key = self._keys.proved_key(request)
         self._limits.seat_change(request.table_id, context.peer())
-        return await task.call(lambda table: table.join(request))
+
+        async def join() -> lobby_pb2.JoinTableResponse:
+            return await task.call(lambda table: table.join(request))
+
+        if key is not None and task.table.seating.holds(key) is not None:
+            return await join()  # the key's own seat, under the name it has there
+        return await self._keys.join_as(request.player_name, key, join)
 
     async def SpectateTable(
         self, request: lobby_pb2.SpectateTableRequest, context: Context

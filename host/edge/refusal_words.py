@@ -42,6 +42,14 @@ BY_REASON: dict[str, str] = {
     "NOT_THE_DECIDER": N_("only the table's first player may do that"),
     "TOO_MANY_SEAT_CHANGES": N_("too many seat changes at this table: wait a little"),
     "NOT_SERVED": N_("this host does not offer that call"),
+    "NAME_HELD": N_(
+        "at this host that name belongs to another player's key: choose another name, or "
+        "ask the host's owner to free it"
+    ),
+    "STALE_CHALLENGE": N_("the join's challenge is used or expired: join again"),
+    "BAD_KEY_PROOF": N_("your player key's signature does not match this join"),
+    "NOT_INVITED": N_("this table is open only to the player keys invited to it"),
+    "NO_SUCH_MATCH": N_("this host keeps no such finished match"),
 }
 
 

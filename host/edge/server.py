@@ -21,9 +21,12 @@ from host.edge import table_service, tls_files
 from host.edge.auth import Access, AuthInterceptor, TokenBook
 from host.edge.limits import Limits, connection_cap
 from host.edge.lobby import MAX_TABLES, LobbyService
+from host.edge.players_service import Challenges, PlayerKeys, PlayersService
 from host.edge.rules_service import RulesService
 from host.edge.table_service import TableService
 from host.journal.datadir import DataDirInUse, DataDirLock
+from host.journal.history import History
+from host.journal.players import PlayerBook
 from host.journal.registry import Registry
 from host.journal.sqlite import JournalStore
 from host.table.state import TableSettings
@@ -35,6 +38,8 @@ from scala40_net.net import discovery
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     rules_service_pb2,
     rules_service_pb2_grpc,
     table_pb2,
@@ -52,6 +57,7 @@ SERVICES = (
     lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name,
     table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
     rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+    players_pb2.DESCRIPTOR.services_by_name["PlayersService"].full_name,
 )
 
 
@@ -130,11 +136,16 @@ class Host:
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self.identity = HostIdentity.load_or_create(self.data_dir)
         self.journals = JournalStore(self.data_dir)
+        self.players = PlayerBook(self.data_dir)
+        self.history = History(self.data_dir, self.players)
         self.tokens = TokenBook()
         self.registry = Registry(
-            self.journals, self.identity, self.tokens, self.settings, self.run_bot
+            self.journals, self.identity, self.tokens, self.settings, self.run_bot, self.history
         )
         self.set_aside = self.registry.restore()
+        await self.registry.kept()
+        # Matches over while no host ran to keep them (stopped at their end, or older hosts').
+        await asyncio.to_thread(self.history.catch_up)
         for problem in self.set_aside:
             log.error("%s", problem)
         self.resumed = list(self.registry.tables)
@@ -151,8 +162,13 @@ class Host:
                 *connection_options(self.limits),
             ),
         )
+        challenges = Challenges()
+        keys = PlayerKeys(self.players, self.identity.fingerprint, challenges)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
-            LobbyService(self.registry, self.identity, self.limits), self.server
+            LobbyService(self.registry, self.identity, self.limits, keys), self.server
+        )
+        players_pb2_grpc.add_PlayersServiceServicer_to_server(
+            PlayersService(challenges, self.history, self.registry), self.server
         )
         service = TableService(self.registry, self.limits)
         wrap = self.wrap_table_service
@@ -228,6 +244,8 @@ class Host:
             await self.registry.close()
         if getattr(self, "journals", None) is not None:
             self.journals.close()
+        if getattr(self, "players", None) is not None:
+            self.players.close()
         lock = getattr(self, "_lock", None)
         if lock is not None:
             lock.release()

@@ -94,9 +94,10 @@ class Replay:
             return new_seed()
         raise ReplayError(f"the host seed of deal {deal_no} is not in the journal")
 
-    def pause_waits_for(self, people: set[int]) -> set[int]:
-        """All of them: a Ready the journal holds finds the pause it was sent in, and the
-        journal's own next entry says when the deal came."""
+    def pause_waits_for(self, people: set[int], playing: set[int]) -> set[int]:
+        """All of them, out of the match or not: a Ready the journal holds (an older host's
+        from a busted seat too) finds the pause it was sent in, and the journal's own next
+        entry says when the deal came."""
         return people
 
     def timed_out_discard(self, chosen: int) -> int:

@@ -21,6 +21,7 @@ import grpc
 
 from host.edge import auth
 from host.edge.errors import Refusal, not_found
+from host.journal.history import History
 from host.journal.sqlite import JournalStore, TableJournal, why_unmade
 from host.table.bots import run_bot_seat
 from host.table.state import TableSettings
@@ -40,8 +41,11 @@ class Registry:
         tokens: auth.TokenBook,
         settings: TableSettings,
         run_bot: BotRunner | None = None,
+        history: History | None = None,
     ) -> None:
         self.journals = journals
+        self.history = history
+        self._keeping: set[asyncio.Task[list[str]]] = set()
         self.identity = identity
         self.tokens = tokens
         self.settings = settings
@@ -114,7 +118,24 @@ class Registry:
             self.tokens,
             self.settings,
             run_bot=self._run_bot,
+            on_over=self._match_over if self.history is not None else None,
         )
+
+    def _match_over(self, task: TableTask) -> None:
+        """A table's match is over and durable: the history reads it from the table's journal
+        now (between two of its jobs) and keeps it in a thread, before the table is archived
+        (``close`` waits for it)."""
+        history = self.history
+        assert history is not None
+        found = history.read_live(task.table_id, task.config, task.journal)
+        keeping = asyncio.create_task(asyncio.to_thread(history.keep, found))
+        self._keeping.add(keeping)
+        keeping.add_done_callback(self._keeping.discard)
+
+    async def kept(self) -> None:
+        """Once every match that ended so far is kept in the history."""
+        while self._keeping:
+            await asyncio.gather(*self._keeping, return_exceptions=True)
 
     def _open(self, task: TableTask) -> None:
         task.start()
@@ -187,6 +208,7 @@ class Registry:
     async def _retire(self, task: TableTask, *, archive: bool) -> None:
         self.tables.pop(task.table_id, None)
         await task.stop()
+        await self.kept()  # the journal moves: its matches are read first
         if archive:
             self._archive(task)
         else:
@@ -221,6 +243,7 @@ class Registry:
                 log.exception("could not archive or remove a table")
 
     async def close(self) -> None:
+        await self.kept()
         if self._janitor is not None:
             self._janitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):

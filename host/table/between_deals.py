@@ -2,8 +2,8 @@
 
 A table hands it the people to wait for when a deal ends with another one due;
 the table keeps the clock (its one deadline) and asks ``over`` after each
-``ready``. Bots never hold a deal up, so a table with no person connected
-does not pause at all.
+``ready``. Bots never hold a deal up, nor does a seat out of the match (busted),
+so a table with no person connected and playing does not pause at all.
 """
 
 from __future__ import annotations

@@ -336,13 +336,14 @@ class DealCycle:
 
     def _pause_if_due(self) -> None:
         """A deal is due: pause first for the people at the table the host's choices name
-        (those connected; all of them while the journal is played back, so a Ready it
-        holds finds the pause it was sent in)."""
+        (those connected and still playing the match: a busted seat has no deal to wait
+        for; all of them while the journal is played back, so a Ready it holds finds the
+        pause it was sent in)."""
         m = self.state.match
         if m is None or m.phase is not match.MatchPhase.DEAL_DUE:
             return
         people = {s.number for s in self.state.seats if s.taken and not s.is_bot}
-        waited_for = self.scribe.links.choices.pause_waits_for(people)
+        waited_for = self.scribe.links.choices.pause_waits_for(people, set(m.seats_in_play))
         if self.between_deals.begin(waited_for):
             self._deadline.arm(self.between_deals.seconds)
 

@@ -36,8 +36,9 @@ class HostChoices(Protocol):
 
     def host_seed(self, deal_no: int) -> bytes: ...
 
-    def pause_waits_for(self, people: set[int]) -> set[int]:
-        """Of the people at the table, those a pause between deals waits for."""
+    def pause_waits_for(self, people: set[int], playing: set[int]) -> set[int]:
+        """Of the people at the table, those a pause between deals waits for; ``playing``
+        are the seats still in the match (a busted one is not, R11.1)."""
         ...
 
     def timed_out_discard(self, chosen: int) -> int:
@@ -48,7 +49,7 @@ class HostChoices(Protocol):
 @dataclass(frozen=True)
 class LiveChoices:
     """The live table's: the OS CSPRNG, as FAIR_DEAL.md asks for every seed; a pause waits
-    for the people whose stream is open."""
+    for the people still playing the match whose stream is open."""
 
     presence: Presence
 
@@ -58,8 +59,8 @@ class LiveChoices:
     def host_seed(self, deal_no: int) -> bytes:
         return new_seed()
 
-    def pause_waits_for(self, people: set[int]) -> set[int]:
-        return people & self.presence.connected_seats()
+    def pause_waits_for(self, people: set[int], playing: set[int]) -> set[int]:
+        return people & playing & self.presence.connected_seats()
 
     def timed_out_discard(self, chosen: int) -> int:
         return chosen

@@ -18,6 +18,7 @@ from host.table.outbox import EntryDraft
 from host.table.scribe import MadeEvent, Scribe
 from host.table.state import SeatState, TableState
 from scala40_net import names
+from scala40_net.fairdeal.identity import fingerprint
 from scala40_net.pb import lobby_pb2, table_pb2
 
 MAX_NAME = 24
@@ -52,6 +53,7 @@ class Seating:
             connected=connected,
             away=s.away,  # type: ignore[arg-type]
             decides_absences=seat == self.decider(),
+            key_fingerprint=fingerprint(s.key) if s.key else "",
         )
 
     def seat_changed(self, seat: int) -> MadeEvent:
@@ -146,8 +148,56 @@ class Seating:
             )
         return free
 
+    def holds(self, key: bytes) -> int | None:
+        """The seat a person joined with ``key``, if any (a seat left during the match no
+        longer counts: a bot plays it to the end)."""
+        return next(
+            (
+                s.number
+                for s in self.state.seats
+                if s.taken and s.key == key and s.away != lobby_pb2.AWAY_REASON_LEFT
+            ),
+            None,
+        )
+
+    def _invited(self, key: bytes) -> None:
+        invited = self.state.config.invited_keys
+        if invited and (not key or fingerprint(key) not in invited):
+            raise permission_denied(
+                "NOT_INVITED",
+                "this table is open only to the player keys invited to it"
+                + ("" if key else ", and this join carries no player key"),
+            )
+
+    def _rejoin(self, kept: lobby_pb2.JoinTableRequest, seat: int) -> lobby_pb2.JoinTableResponse:
+        """The key's own seat, from wherever the key is: a new token for it (the old ones
+        still open it); the seat is taken back by opening a stream with it, as after a
+        disconnection."""
+        token = auth.new_token()
+        digest = auth.token_digest(token)
+        self.scribe.commit(
+            EntryDraft(
+                journaled.JOIN.kind,
+                seat,
+                kept,
+                lobby_pb2.JoinTableResponse(seat=seat),
+                game=False,
+                extras=Extras(tokens=((digest, seat),)),
+            )
+        )
+        self._hand_out(digest, seat)
+        return lobby_pb2.JoinTableResponse(seat=seat, seat_token=token)
+
     def join(self, request: lobby_pb2.JoinTableRequest) -> lobby_pb2.JoinTableResponse:
         state = self.state
+        key = bytes(request.proof.public_key) if request.HasField("proof") else b""
+        kept = lobby_pb2.JoinTableRequest()
+        kept.CopyFrom(request)
+        kept.ClearField("password")  # the journal never holds the table's password
+        own = self.holds(key) if key else None
+        if own is not None:
+            return self._rejoin(kept, own)
+        self._invited(key)
         name = self._player_name(request.player_name)
         if state.phase != lobby_pb2.TABLE_PHASE_WAITING:
             raise precondition(
@@ -156,13 +206,10 @@ class Seating:
         seat = self._open_seat(request.seat if request.HasField("seat") else None)
         token = auth.new_token()
         digest = auth.token_digest(token)
-        state.seats[seat] = SeatState(seat, name, True, 0)
+        state.seats[seat] = SeatState(seat, name, True, 0, key=key)
         state.joined.append(seat)
         response = lobby_pb2.JoinTableResponse(seat=seat, seat_token=token)
         stored = lobby_pb2.JoinTableResponse(seat=seat)  # the journal never holds the token itself
-        kept = lobby_pb2.JoinTableRequest()
-        kept.CopyFrom(request)
-        kept.ClearField("password")  # nor the table's password
         self.scribe.commit(
             EntryDraft(
                 journaled.JOIN.kind,

@@ -51,6 +51,7 @@ class SeatState:
     taken: bool = False
     bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for the person; 0 otherwise
+    key: bytes = b""  # the player key the seat was joined with (its proof checked by the lobby)
     # What the table's last seat_changed for this seat said of its connection: a stream
     # opening or closing is news only when it changes that.
     told_connected: bool = False

@@ -196,6 +196,7 @@ class Table:
             seats=[self.seating.seat_info(n, connected_seats) for n in range(len(state.seats))],
             phase=state.phase,  # type: ignore[arg-type]
             has_password=state.password is not None,
+            invited_only=bool(state.config.invited_keys),
             turn_seconds=state.turn_seconds,
             grace_seconds=state.grace_seconds,
         )
@@ -370,7 +371,7 @@ class Table:
                 "STALE_VIEW",
                 f"the table changed after event {context.last_seen_seq} "
                 f"(now at {state.last_game_seq}): "
-                "catch up on the events and decide again",
+                "read the table again (GetView) and decide again",
             )
 
     def _turn_state(self, seat: int) -> deal.DealState:

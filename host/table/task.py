@@ -67,6 +67,7 @@ class TableTask:
         tokens: auth.TokenBook,
         settings: TableSettings,
         run_bot: BotRunner | None = None,
+        on_over: Callable[[TableTask], None] | None = None,
     ) -> None:
         self.table_id = table_id
         self.config = config
@@ -84,6 +85,7 @@ class TableTask:
         self.absences = Absences()
         self._outbox = JobOutbox()
         self._run_bot = run_bot
+        self._on_over = on_over  # told once each match is over (and durable): the history
         self.bots: dict[int, asyncio.Task[None]] = {}
         self.table = self._new_table()
         self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | None] = asyncio.Queue()
@@ -504,6 +506,8 @@ class TableTask:
             self.finished_at = None  # playing again (a rematch): not to be archived
         elif self.finished_at is None:
             self.finished_at = asyncio.get_running_loop().time()
+            if self._on_over is not None:
+                self._on_over(self)
 
     # --- Host bot seats ---------------------------------------------------------------------
 

@@ -237,8 +237,12 @@ class DealRecorder:
         return self._signed
 
     def record_for(self, seat: int | None) -> DealRecord:
-        """The record as ``seat`` may download it: the public record and its own private data."""
-        if seat is None:
+        """The record as ``seat`` may download it: the public record and its own private data.
+
+        A seat that did not play the deal has no private data: it gets the public record
+        (``"private": null``, FAIR_DEAL.md "Record file"), as a spectator does.
+        """
+        if seat is None or seat not in self.signed.seats_in_play:
             return self.signed
         return replace(
             self.signed, private_seat=seat, private_events=tuple(self._private.get(seat, ()))

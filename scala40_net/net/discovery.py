@@ -33,7 +33,7 @@ from zeroconf import (
 )
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from scala40_net.invite import InviteError, normal_fingerprint
+from scala40_net.invite import Invite, InviteError, normal_fingerprint
 from scala40_net.names import printable
 
 log = logging.getLogger(__name__)
@@ -64,8 +64,7 @@ class FoundHost:
     @property
     def target(self) -> str:
         """``HOST:PORT`` (``[V6]:PORT``): what the client connects to and remembers."""
-        where = f"[{self.address}]" if ":" in self.address else self.address
-        return f"{where}:{self.port}"
+        return Invite(self.address, self.port, None).address
 
 
 # --- the host's side ------------------------------------------------------------------------

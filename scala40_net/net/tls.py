@@ -29,9 +29,16 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.x509.oid import NameOID
 
-from scala40_net.fairdeal.identity import TLS_BINDING_TAG, HostIdentity, fingerprint
+from scala40_net.fairdeal.identity import (
+    PUBLIC_KEY_BYTES,
+    SIGNATURE_BYTES,
+    TLS_BINDING_TAG,
+    HostIdentity,
+    fingerprint,
+)
 
 BINDING_OID = x509.ObjectIdentifier("2.25.209438493393059630376590821578280726629")
+BINDING_BYTES = PUBLIC_KEY_BYTES + SIGNATURE_BYTES  # the extension's value, 96 bytes
 # The name in the certificate, and the one clients check it against (an address may change,
 # the certificate does not): every client sets it as the TLS target name.
 HOST_NAME = "scala40-host"
@@ -63,13 +70,34 @@ class HostCertificate:
 def make_certificate(identity: HostIdentity) -> tuple[bytes, bytes]:
     """A new TLS key and self-signed certificate bound to ``identity``: (key PEM, cert PEM)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    spki = key.public_key().public_bytes(
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = build_certificate(key, binding_value(identity, key.public_key()), now)
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return key_pem, certificate.public_bytes(serialization.Encoding.PEM)
+
+
+def binding_value(identity: HostIdentity, tls_key: ec.EllipticCurvePublicKey) -> bytes:
+    """The extension's value: the identity's public key and its signature over the TLS key.
+
+    These 96 bytes are the extension's ``extnValue`` contents as they are (RFC 5280
+    ``OCTET STRING``), with no DER type of their own inside.
+    """
+    spki = tls_key.public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    binding = identity.public_key + identity.sign_tls_binding(spki)
+    return identity.public_key + identity.sign_tls_binding(spki)
+
+
+def build_certificate(
+    key: ec.EllipticCurvePrivateKey, binding: bytes | None, now: datetime.datetime
+) -> x509.Certificate:
+    """The host's self-signed certificate for ``key``, carrying ``binding`` (None: none)."""
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, HOST_NAME)])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
+    builder = (
         x509.CertificateBuilder()
         .subject_name(name)
         .issuer_name(name)
@@ -80,15 +108,12 @@ def make_certificate(identity: HostIdentity) -> tuple[bytes, bytes]:
         .not_valid_after(now + datetime.timedelta(days=365 * 30))
         .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST_NAME)]), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.UnrecognizedExtension(BINDING_OID, binding), critical=False)
-        .sign(key, hashes.SHA256())
     )
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    return key_pem, certificate.public_bytes(serialization.Encoding.PEM)
+    if binding is not None:
+        builder = builder.add_extension(
+            x509.UnrecognizedExtension(BINDING_OID, binding), critical=False
+        )
+    return builder.sign(key, hashes.SHA256())
 
 
 def bound_fingerprint(certificate_pem_or_der: bytes) -> str:
@@ -102,7 +127,10 @@ def bound_fingerprint(certificate_pem_or_der: bytes) -> str:
     except (ValueError, x509.ExtensionNotFound) as error:
         raise PinError(f"the host's certificate is not a Scala 40 host's ({error})") from None
     raw = binding.value if isinstance(binding, x509.UnrecognizedExtension) else b""
-    identity, signature = raw[:32], raw[32:]
+    if len(raw) != BINDING_BYTES:
+        # The 96 bytes are extnValue's contents as they are: no inner DER type, nothing else.
+        raise PinError(f"the host's certificate has a malformed binding ({len(raw)} bytes, not 96)")
+    identity, signature = raw[:PUBLIC_KEY_BYTES], raw[PUBLIC_KEY_BYTES:]
     spki = certificate.public_key().public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )

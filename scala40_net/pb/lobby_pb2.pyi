@@ -50,19 +50,21 @@ class GetHostInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetHostInfoResponse(_message.Message):
-    __slots__ = ("host_public_key", "host_fingerprint", "version", "fair_deal_version")
+    __slots__ = ("host_public_key", "host_fingerprint", "version", "fair_deal_version", "contract_version")
     HOST_PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
     HOST_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FAIR_DEAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CONTRACT_VERSION_FIELD_NUMBER: _ClassVar[int]
     host_public_key: bytes
     host_fingerprint: str
     version: str
     fair_deal_version: int
-    def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ...) -> None: ...
+    contract_version: int
+    def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ..., contract_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds")
+    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds", "invited_keys")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +73,7 @@ class CreateTableRequest(_message.Message):
     GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     STAND_IN_LEVEL_FIELD_NUMBER: _ClassVar[int]
     BETWEEN_DEALS_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    INVITED_KEYS_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: _ruleset_pb2.Ruleset
     seats: int
@@ -79,7 +82,8 @@ class CreateTableRequest(_message.Message):
     grace_seconds: int
     stand_in_level: BotLevel
     between_deals_seconds: int
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ..., between_deals_seconds: _Optional[int] = ...) -> None: ...
+    invited_keys: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ..., between_deals_seconds: _Optional[int] = ..., invited_keys: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id",)
@@ -92,7 +96,7 @@ class ListTablesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "taken", "name", "bot", "connected", "away", "decides_absences")
+    __slots__ = ("seat", "taken", "name", "bot", "connected", "away", "decides_absences", "key_fingerprint")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +104,7 @@ class SeatInfo(_message.Message):
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     AWAY_FIELD_NUMBER: _ClassVar[int]
     DECIDES_ABSENCES_FIELD_NUMBER: _ClassVar[int]
+    KEY_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     taken: bool
     name: str
@@ -107,10 +112,11 @@ class SeatInfo(_message.Message):
     connected: bool
     away: AwayReason
     decides_absences: bool
-    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ..., away: _Optional[_Union[AwayReason, str]] = ..., decides_absences: _Optional[bool] = ...) -> None: ...
+    key_fingerprint: str
+    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ..., away: _Optional[_Union[AwayReason, str]] = ..., decides_absences: _Optional[bool] = ..., key_fingerprint: _Optional[str] = ...) -> None: ...
 
 class TableSummary(_message.Message):
-    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password", "turn_seconds", "grace_seconds")
+    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password", "invited_only", "turn_seconds", "grace_seconds")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +124,7 @@ class TableSummary(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     HAS_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    INVITED_ONLY_FIELD_NUMBER: _ClassVar[int]
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
@@ -127,9 +134,10 @@ class TableSummary(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
     phase: TablePhase
     has_password: bool
+    invited_only: bool
     turn_seconds: int
     grace_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ..., invited_only: _Optional[bool] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ...) -> None: ...
 
 class ListTablesResponse(_message.Message):
     __slots__ = ("tables",)
@@ -138,16 +146,18 @@ class ListTablesResponse(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[TableSummary, _Mapping]]] = ...) -> None: ...
 
 class JoinTableRequest(_message.Message):
-    __slots__ = ("table_id", "player_name", "seat", "password")
+    __slots__ = ("table_id", "player_name", "seat", "password", "proof")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    PROOF_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     player_name: str
     seat: int
     password: str
-    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ...) -> None: ...
+    proof: PlayerProof
+    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ..., proof: _Optional[_Union[PlayerProof, _Mapping]] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
     __slots__ = ("seat", "seat_token")
@@ -206,3 +216,13 @@ class SpectateTableResponse(_message.Message):
     SPECTATOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
     spectator_token: str
     def __init__(self, spectator_token: _Optional[str] = ...) -> None: ...
+
+class PlayerProof(_message.Message):
+    __slots__ = ("public_key", "nonce", "signature")
+    PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    public_key: bytes
+    nonce: bytes
+    signature: bytes
+    def __init__(self, public_key: _Optional[bytes] = ..., nonce: _Optional[bytes] = ..., signature: _Optional[bytes] = ...) -> None: ...

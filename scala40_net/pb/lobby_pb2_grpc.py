@@ -106,6 +106,8 @@ class LobbyServiceServicer:
 
     def JoinTable(self, request, context):
         """Takes a seat and returns its token. The token is the seat: keep it to reconnect.
+        With a player key's proof, the key's seat at that table is given back too (a
+        new token for it), from any machine the key is on.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

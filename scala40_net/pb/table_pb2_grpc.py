@@ -223,8 +223,8 @@ class TableServiceServicer:
 
     def Ready(self, request, context):
         """Between deals: the caller has seen the end of the deal and is ready for the
-        next. The next deal starts once every connected person is ready, or when the
-        pause (MatchUpdate.between_deals) runs out.
+        next. The next deal starts once every connected person still in the match is
+        ready, or when the pause (MatchUpdate.between_deals) runs out.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -75,8 +75,7 @@ TURN_EVENTS = {"started", "drawn", "played", "discard_returned", "stock_rebuilt"
 
 def parse_address(text: str) -> str:
     """``host``, ``host:port`` or ``[v6]:port`` as a gRPC target (default port 4040)."""
-    place = invite.parse(text)
-    return f"[{place.host}]:{place.port}" if ":" in place.host else f"{place.host}:{place.port}"
+    return invite.parse(text).address
 
 
 @dataclass
@@ -499,8 +498,7 @@ async def connect(
     first use, for this run). ``insecure``: a host started with --insecure, no TLS."""
     place = invite.parse(address)
     if insecure:
-        target = parse_address(f"{place.host}:{place.port}")
-        return grpc.aio.insecure_channel(target, options=wire.CHANNEL_OPTIONS), None
+        return grpc.aio.insecure_channel(place.address, options=wire.CHANNEL_OPTIONS), None
     expected = place.fingerprint or (
         invite.normal_fingerprint(fingerprint) if fingerprint else None
     )

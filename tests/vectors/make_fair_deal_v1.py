@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scala40_net import wire
 from scala40_net.fairdeal.chain import chain_start, chain_step, record_message
 from scala40_net.fairdeal.identity import HostIdentity, fingerprint
 from scala40_net.fairdeal.record import parse_deal_event, parse_private_event
@@ -30,7 +31,14 @@ from scala40_net.pb import deal_pb2
 
 OUT = Path(__file__).with_name("fair_deal_v1.json")
 # A real deal with a stock rebuild, recorded once by record_deal_with_rebuild.py.
-RECORDED = [("a real 2-seat, 1-deck deal with a stock rebuild", "recorded_deal_rebuild.json")]
+# A real deal with runs cut by an attach (R4.6), by record_deal_with_cut_runs.py.
+RECORDED = [
+    ("a real 2-seat, 1-deck deal with a stock rebuild", "recorded_deal_rebuild.json"),
+    ("a real 2-seat, 2-deck deal with runs cut (max_run 5)", "recorded_deal_cut_runs.json"),
+]
+# The file's shape (docs/PROTOCOL.md "Versions"): 2 since hands became an array; a new
+# shape is a new number, and the change log says how long the older file is kept.
+FORMAT = 2
 STREAM_WORDS = 16
 
 
@@ -221,6 +229,15 @@ def build_recorded(name: str, file_name: str) -> dict[str, Any]:
                 }
             )
             pile = pile[-1:]
+    # The melds on the table by number after every play, as the engine reads the events
+    # (cut runs included: R4.6, docs/PROTOCOL.md "A turn").
+    reader = wire.DealEventReader()
+    melds_after: list[dict[str, Any]] = []
+    for k, event in enumerate(events):
+        reader.read(event)
+        if event.WhichOneof("event") == "played" and event.played.operations:
+            table = [{"meld_id": i + 1, "cards": list(m.cards)} for i, m in enumerate(reader.table)]
+            melds_after.append({"event": k, "melds": table})
     private = record["private"]
     hand_dealt = next(
         list(p.hand_dealt.cards)
@@ -243,6 +260,7 @@ def build_recorded(name: str, file_name: str) -> dict[str, Any]:
         "hand_dealt": hand_dealt,
         "stock_draws": stock_draws,
         "rebuilds": rebuilds,
+        "melds_after": melds_after,
         "chain_heads": [h.hex() for h in heads],
     }
 
@@ -273,6 +291,7 @@ def build_signed_chain() -> dict[str, Any]:
 def build() -> dict[str, Any]:
     return {
         "version": "scala40/fair-deal/v1",
+        "format": FORMAT,
         "about": "Known answers of docs/FAIR_DEAL.md; see its section 'Test vectors'.",
         "deals": [build_case(case) for case in CASES],
         "recorded_deals": [build_recorded(name, file_name) for name, file_name in RECORDED],

@@ -16,6 +16,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -43,7 +44,20 @@ def has_rebuild(record: DealRecord) -> bool:
     return any(parse_deal_event(e).WhichOneof("event") == "stock_rebuilt" for e in record.events)
 
 
-async def record_one(data_dir: Path) -> bytes | None:
+SEMPLICE_TWO = ruleset_pb2.Ruleset(
+    preset=ruleset_pb2.PRESET_SEMPLICE,
+    options=ruleset_pb2.RulesetOptions(
+        max_players=2, match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=9
+    ),
+)
+
+
+async def record_one(
+    data_dir: Path,
+    ruleset: ruleset_pb2.Ruleset = SEMPLICE_TWO,
+    wanted: Callable[[DealRecord], bool] = has_rebuild,
+) -> bytes | None:
+    """The first deal of one match whose record ``wanted`` picks (with private events)."""
     host = Host("127.0.0.1:0", data_dir, SETTINGS)
     await host.start()
     channel, _ = await tls.pinned_channel(
@@ -52,12 +66,6 @@ async def record_one(data_dir: Path) -> bytes | None:
     try:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         tables = table_pb2_grpc.TableServiceStub(channel)
-        ruleset = ruleset_pb2.Ruleset(
-            preset=ruleset_pb2.PRESET_SEMPLICE,
-            options=ruleset_pb2.RulesetOptions(
-                max_players=2, match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=9
-            ),
-        )
         created = await lobby.CreateTable(
             lobby_pb2.CreateTableRequest(name="rebuild", seats=2, ruleset=ruleset)
         )
@@ -80,7 +88,7 @@ async def record_one(data_dir: Path) -> bytes | None:
                 table_pb2.GetDealRecordRequest(deal_no=signed.deal_no), metadata=metadata
             )
             record = DealRecord.from_json(answer.record)
-            if has_rebuild(record) and record.private_events:
+            if wanted(record) and record.private_events:
                 return bytes(answer.record)
         return None
     finally:
