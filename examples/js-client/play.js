@@ -33,7 +33,7 @@ const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.
 // Codes after which a move is sent again as it was (see send).
 const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
 // The contract version this client was written for (GetHostInfo.contract_version).
-const CONTRACT_VERSION = 5;
+const CONTRACT_VERSION = 6;
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
 // The moves the seat's stream carries: the unary call -> SeatRequest's field (PROTOCOL.md
 // "The seat's stream"); SeatAnswer's field of the same name holds the answer.
@@ -188,8 +188,10 @@ class Player {
     if (this.hostKey && !this.hostKey.equals(info.host_public_key)) throw new Error("the host's identity changed");
     if (this.o.insecure && this.o.fingerprint && fp !== this.o.fingerprint) throw new Error(`host fingerprint ${fp}, not ${this.o.fingerprint}`);
     this.hostKey = info.host_public_key;
-    // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
+    // docs/PROTOCOL.md "Versions": this client follows CONTRACT_VERSION; 0 is an older host.
     const version = info.contract_version || 0;
+    // The seat's stream came with contract version 6: an older host is followed the old way.
+    this.seatStreamServed = version >= 6;
     this.contract = `contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? ", older than this client's" : ""}`;
     this.fingerprint = fp;
   }
@@ -291,10 +293,18 @@ class Player {
     }
   }
 
-  // The seat's stream (PROTOCOL.md "The seat's stream"): its events, and its moves.
+  // The seat's stream (PROTOCOL.md "The seat's stream"): its events, and its moves; from a
+  // host older than contract version 6, SubscribeEvents, the moves as calls.
   async follow() {
-    const stream = new SeatStream(this.table, this.token, this.lastSeq);
-    this.seatStream = stream;
+    let stream;
+    if (this.seatStreamServed) {
+      stream = this.seatStream = new SeatStream(this.table, this.token, this.lastSeq);
+    } else {
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", `Bearer ${this.token}`);
+      stream = this.table.SubscribeEvents({ after_seq: this.lastSeq }, metadata);
+      stream.on("error", () => {});  // the loop below gets the error; this keeps it from crashing before
+    }
     const resumed = this.lastSeq > 0;
     try {
       if (resumed) {
