@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -159,13 +160,18 @@ class TimedTable:
     """2-seat matches played one after another by bot clients, with a spectator; Plays are timed.
 
     The seats are ``NetworkSeat``s: their moves go through the seat's link and its
-    ``TableTransport`` (``GrpcTable``, unary calls), the one piece a stream replaces.
+    ``TableTransport`` (``GrpcTable``). ``seat_stream``: the bots move on their seat's stream
+    (TableService.Seat), as the clients do; False: as unary calls beside a SubscribeEvents
+    stream (the simple way).
     """
 
-    def __init__(self, channel: grpc.aio.Channel, think: float, phase: Phase) -> None:
+    def __init__(
+        self, channel: grpc.aio.Channel, think: float, phase: Phase, seat_stream: bool = True
+    ) -> None:
         self.channel = channel
         self.think = think
         self.phase = phase
+        self.seat_stream = seat_stream
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.samples: list[float] = []  # milliseconds, plays sent once the phase is ready
@@ -189,12 +195,12 @@ class TimedTable:
         self.matches += 1
         first = asyncio.Event()
 
-        def timed(play: grpc.aio.UnaryUnaryMultiCallable) -> object:
-            async def call(
-                request: table_pb2.PlayRequest, **kwargs: object
-            ) -> table_pb2.PlayResponse:
+        def timed(
+            play: Callable[[table_pb2.PlayRequest], Awaitable[table_pb2.PlayResponse]],
+        ) -> object:
+            async def call(request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
                 start = time.perf_counter()
-                response = await play(request, **kwargs)
+                response = await play(request)
                 if not first.is_set():
                     first.set()
                     if not self.first_play.is_set():
@@ -215,7 +221,8 @@ class TimedTable:
             think = self.think * random.uniform(0.5, 1.5)
             seat = NetworkSeat(self.channel, table_id, StockBot(), log=SeatLog(), think=think)  # type: ignore[arg-type]
             seat.take_seat(joined.seat, joined.seat_token)
-            seat.tables.Play = timed(seat.tables.Play)
+            seat.table.seat_stream = self.seat_stream
+            seat.table.play = timed(seat.table.play)  # the seat's transport: stream or call
             seats.append(seat)
         watch = await self.lobby.SpectateTable(lobby_pb2.SpectateTableRequest(table_id=table_id))
         stream = self.stub.SubscribeEvents(

@@ -262,7 +262,8 @@ class TableLink:
         another identity at that address is told apart from one that is down."""
         self.seat = seat
         self.channel = channel
-        self.table = GrpcTable(channel, seat.token, lang, pin)
+        # A seat's moves go on its stream with its events; a spectator follows the events.
+        self.table = GrpcTable(channel, seat.token, lang, pin, seat_stream=seat.seat is not None)
         self.link = SeatLink(self.table, last_seq)
         # The screen waits out anything but its seat refused: the player decides to leave.
         self.stream = ResumableStream(self.table, last_seq, gives_up=gives_up_if_seat_refused)

@@ -14,6 +14,7 @@ import re
 import shutil
 import sys
 import tempfile
+from importlib import resources
 from pathlib import Path
 
 from grpc_tools import protoc
@@ -32,6 +33,9 @@ def generate(out_dir: Path) -> list[Path]:
         args = [
             "grpc_tools.protoc",
             f"-I{PROTO_ROOT}",
+            # The well-known types (google/protobuf/any.proto, which google/rpc/status.proto
+            # imports), as grpc_tools ships them.
+            f"-I{resources.files('grpc_tools') / '_proto'}",
             f"--python_out={tmp}",
             f"--pyi_out={tmp}",
             f"--grpc_python_out={tmp}",

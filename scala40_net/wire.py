@@ -604,7 +604,7 @@ class DealEventReader:
 
 # The contract's own version (GetHostInfoResponse.contract_version, docs/PROTOCOL.md
 # "Versions"), apart from the package's: one more whenever a client could notice the change.
-CONTRACT_VERSION = 5
+CONTRACT_VERSION = 6
 
 DEFAULT_PORT = 4040
 MAX_REQUEST_BYTES = 64 * 1024

@@ -409,9 +409,10 @@ async def test_the_network_bot_moves_on_the_view_the_host_has_without_asking_for
         )
         bot = Deciding(make_bot(level, random.Random(40 + k)))
         seat = bot_seat(served.channel, table_id, joined, bot)  # type: ignore[arg-type]
-        for name in ("Draw", "Play", "ReturnDiscard"):
-            method = getattr(seat.tables, name)
-            setattr(seat.tables, name, _checking(method, seat, bot, checked, seats))
+        # Checked where the seat's link hands each move to its transport (the seat's stream).
+        for name in ("draw", "play", "return_discard"):
+            method = getattr(seat.table, name)
+            setattr(seat.table, name, _checking(method, seat, bot, checked, seats))
         seats.append(seat)
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seats[0].metadata

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import subprocess
 import sys
 from typing import Any
@@ -73,6 +74,9 @@ def test_our_network_bot_passes_every_check_from_the_command_line() -> None:
     for name in CHECKS:
         assert f"PASS  {name}" in done.stdout, done.stdout
     assert "scala40://127.0.0.1:" in done.stdout  # the invite the client was given
+    # It moved on its seat's stream: every stream it opened was one.
+    followed = re.search(r"on (\d+) stream\(s\), (\d+) of them the seat's stream", done.stdout)
+    assert followed is not None and followed[1] == followed[2] != "0", done.stdout
 
 
 async def test_a_client_that_does_not_resubscribe_fails_the_dropped_stream() -> None:

@@ -170,6 +170,9 @@ def test_the_example_passes_the_conformance_check(node_modules: Path) -> None:
     assert re.search(rule, out, re.M), out
     assert "Draw not saved: sending it again, the same request id" in done.stdout, out
     assert "the Draw was sent again (the same request_id) and accepted" in done.stdout, out
+    # Every stream it opened was the seat's stream: its moves went on it, answered there.
+    followed = re.search(r"on (\d+) stream\(s\), (\d+) of them the seat's stream", done.stdout)
+    assert followed is not None and followed[1] == followed[2] != "0", out
     _check_refusals(done.stdout)
 
 

@@ -33,8 +33,13 @@ const RECONNECT = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.
 // Codes after which a move is sent again as it was (see send).
 const RESEND = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
 // The contract version this client was written for (GetHostInfo.contract_version).
-const CONTRACT_VERSION = 5;
+const CONTRACT_VERSION = 6;
 const TURN_EVENTS = new Set(["started", "drawn", "played", "discard_returned", "stock_rebuilt"]);
+// The moves the seat's stream carries: the unary call -> SeatRequest's field (PROTOCOL.md
+// "The seat's stream"); SeatAnswer's field of the same name holds the answer.
+const STREAM_MOVES = { Draw: "draw", Play: "play", ReturnDiscard: "return_discard", CommitSeed: "commit_seed",
+  RevealSeed: "reveal_seed", AnswerRientro: "answer_rientro", SendChat: "send_chat", DecideAbsence: "decide_absence",
+  Ready: "ready", Rematch: "rematch" };
 
 const say = (line) => console.log(line);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -78,6 +83,76 @@ function parseArgs(argv) {
   return o;
 }
 
+// One TableService.Seat call: its events read in order (for await), while each answer is
+// handed at once to the move that waits for it, even while the reader is busy with an event
+// (a move is sent from inside the handling of one). The host sends a move's events before
+// its answer. When the stream ends, each move still waiting fails as UNAVAILABLE: send()
+// sends it again, with its request id, and the host applies it once.
+class SeatStream {
+  constructor(table, token, afterSeq) {
+    const metadata = new grpc.Metadata();
+    metadata.set("authorization", `Bearer ${token}`);
+    this.call = table.Seat(metadata);
+    this.open = true;
+    this.waiting = new Map();  // request_id -> {resolve, reject, timer}
+    this.events = [];
+    this.ended = null;  // the error it ended with, or true
+    this.wake = null;
+    this.call.on("data", (message) => {
+      if (message.response === "answer") {
+        const w = this.waiting.get(message.answer.request_id);
+        if (w) { this.waiting.delete(message.answer.request_id); clearTimeout(w.timer); w.resolve(message.answer); }
+      } else {
+        this.events.push(message.event);
+        this.kick();
+      }
+    });
+    this.call.on("error", (error) => this.end(error));
+    this.call.on("end", () => this.end(true));
+    this.call.write({ subscribe: { after_seq: afterSeq } });
+  }
+
+  kick() { const wake = this.wake; this.wake = null; if (wake) wake(); }
+
+  end(why) {
+    if (!this.ended) this.ended = why;
+    this.open = false;
+    for (const [id, w] of this.waiting) {
+      clearTimeout(w.timer);
+      w.reject({ code: grpc.status.UNAVAILABLE, details: "the seat's stream ended before the answer" });
+      this.waiting.delete(id);
+    }
+    this.kick();
+  }
+
+  async *[Symbol.asyncIterator]() {
+    for (;;) {
+      if (this.events.length) { yield { event: this.events.shift() }; continue; }
+      if (this.ended) { if (this.ended !== true) throw this.ended; return; }
+      await new Promise((resolve) => { this.wake = resolve; });
+    }
+  }
+
+  // One move and its answer; a refusal as an error whose status is the unary call's.
+  ask(kind, request) {
+    const id = request.context.request_id;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject({ code: grpc.status.DEADLINE_EXCEEDED, details: "no answer on the seat's stream in time" });
+      }, CALL_SECONDS * 1000);
+      this.waiting.set(id, { timer, reject, resolve: (answer) => {
+        if (answer.answer !== "refused") return resolve(answer[kind]);
+        const status = answer.refused;
+        reject({ code: status.code, details: status.message, status });
+      } });
+      this.call.write({ [kind]: request });
+    });
+  }
+
+  cancel() { this.open = false; this.call.cancel(); }
+}
+
 class Player {
   constructor(options) {
     this.o = options;
@@ -113,8 +188,10 @@ class Player {
     if (this.hostKey && !this.hostKey.equals(info.host_public_key)) throw new Error("the host's identity changed");
     if (this.o.insecure && this.o.fingerprint && fp !== this.o.fingerprint) throw new Error(`host fingerprint ${fp}, not ${this.o.fingerprint}`);
     this.hostKey = info.host_public_key;
-    // docs/PROTOCOL.md "Versions": this client follows contract version 4; 0 is an older host.
+    // docs/PROTOCOL.md "Versions": this client follows CONTRACT_VERSION; 0 is an older host.
     const version = info.contract_version || 0;
+    // The seat's stream came with contract version 6: an older host is followed the old way.
+    this.seatStreamServed = version >= 6;
     this.contract = `contract version ${version || "3 or before"}${version && version < CONTRACT_VERSION ? ", older than this client's" : ""}`;
     this.fingerprint = fp;
   }
@@ -133,9 +210,12 @@ class Player {
   // once and give the first answer again (PROTOCOL.md "A turn"). The channel reconnects by
   // itself, to the same pinned certificate; a move sent again waits for it. Any other
   // refusal is the caller's.
+  // A move goes on the seat's stream while one is open (the fast way), else as its call.
   async send(method, request) {
     for (let attempt = 0; ; attempt++) {
       try {
+        const stream = this.seatStream;
+        if (stream && stream.open && STREAM_MOVES[method]) return await stream.ask(STREAM_MOVES[method], request);
         return await this.call(this.table, method, request, true, attempt > 0);
       } catch (error) {
         if (!RESEND.has(error.code) || attempt >= BACKOFF_MS.length) throw error;
@@ -213,11 +293,18 @@ class Player {
     }
   }
 
+  // The seat's stream (PROTOCOL.md "The seat's stream"): its events, and its moves; from a
+  // host older than contract version 6, SubscribeEvents, the moves as calls.
   async follow() {
-    const metadata = new grpc.Metadata();
-    metadata.set("authorization", `Bearer ${this.token}`);
-    const stream = this.table.SubscribeEvents({ after_seq: this.lastSeq }, metadata);
-    stream.on("error", () => {});  // the loop below gets the error; this keeps it from crashing before
+    let stream;
+    if (this.seatStreamServed) {
+      stream = this.seatStream = new SeatStream(this.table, this.token, this.lastSeq);
+    } else {
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", `Bearer ${this.token}`);
+      stream = this.table.SubscribeEvents({ after_seq: this.lastSeq }, metadata);
+      stream.on("error", () => {});  // the loop below gets the error; this keeps it from crashing before
+    }
     const resumed = this.lastSeq > 0;
     try {
       if (resumed) {
@@ -240,6 +327,7 @@ class Player {
       }
     } finally {
       stream.cancel();
+      if (this.seatStream === stream) this.seatStream = null;
     }
   }
 

@@ -43,12 +43,14 @@ const encodePrivateEvent = (object) => Buffer.from(PrivateDealEvent.encode(Priva
 // What a refusal says: its code, the ErrorInfo reason and metadata (rule, sentence …), and
 // the localized message when there is one. The details ride in the grpc-status-details-bin
 // trailer, which grpc-js hands over in error.metadata.
+// A move refused on the seat's stream (PROTOCOL.md "The seat's stream") carries the same
+// google.rpc.Status in its answer (SeatAnswer.refused), already decoded: error.status.
 function refusal(error) {
   const out = { code: grpc.status[error.code] || String(error.code), reason: "", metadata: {},
     message: error.details || error.message };
-  const raw = error.metadata && error.metadata.get("grpc-status-details-bin")[0];
-  if (!raw) return out;
-  for (const detail of Status.decode(raw).details) {
+  const raw = !error.status && error.metadata && error.metadata.get("grpc-status-details-bin")[0];
+  if (!raw && !error.status) return out;
+  for (const detail of (error.status || Status.decode(raw)).details) {
     if (detail.type_url.endsWith("/google.rpc.ErrorInfo")) {
       const info = ErrorInfo.toObject(ErrorInfo.decode(detail.value), TO_OBJECT);
       out.reason = info.reason;

@@ -73,6 +73,7 @@ class Script:
     run: int = 1
     moves: list[Move] = field(default_factory=list)
     subscriptions: list[tuple[int, int]] = field(default_factory=list)  # host run, after_seq
+    seat_streams: int = 0  # of them, the seat's streams (TableService.Seat): moves on them
     delivered: int = 0  # the last seq the client's stream was given (across runs)
     rebuilt_at: int | None = None  # seq of the first stock_rebuilt
     cutter_left_out: bool = False
@@ -319,8 +320,10 @@ class Script:
 
     # --- What the client's stream is given ------------------------------------------------
 
-    def stream_opened(self, after_seq: int) -> None:
+    def stream_opened(self, after_seq: int, seat_stream: bool = False) -> None:
+        """The client opened an event stream: SubscribeEvents, or its seat's stream."""
         self.subscriptions.append((self.run, after_seq))
+        self.seat_streams += seat_stream
         self._tell()
 
     def given(self, event: table_pb2.TableEvent) -> bool:
@@ -352,6 +355,13 @@ class Script:
 
     def report(self) -> list[str]:
         lines = [check.line() for check in self.checks]
+        streams = len(self.subscriptions)
+        if streams:
+            lines.append(
+                f"the client followed the table on {streams} stream(s), {self.seat_streams} of "
+                "them the seat's stream (TableService.Seat: its moves and events on one call), "
+                "the rest SubscribeEvents (its moves as unary calls)"
+            )
         if self.host_refusals:
             lines.append("refusals by the table itself (not scripted), for the record:")
             lines += [f"      {line}" for line in self.host_refusals[:20]]

@@ -4,7 +4,9 @@ Every call of the client under test's seat goes through ``Script``: a move
 it scripts a refusal for is refused before it reaches the table (nothing is
 done), every other one goes to the host's ``TableService`` and its answer is
 noted; the seat's event stream is the host's, each event noted, and ended
-with ``UNAVAILABLE`` when the script drops it. Every other caller (none, in a
+with ``UNAVAILABLE`` when the script drops it. The seat's stream (``Seat``)
+is both: its moves go to the same scripted handlers, its events are noted and
+dropped alike. Every other caller (none, in a
 conformance run) is served by the host's service untouched.
 """
 
@@ -68,12 +70,41 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
         scripted = self._scripted()
         if scripted:
             self._script.stream_opened(request.after_seq)
-        stream = self._inner.SubscribeEvents(request, context)
+        async for message in self._watched(
+            self._inner.SubscribeEvents(request, context), scripted, context
+        ):
+            yield message
+
+    async def Seat(
+        self, requests: AsyncIterator[table_pb2.SeatRequest], context: Context
+    ) -> AsyncIterator[table_pb2.SeatResponse | bytes]:
+        """The seat's stream: the host's, its moves answered by this service's handlers (so
+        scripted like their unary calls), its events noted and dropped like SubscribeEvents'."""
+        scripted = self._scripted()
+
+        async def opened() -> AsyncIterator[table_pb2.SeatRequest]:
+            first = True
+            async for request in requests:
+                if first and scripted and request.WhichOneof("request") == "subscribe":
+                    self._script.stream_opened(request.subscribe.after_seq, seat_stream=True)
+                first = False
+                yield request
+
+        stream = self._inner.seat_stream(opened(), context, self)
+        async for message in self._watched(stream, scripted, context):
+            yield message
+
+    async def _watched(
+        self, stream: AsyncIterator[Message | bytes], scripted: bool, context: Context
+    ) -> AsyncIterator[Any]:
+        """The host's stream as it is, each event noted by the script, ended with
+        ``UNAVAILABLE`` right after the event the script drops it at."""
         drop = False
         async with contextlib.aclosing(stream):  # type: ignore[type-var]
             async for message in stream:
                 yield message
-                if scripted and self._script.given(_event(message)):
+                event = _event(message)
+                if scripted and event is not None and self._script.given(event):
                     drop = True
                     break
         if drop:
@@ -137,14 +168,23 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.ReadyResponse:
         return await self._inner.Ready(request, context)
 
+    async def Rematch(
+        self, request: table_pb2.RematchRequest, context: Context
+    ) -> table_pb2.RematchResponse:
+        return await self._inner.Rematch(request, context)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:
         return await self._inner.GetDealRecord(request, context)
 
 
-def _event(message: table_pb2.SubscribeEventsResponse | bytes) -> table_pb2.TableEvent:
-    """The event of a stream message, sent as the fan-out serialized it or not."""
+def _event(message: Message | bytes) -> table_pb2.TableEvent | None:
+    """The event of a stream message (either stream's: an event is field 1 of both), sent as
+    the fan-out serialized it or not; None for an answer of the seat's stream."""
     if isinstance(message, bytes):
-        message = table_pb2.SubscribeEventsResponse.FromString(message)
-    return message.event
+        message = table_pb2.SeatResponse.FromString(message)
+    if isinstance(message, table_pb2.SubscribeEventsResponse):
+        return message.event
+    assert isinstance(message, table_pb2.SeatResponse)
+    return message.event if message.HasField("event") else None

@@ -185,12 +185,25 @@ def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
     """Checks each call's limits and the bearer token its method needs, refuses undecodable
-    requests, and turns refusals into rich statuses."""
+    requests, and turns refusals into rich statuses.
 
-    def __init__(self, tokens: TokenBook, access: dict[str, Access], limits: Limits) -> None:
+    The token of a streamed call is checked once, when it opens. Each later request of it is
+    counted against the address's limit here, but for the methods in ``counts_itself`` (the
+    seat's stream): their handler counts each one, and answers one refused on the stream
+    instead of ending it.
+    """
+
+    def __init__(
+        self,
+        tokens: TokenBook,
+        access: dict[str, Access],
+        limits: Limits,
+        counts_itself: frozenset[str] = frozenset(),
+    ) -> None:
         self._tokens = tokens
         self._access = access
         self._limits = limits
+        self._counts_itself = counts_itself
         self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def _authenticate(self, method: str, metadata: Any, peer: str) -> Principal | None:
@@ -324,7 +337,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
             async def many(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 async with self._answering(method, context):
-                    return await inner_many(self._each_request(requests, context), context)  # type: ignore[arg-type]
+                    each = self._each_request(requests, context, method not in self._counts_itself)
+                    return await inner_many(each, context)  # type: ignore[arg-type]
 
             return grpc.stream_unary_rpc_method_handler(
                 many,
@@ -334,13 +348,16 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
     async def _each_request(
-        self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+        self,
+        requests: AsyncIterator[Any],
+        context: grpc.aio.ServicerContext[Any, Any],
+        counted: bool,
     ) -> AsyncIterator[Any]:
-        """A streamed call's requests, each one decoded and counted like a call of its own
-        (the first was counted as the call)."""
+        """A streamed call's requests, each one decoded and, when ``counted``, counted like a
+        call of its own (the first was counted as the call)."""
         first = True
         async for request in requests:
-            if not first:
+            if counted and not first:
                 self._limits.request(context.peer())
             first = False
             self._decoded(request, context)
@@ -358,7 +375,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
         def given(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if streamed:  # the requests' iterator: each decoded and counted as it comes
-                return self._each_request(request, context)
+                return self._each_request(request, context, method not in self._counts_itself)
             self._decoded(request, context)
             return request
 

@@ -62,8 +62,14 @@ class Refusal(Exception):
         return f"{self.rule}: {self.sentence}" if self.rule else self.sentence
 
     def to_status(self, accept_language: str | None = None) -> grpc.Status:
-        """The refusal as a grpc.Status whose trailers carry the google.rpc.Status; an engine
-        refusal says itself in the caller's language too (google.rpc.LocalizedMessage)."""
+        """The refusal as a grpc.Status whose trailers carry the google.rpc.Status (a unary
+        call's end)."""
+        return rpc_status.to_status(self.rpc_status(accept_language))
+
+    def rpc_status(self, accept_language: str | None = None) -> status_pb2.Status:
+        """The refusal as a google.rpc.Status: its code, its ErrorInfo and, in the caller's
+        language, its LocalizedMessage. The one making of it: a unary call's trailer carries
+        it, an answer on the seat's stream carries it as it is."""
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN)
         info.metadata["sentence"] = self.sentence
         if self.rule:
@@ -87,8 +93,7 @@ class Refusal(Exception):
         if message is not None:
             details.append(any_pb2.Any())
             details[-1].Pack(error_details_pb2.LocalizedMessage(locale=lang, message=message))
-        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
-        return rpc_status.to_status(status)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
 
 
 def malformed(sentence: str) -> Refusal:

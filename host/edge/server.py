@@ -61,6 +61,11 @@ SERVICES = (
 )
 
 
+# The seat's stream counts each of its moves against the limits itself (a move refused by
+# them is answered on the stream, which goes on).
+COUNTS_ITSELF = frozenset({f"/{SERVICES[1]}/Seat"})
+
+
 def method_access() -> dict[str, Access]:
     """Which token each method needs; a method not listed needs none."""
     table = table_pb2.DESCRIPTOR.services_by_name["TableService"]
@@ -161,7 +166,9 @@ class Host:
         for line in resumed_lines(self):
             log.info("%s", line)
         self.server = grpc.aio.server(
-            interceptors=[AuthInterceptor(self.tokens, method_access(), self.limits)],
+            interceptors=[
+                AuthInterceptor(self.tokens, method_access(), self.limits, COUNTS_ITSELF)
+            ],
             # No port sharing: a second host on a port in use is an error, not half the tables.
             options=(
                 *wire.SERVER_OPTIONS,

@@ -1,28 +1,41 @@
 """TableService: a seat's event stream and view, its turn, fair-deal messages, chat, records.
 
 Handlers only authenticate (the interceptor did), translate and hand the
-work to the table's task; the stream handler alone waits on its own bounded
-queue, so a slow reader never holds up the table.
+work to the table's task; the stream handlers alone wait on their own bounded
+queue, so a slow reader never holds up the table. The seat's stream (``Seat``)
+carries the seat's moves too: each is handed to the unary handler of its kind
+(one code path), and its answer, or its refusal as a google.rpc.Status, is
+queued behind the events its job published, on the same bounded queue.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from host.edge import auth
-from host.edge.errors import Refusal
+from host.edge.errors import Refusal, malformed
 from host.edge.limits import Limits
 from host.journal.registry import Registry
+from host.table.fanout import Subscriber
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
+from scala40_net.seat.link import STREAM_MOVES
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 Request = TypeVar("Request")
 Response = TypeVar("Response")
+
+# The moves of the seat's stream: SeatRequest's field -> the unary method that answers it;
+# its answer goes in SeatAnswer's field of the same name (read from the contract, as the
+# seat's link reads it).
+SEAT_MOVES = {kind: method for method, kind in STREAM_MOVES.items()}
 
 
 def add_to_server(service: table_pb2_grpc.TableServiceServicer, server: grpc.aio.Server) -> None:
@@ -36,12 +49,18 @@ def add_to_server(service: table_pb2_grpc.TableServiceServicer, server: grpc.aio
         request_deserializer=table_pb2.SubscribeEventsRequest.FromString,
         response_serializer=_serialized,
     )
+    # A SeatResponse holding an event is the SubscribeEventsResponse's bytes (field 1 both).
+    handlers["Seat"] = grpc.stream_stream_rpc_method_handler(
+        service.Seat,
+        request_deserializer=table_pb2.SeatRequest.FromString,
+        response_serializer=_serialized,
+    )
     name = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
     server.add_registered_method_handlers(name, handlers)
 
 
-def _serialized(message: table_pb2.SubscribeEventsResponse | bytes) -> bytes:
+def _serialized(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
@@ -81,41 +100,124 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._seat()
         return await task.call(lambda table: move(table, seat, request))
 
-    async def SubscribeEvents(
-        self, request: table_pb2.SubscribeEventsRequest, context: Context
-    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse | bytes]:
-        """The stream's first events, then the fan-out's messages, serialized already."""
+    @contextlib.asynccontextmanager
+    async def _subscribed(
+        self, after_seq: int, context: Context
+    ) -> AsyncIterator[tuple[TableTask, list[table_pb2.TableEvent], Subscriber]]:
+        """One event stream of the caller, counted against the limits while it is open: its
+        first events and its subscriber, registered with the table's fan-out."""
         task, seat = self._caller()
         peer = context.peer()
         self._limits.stream_opened(peer, task.table_id, seat)
         try:
-            backlog, subscriber = await task.call(lambda _: task.subscribe(seat, request.after_seq))
+            backlog, subscriber = await task.call(lambda _: task.subscribe(seat, after_seq))
         except BaseException:
             self._limits.stream_closed(peer, task.table_id, seat)
             raise
         if seat is not None:
             task.stream_opened(seat)
         try:
-            for event in backlog:
-                yield table_pb2.SubscribeEventsResponse(event=event)
-            while True:
-                if subscriber.dropped and subscriber.queue.empty():
-                    raise Refusal(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        "FELL_BEHIND",
-                        f"this stream fell behind the table; subscribe again with after_seq "
-                        f"{subscriber.last_queued_seq}",
-                        last_seq=str(subscriber.last_queued_seq),
-                    )
-                message = await subscriber.queue.get()
-                if message is None:  # the host is shutting down
-                    return
-                yield message
+            yield task, backlog, subscriber
         finally:
             self._limits.stream_closed(peer, task.table_id, seat)
             task.fanout.unsubscribe(subscriber)
             if seat is not None:
                 task.stream_closed(seat)
+
+    async def SubscribeEvents(
+        self, request: table_pb2.SubscribeEventsRequest, context: Context
+    ) -> AsyncIterator[table_pb2.SubscribeEventsResponse | bytes]:
+        """The stream's first events, then the fan-out's messages, serialized already."""
+        async with self._subscribed(request.after_seq, context) as (_, backlog, subscriber):
+            for event in backlog:
+                yield table_pb2.SubscribeEventsResponse(event=event)
+            async for message in _queued(subscriber):
+                yield message
+
+    async def Seat(
+        self, requests: AsyncIterator[table_pb2.SeatRequest], context: Context
+    ) -> AsyncIterator[table_pb2.SeatResponse | bytes]:
+        """The seat's stream, its moves answered by this service's own handlers."""
+        async for message in self.seat_stream(requests, context, self):
+            yield message
+
+    async def seat_stream(
+        self,
+        requests: AsyncIterator[table_pb2.SeatRequest],
+        context: Context,
+        moves: table_pb2_grpc.TableServiceServicer,
+    ) -> AsyncIterator[table_pb2.SeatResponse | bytes]:
+        """The seat's stream: its first message subscribes, every later one is a move handed
+        to ``moves``' unary handler of its kind (the conformance check's scripted service
+        passes itself), read by a task of its own so that events flow while a move waits.
+
+        The interceptor checked the token once, when the stream opened; each move counts
+        against the address's and the seat's request limits like a call of its own, and a
+        move refused by them is answered, not the stream ended. A message that is not a
+        SeatRequest ends the stream with INVALID_ARGUMENT; the seat closing its side ends it
+        once every move it sent is answered.
+        """
+        first = await anext(aiter(requests), None)
+        if first is None:
+            return
+        if first.WhichOneof("request") != "subscribe":
+            raise malformed("the seat's stream opens with `subscribe`, then its moves")
+        async with self._subscribed(first.subscribe.after_seq, context) as opened:
+            task, backlog, subscriber = opened
+            for event in backlog:
+                yield table_pb2.SeatResponse(event=event)
+            failed: list[BaseException] = []
+            reader = asyncio.create_task(
+                self._seat_moves(requests, context, moves, task, subscriber, failed)
+            )
+            try:
+                async for message in _queued(subscriber):
+                    yield message
+                if failed:
+                    raise failed[0]
+            finally:
+                reader.cancel()
+
+    async def _seat_moves(
+        self,
+        requests: AsyncIterator[table_pb2.SeatRequest],
+        context: Context,
+        moves: table_pb2_grpc.TableServiceServicer,
+        task: TableTask,
+        subscriber: Subscriber,
+        failed: list[BaseException],
+    ) -> None:
+        """Answer each move of the stream in turn, queued behind the events its job published
+        (they are queued before the job's answer is given); a failure ends the stream."""
+        peer = context.peer()
+        lang = auth.metadata_value(context.invocation_metadata(), "accept-language")
+        try:
+            async for request in requests:
+                kind = request.WhichOneof("request")
+                answer = table_pb2.SeatAnswer()
+                try:
+                    if kind is None or kind not in SEAT_MOVES:
+                        raise malformed(
+                            "a message of the seat's stream after its first is one move "
+                            "(`subscribe` only opens it)"
+                        )
+                    move = getattr(request, kind)
+                    answer.request_id = move.context.request_id
+                    self._limits.request(peer)
+                    self._limits.seat_request(task.table_id, subscriber.seat)
+                    response = await getattr(moves, SEAT_MOVES[kind])(move, context)
+                    getattr(answer, kind).CopyFrom(response)
+                except Refusal as refusal:
+                    answer.refused.CopyFrom(refusal.rpc_status(lang))
+                task.fanout.send(
+                    subscriber, table_pb2.SeatResponse(answer=answer).SerializeToString()
+                )
+            task.fanout.finish(subscriber)  # the seat closed its side: the stream ends
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # an undecodable message, say: the stream ends with it
+            failed.append(error)
+            task.fanout.end(subscriber)
 
     async def GetView(
         self, request: table_pb2.GetViewRequest, context: Context
@@ -187,3 +289,21 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._caller()
         record = await task.call(lambda table: table.deal_record(seat, request.deal_no))
         return table_pb2.GetDealRecordResponse(record=record)
+
+
+async def _queued(subscriber: Subscriber) -> AsyncIterator[bytes]:
+    """A stream's messages as its queue hands them over, until it ends (None) or, having
+    fallen behind, has sent every event it held."""
+    while True:
+        if subscriber.dropped and subscriber.queue.empty():
+            raise Refusal(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "FELL_BEHIND",
+                f"this stream fell behind the table; subscribe again with after_seq "
+                f"{subscriber.last_queued_seq}",
+                last_seq=str(subscriber.last_queued_seq),
+            )
+        message = await subscriber.queue.get()
+        if message is None:  # the host is shutting down, or the stream was ended
+            return
+        yield message

@@ -134,12 +134,23 @@ class Fanout:
         while self.waiting and len(self._records) > self._keep_waiting:
             self._records.popleft()  # older than that, a stream starts from a snapshot
         for subscriber in list(self._subscribers):
-            try:
-                subscriber.queue.put_nowait(ready.for_seat(subscriber.seat))
+            if self.send(subscriber, ready.for_seat(subscriber.seat)):
                 subscriber.last_queued_seq = record.seq
-            except asyncio.QueueFull:
-                subscriber.dropped = True
-                self._subscribers.discard(subscriber)
+
+    def send(self, subscriber: Subscriber, message: bytes | None) -> bool:
+        """Queue one serialized message for ``subscriber``'s stream, without awaiting (an
+        event, or the answer to a move sent on the seat's stream); a subscriber whose queue
+        is full is dropped on the spot, and one dropped takes nothing more (its stream ends
+        once it has sent what it holds). False when the message was not queued."""
+        if subscriber.dropped:
+            return False
+        try:
+            subscriber.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            subscriber.dropped = True
+            self._subscribers.discard(subscriber)
+            return False
+        return True
 
     def subscribe(
         self,
@@ -170,12 +181,21 @@ class Fanout:
         """End the streams of ``seat`` (its player left): nothing more reaches them."""
         closing = [s for s in self._subscribers if s.seat == seat and not s.internal]
         for subscriber in closing if seat is not None else []:
-            self._subscribers.discard(subscriber)
-            subscriber.dropped = False
-            # Emptied first, so the end is seen at once, before any event still queued.
-            while not subscriber.queue.empty():
-                subscriber.queue.get_nowait()
-            subscriber.queue.put_nowait(None)
+            self.end(subscriber)
+
+    def finish(self, subscriber: Subscriber) -> None:
+        """End one stream once it has sent what it holds (its seat closed its side)."""
+        self._subscribers.discard(subscriber)
+        self.send(subscriber, None)
+
+    def end(self, subscriber: Subscriber) -> None:
+        """End one stream now: nothing more reaches it, and what it still held is not sent."""
+        self._subscribers.discard(subscriber)
+        subscriber.dropped = False
+        # Emptied first, so the end is seen at once, before any event still queued.
+        while not subscriber.queue.empty():
+            subscriber.queue.get_nowait()
+        subscriber.queue.put_nowait(None)
 
     def close(self) -> None:
         """End every stream (the host is shutting down)."""

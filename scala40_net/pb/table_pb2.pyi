@@ -1,3 +1,4 @@
+from google.rpc import status_pb2 as _status_pb2
 from scala40_net.pb import cards_pb2 as _cards_pb2
 from scala40_net.pb import deal_pb2 as _deal_pb2
 from scala40_net.pb import lobby_pb2 as _lobby_pb2
@@ -342,10 +343,12 @@ class AnswerRientroResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class SendChatRequest(_message.Message):
-    __slots__ = ("text",)
+    __slots__ = ("text", "context")
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
     text: str
-    def __init__(self, text: _Optional[str] = ...) -> None: ...
+    context: MoveContext
+    def __init__(self, text: _Optional[str] = ..., context: _Optional[_Union[MoveContext, _Mapping]] = ...) -> None: ...
 
 class SendChatResponse(_message.Message):
     __slots__ = ()
@@ -398,3 +401,65 @@ class RematchRequest(_message.Message):
 class RematchResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class SeatRequest(_message.Message):
+    __slots__ = ("subscribe", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch")
+    SUBSCRIBE_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    RETURN_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_SEED_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_RIENTRO_FIELD_NUMBER: _ClassVar[int]
+    SEND_CHAT_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_ABSENCE_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_FIELD_NUMBER: _ClassVar[int]
+    subscribe: SubscribeEventsRequest
+    draw: DrawRequest
+    play: PlayRequest
+    return_discard: ReturnDiscardRequest
+    commit_seed: CommitSeedRequest
+    reveal_seed: RevealSeedRequest
+    answer_rientro: AnswerRientroRequest
+    send_chat: SendChatRequest
+    decide_absence: DecideAbsenceRequest
+    ready: ReadyRequest
+    rematch: RematchRequest
+    def __init__(self, subscribe: _Optional[_Union[SubscribeEventsRequest, _Mapping]] = ..., draw: _Optional[_Union[DrawRequest, _Mapping]] = ..., play: _Optional[_Union[PlayRequest, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardRequest, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedRequest, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedRequest, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroRequest, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatRequest, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceRequest, _Mapping]] = ..., ready: _Optional[_Union[ReadyRequest, _Mapping]] = ..., rematch: _Optional[_Union[RematchRequest, _Mapping]] = ...) -> None: ...
+
+class SeatResponse(_message.Message):
+    __slots__ = ("event", "answer")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    event: TableEvent
+    answer: SeatAnswer
+    def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ..., answer: _Optional[_Union[SeatAnswer, _Mapping]] = ...) -> None: ...
+
+class SeatAnswer(_message.Message):
+    __slots__ = ("request_id", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch", "refused")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    RETURN_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_SEED_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_RIENTRO_FIELD_NUMBER: _ClassVar[int]
+    SEND_CHAT_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_ABSENCE_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    draw: DrawResponse
+    play: PlayResponse
+    return_discard: ReturnDiscardResponse
+    commit_seed: CommitSeedResponse
+    reveal_seed: RevealSeedResponse
+    answer_rientro: AnswerRientroResponse
+    send_chat: SendChatResponse
+    decide_absence: DecideAbsenceResponse
+    ready: ReadyResponse
+    rematch: RematchResponse
+    refused: _status_pb2.Status
+    def __init__(self, request_id: _Optional[str] = ..., draw: _Optional[_Union[DrawResponse, _Mapping]] = ..., play: _Optional[_Union[PlayResponse, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardResponse, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedResponse, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedResponse, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroResponse, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatResponse, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceResponse, _Mapping]] = ..., ready: _Optional[_Union[ReadyResponse, _Mapping]] = ..., rematch: _Optional[_Union[RematchResponse, _Mapping]] = ..., refused: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...

@@ -102,6 +102,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.RematchRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.RematchResponse.FromString,
                 _registered_method=True)
+        self.Seat = channel.stream_stream(
+                '/scala40.v1.TableService/Seat',
+                request_serializer=scala40_dot_v1_dot_table__pb2.SeatRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.SeatResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -238,6 +243,19 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Seat(self, request_iterator, context):
+        """A seat's moves and its events on one bidirectional stream (PROTOCOL.md "The seat's
+        stream"), authenticated once when it opens, seat tokens only. The first message is
+        `subscribe` (after_seq, as SubscribeEvents); every later one is a move, answered on the
+        stream by a SeatAnswer with the move's request id: the same answer, or the same refusal
+        (code, ErrorInfo, LocalizedMessage, in a google.rpc.Status), as its unary call gives.
+        A move's events come on the stream before its answer. The unary calls above stay: the
+        simple way, through the same table job.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -305,6 +323,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Rematch,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.RematchRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.RematchResponse.SerializeToString,
+            ),
+            'Seat': grpc.stream_stream_rpc_method_handler(
+                    servicer.Seat,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.SeatRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.SeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -661,6 +684,33 @@ class TableService:
             '/scala40.v1.TableService/Rematch',
             scala40_dot_v1_dot_table__pb2.RematchRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.RematchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Seat(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/scala40.v1.TableService/Seat',
+            scala40_dot_v1_dot_table__pb2.SeatRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.SeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

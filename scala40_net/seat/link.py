@@ -4,7 +4,10 @@ again unchanged while the host may not have had it, over gRPC or straight to the
 A ``SeatLink`` says the seat's moves (draw, play, the fair deal's commitment and
 reveal, the answer to a rientro, ready) in the contract's messages and hands
 them to a ``TableTransport``: ``GrpcTable`` for a seat in another process (the
-client, ``scala40-bot``), or the host's own for its bots (``host.table.bots``). A
+client, ``scala40-bot``), or the host's own for its bots (``host.table.bots``).
+``GrpcTable`` sends a seat's moves on its stream (``TableService.Seat``, a
+``SeatStream``) while one is open, each answered there, and as unary calls
+otherwise (a spectator, a host that serves no seat's stream, no stream open). A
 request the host could not be reached with, or could not save, is sent again
 with the same request id (the host applies it once) after the pauses of
 ``BACKOFF_SECONDS``; every refusal comes back as a ``HostRefusal``. A ``GrpcTable``
@@ -16,14 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol, TypeVar, cast
 
 import grpc
+from google.protobuf.message import Message
 
 from scala40_net.net import tls
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2, table_pb2_grpc
-from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble, refusal_from_error
+from scala40_net.seat.refusal import (
+    HostChanged,
+    HostRefusal,
+    Trouble,
+    refusal_from_error,
+    refusal_from_status,
+    unreachable,
+)
 
 T = TypeVar("T")
 
@@ -31,6 +42,17 @@ T = TypeVar("T")
 BACKOFF_SECONDS = (0.2, 0.5, 1.0, 2.0, 3.0, 5.0)
 CALL_TIMEOUT = 10.0
 RETRIES = 3  # how many times a request is sent again before its refusal is the answer
+
+_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
+_MOVES = table_pb2.SeatRequest.DESCRIPTOR.oneofs_by_name["request"].fields
+# The unary calls a seat's stream carries: the method -> SeatRequest's field for its request
+# (SeatAnswer's field of the same name holds its answer), read from the contract.
+STREAM_MOVES = {
+    method.name: move.name
+    for method in _SERVICE.methods
+    for move in _MOVES
+    if move.name != "subscribe" and move.message_type is method.input_type
+}
 
 
 def backoff(attempt: int) -> float:
@@ -108,7 +130,9 @@ class GrpcTable:
     ``lang``: the language the host says its refusals in (``google.rpc.LocalizedMessage``).
     ``pin``: where the channel goes and the identity it trusts (None: a channel without TLS,
     or one whose failures are not judged). The stub's methods are looked up at each call,
-    so a stub replaced or wrapped is used.
+    so a stub replaced or wrapped is used. ``seat_stream``: a seat's events and moves go on
+    the seat's stream (``subscribe`` opens it), else (a spectator's token) its events on
+    SubscribeEvents; a host that does not serve the seat's stream is served the old way.
     """
 
     def __init__(
@@ -117,11 +141,14 @@ class GrpcTable:
         token: str,
         lang: str | None = None,
         pin: tls.PinnedHost | None = None,
+        seat_stream: bool = True,
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         language = (("accept-language", lang),) if lang else ()
         self.metadata: tuple[tuple[str, str], ...] = (*bearer(token), *language)
         self.pin = pin
+        self.seat_stream = seat_stream
+        self.streamed: SeatStream | None = None  # the seat's stream open now, if one is
 
     async def judged(self, refusal: HostRefusal) -> HostRefusal:
         """``refusal`` as it is, or, when nobody answered the call but a host other than the
@@ -137,6 +164,13 @@ class GrpcTable:
         return refusal
 
     async def _unary(self, method: str, request: Any) -> Any:
+        """One request: a move on the seat's stream while one is open, else its call."""
+        streamed = self.streamed
+        kind = STREAM_MOVES.get(method)
+        if streamed is not None and kind is not None and streamed.open:
+            request_id = request.context.request_id
+            if request_id:  # the answer is found by it: a move without one goes as a call
+                return await streamed.ask(kind, request_id, request)
         call = getattr(self.stub, method)
         try:
             return await called(lambda: call(request, metadata=self.metadata, timeout=CALL_TIMEOUT))
@@ -191,16 +225,129 @@ class GrpcTable:
         )
 
     async def chat(self, text: str) -> None:
-        await self._unary("SendChat", table_pb2.SendChatRequest(text=text))
+        # The request id names the answer on the seat's stream (chat is not deduplicated).
+        context = table_pb2.MoveContext(request_id=uuid.uuid4().hex)
+        await self._unary("SendChat", table_pb2.SendChatRequest(text=text, context=context))
 
     async def rematch(self, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
         """After the match: agree to another at the same seats (a person's call, never a bot's)."""
         return cast(table_pb2.RematchResponse, await self._unary("Rematch", request))
 
     def subscribe(self, after_seq: int) -> Any:
-        """The table's events after ``after_seq`` (a grpc.aio stream call)."""
+        """The table's events after ``after_seq``: the seat's stream, which carries its moves
+        from now on (``seat_stream``), else a SubscribeEvents call; either is read as a
+        grpc.aio stream call of SubscribeEventsResponse."""
+        if not self.seat_stream:
+            return self.events(after_seq)
+        self.streamed = SeatStream(self, after_seq)
+        return self.streamed
+
+    def events(self, after_seq: int) -> Any:
+        """A SubscribeEvents call: the table's events after ``after_seq``."""
         request = table_pb2.SubscribeEventsRequest(after_seq=after_seq)
         return self.stub.SubscribeEvents(request, metadata=self.metadata)
+
+
+class SeatStream:
+    """One TableService.Seat call: read as a stream of SubscribeEventsResponse (its events),
+    while each answer it brings is handed to the move that waits for it (``ask``).
+
+    The moves are written by the call's own request iterator from a queue, so no move waits
+    on another's sending. The host answers a move after the events it made; the answer is
+    handed over as it comes, while those events may still wait for the seat's reader. When
+    the stream ends, every move still waiting is told the host could not be reached
+    (``UNAVAILABLE``, transient): ``resend`` sends it again, with its request id, on the next
+    stream or as a call, and the host answers it once. A host that does not serve the
+    seat's stream (``UNIMPLEMENTED``) is followed with SubscribeEvents instead, and the
+    table's moves go as calls from then on.
+    """
+
+    def __init__(self, table: GrpcTable, after_seq: int) -> None:
+        self._table = table
+        self._after_seq = after_seq
+        self._outbox: asyncio.Queue[table_pb2.SeatRequest | None] = asyncio.Queue()
+        self._outbox.put_nowait(
+            table_pb2.SeatRequest(subscribe=table_pb2.SubscribeEventsRequest(after_seq=after_seq))
+        )
+        self._waiting: dict[str, asyncio.Future[table_pb2.SeatAnswer]] = {}
+        self._call: Any = table.stub.Seat(self._requests(), metadata=table.metadata)
+        self.open = True  # False once the stream has ended: moves go another way
+
+    async def _requests(self) -> AsyncIterator[table_pb2.SeatRequest]:
+        while (request := await self._outbox.get()) is not None:
+            yield request
+
+    async def wait_for_connection(self) -> None:
+        await self._call.wait_for_connection()
+
+    def cancel(self) -> None:
+        self._ended()
+        self._call.cancel()
+
+    def __aiter__(self) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
+        got_any = False
+        try:
+            async for message in self._call:
+                got_any = True
+                if message.HasField("answer"):
+                    future = self._waiting.pop(message.answer.request_id, None)
+                    if future is not None and not future.done():
+                        future.set_result(message.answer)
+                else:
+                    yield table_pb2.SubscribeEventsResponse(event=message.event)
+        except grpc.RpcError as error:
+            if got_any or error.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            # A host from before the seat's stream: its events the old way, its moves as calls.
+            self._ended()
+            self._table.seat_stream = False
+            self._call = self._table.events(self._after_seq)
+            async for event in self._call:
+                yield event
+        finally:
+            self._ended()
+
+    def _ended(self) -> None:
+        """No more answers come: every move waiting is told so, and none is sent here again."""
+        if self._table.streamed is self:
+            self._table.streamed = None
+        self.open = False
+        self._outbox.put_nowait(None)
+        waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            if not future.done():
+                future.set_exception(
+                    unreachable(
+                        grpc.StatusCode.UNAVAILABLE, "the seat's stream ended before the answer"
+                    )
+                )
+
+    async def ask(self, kind: str, request_id: str, request: Message) -> Message:
+        """Send one move and wait for its answer (at most ``CALL_TIMEOUT``); its refusal, as
+        the unary call's, is raised as a ``HostRefusal``."""
+        future = self._waiting.get(request_id)
+        if future is None:
+            future = self._waiting[request_id] = asyncio.get_running_loop().create_future()
+            # Its end read even when nobody waits any more (the seat gave the move up).
+            future.add_done_callback(lambda done: done.cancelled() or done.exception())
+        move = table_pb2.SeatRequest()
+        getattr(move, kind).CopyFrom(request)
+        self._outbox.put_nowait(move)
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(future), CALL_TIMEOUT)
+        except TimeoutError:
+            raise unreachable(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "no answer on the seat's stream in time"
+            ) from None
+        finally:
+            if self._waiting.get(request_id) is future and not future.done():
+                del self._waiting[request_id]
+        if answer.WhichOneof("answer") == "refused":
+            raise refusal_from_status(answer.refused)
+        return cast(Message, getattr(answer, kind))
 
 
 class SeatLink:

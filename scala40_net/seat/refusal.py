@@ -125,22 +125,35 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
     for key, value in trailers or ():
         if key != "grpc-status-details-bin" or not isinstance(value, bytes):
             continue
-        status = status_pb2.Status.FromString(value)
-        found: error_details_pb2.ErrorInfo | None = None
-        localized = ""
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            said = error_details_pb2.LocalizedMessage()
-            if detail.Unpack(info):  # False, and info untouched, for any other detail type
-                found = info
-            elif detail.Unpack(said):
-                localized = said.message  # the whole refusal in the language asked for
-        if found is None:
-            return HostRefusal(code, status.message or details or "")
-        sentence = localized or found.metadata.get("sentence") or status.message or details or ""
-        return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
+        return refusal_from_status(status_pb2.Status.FromString(value), code, details or "")
     if code in TRANSIENT:
         # No Status of the host's: gRPC's own words about a host it could not reach (a host
         # that cannot save a request says so in a Status, reason NOT_SAVED, and is REFUSED).
         return unreachable(code, details or code.name)
     return HostRefusal(code, details or code.name)
+
+
+def refusal_from_status(
+    status: status_pb2.Status, code: grpc.StatusCode | None = None, details: str = ""
+) -> HostRefusal:
+    """The rule and sentence of a ``google.rpc.Status`` (a call's trailer, or an answer of
+    the seat's stream, ``SeatAnswer.refused``): its ErrorInfo, and its LocalizedMessage
+    when it has one. ``code``: the call's (None: the status's own number)."""
+    if code is None:
+        code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
+    found: error_details_pb2.ErrorInfo | None = None
+    localized = ""
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        said = error_details_pb2.LocalizedMessage()
+        if detail.Unpack(info):  # False, and info untouched, for any other detail type
+            found = info
+        elif detail.Unpack(said):
+            localized = said.message  # the whole refusal in the language asked for
+    if found is None:
+        return HostRefusal(code, status.message or details)
+    sentence = localized or found.metadata.get("sentence") or status.message or details
+    return HostRefusal(code, sentence, found.metadata.get("rule", ""), found.reason)
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
