@@ -201,10 +201,16 @@ ENGLISH: dict[str, str] = dict(
         M("end_new_match", "F2 (or 'scores') shows the score sheet."),
         M(
             "end_rematch",
-            "F2 (or 'scores') the score sheet · n another match, same seats · quit to leave.",
+            "F2 (or 'scores') the score sheet · F5 (or 'new') another match, same seats · "
+            "quit to leave.",
         ),
         M("rematch_sent", "Another match agreed: it starts once everyone at the table agrees."),
         M("log_rematch_agreed", "Another match, same seats: {names} agreed; waiting for {waiting}"),
+        M("log_rematch_rules", "The next match's rules, as the first player changed them: {rules}"),
+        M(
+            "err_new_usage",
+            "new, or new with other rules (first player): e.g. new 151, new 3d rientro=no ({allowed})",
+        ),
         M(
             "end_void_no_stock",
             "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score; "
@@ -296,12 +302,13 @@ ENGLISH: dict[str, str] = dict(
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
             " ready/scores/back/new   deal read / scores / back after away / another match\n"
+            " new 151 | 3d rientro=no another match, other rules (first player) (nuova)\n"
             " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
             "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
             "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"
             " steps right, Enter/c melds, a attaches, d discards, p draws, t takes, u undo,\n"
             " o sorts. ↑/↓ history, PgUp/PgDn log (End: newest), F1 help, F2 scores,\n"
-            " F3 all melds, F4 absent seat, Ctrl-Q quit.",
+            " F3 all melds, F4 absent seat, F5 another match (at its end), Ctrl-Q quit.",
         ),
         M("seat_away", "away, a bot plays"),
         M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),

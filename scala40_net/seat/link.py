@@ -194,7 +194,8 @@ class GrpcTable:
         await self._unary("SendChat", table_pb2.SendChatRequest(text=text))
 
     async def rematch(self, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
-        """After the match: agree to another at the same seats (a person's call, never a bot's)."""
+        """After the match: agree to another at the same seats (a person's, or a network bot's
+        once someone else has)."""
         return cast(table_pb2.RematchResponse, await self._unary("Rematch", request))
 
     def subscribe(self, after_seq: int) -> Any:
