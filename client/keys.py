@@ -2,9 +2,10 @@
 
 The command line keeps prompt_toolkit's own editing keys (history on ↑/↓,
 completion on Tab), and every printable key: the table's own keys are
-function and control keys, so none takes the first letter of a typed command. The hand is a second focusable panel: Tab from an empty
-command line moves there, where single keys do the common path of a turn
-(select cards, lay them, attach, discard, draw).
+function and control keys, so none takes the first letter of a typed command.
+The hand is a second focusable panel: Tab from an empty command line moves
+there, where single keys do the common path of a turn (select cards, lay
+them, attach, discard, draw).
 """
 
 from __future__ import annotations

@@ -209,7 +209,8 @@ ENGLISH: dict[str, str] = dict(
         M("log_rematch_rules", "The next match's rules, as the first player changed them: {rules}"),
         M(
             "err_new_usage",
-            "new, or new with other rules (first player): e.g. new 151, new 3d rientro=no ({allowed})",
+            "new, or new with other rules (first player): e.g. new 151, new 3d rientro=no "
+            "({allowed})",
         ),
         M(
             "end_void_no_stock",
@@ -297,18 +298,17 @@ ENGLISH: dict[str, str] = dict(
             " attach 3 10H (attacca)  attach cards to meld 3\n"
             " swap 2 7H (scambia)     put 7H in place of the joker of meld 2\n"
             " discard KS (scarta)     discard and send the whole play\n"
-            " undo / clear            drop the last planned step / all (annulla / azzera)\n"
-            " sort / hint             by suit or rank / what to play (ordina / suggerisci)\n"
+            " undo/clear/sort/hint    planned step / all off · sort the hand · what to play\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
-            " ready/scores/back/new   deal read / scores / back after away / another match\n"
-            " new 151 | 3d rientro=no another match, other rules (first player) (nuova)\n"
+            " ready / scores / back   deal read / scores / back after away\n"
+            " new [151 | 3d rientro=no]  another match (first player: with other rules)\n"
             " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
             "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
             "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"
             " steps right, Enter/c melds, a attaches, d discards, p draws, t takes, u undo,\n"
             " o sorts. ↑/↓ history, PgUp/PgDn log (End: newest), F1 help, F2 scores,\n"
-            " F3 all melds, F4 absent seat, F5 another match (at its end), Ctrl-Q quit.",
+            " F3 all melds, F4 absent seat, F5 another match, Ctrl-Q quit.",
         ),
         M("seat_away", "away, a bot plays"),
         M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),

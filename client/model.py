@@ -453,7 +453,9 @@ class TableModel:
             waiting = ", ".join(self.name_of(s) for s in event.rematch.waiting_for_seats)
             self._log("log_rematch_agreed", names=agreed, waiting=waiting)
             proposed = event.rematch.ruleset
-            changed = rule_changes(self.ruleset, proposed) if event.rematch.HasField("ruleset") else ""
+            changed = (
+                rule_changes(self.ruleset, proposed) if event.rematch.HasField("ruleset") else ""
+            )
             if changed and changed != self._rules_told:
                 # The first player changed the rules: each agreement is to what will be played.
                 self._log("log_rematch_rules", rules=changed)

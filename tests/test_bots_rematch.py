@@ -87,5 +87,5 @@ async def test_a_network_bot_leaves_when_nobody_asks_within_its_wait(served: Hos
 
 
 async def test_a_network_bot_with_no_wait_leaves_at_the_match_end(served: HostClient) -> None:
-    ada, gigi, bot = await a_match_of_two(served, rematch_wait=0)
+    ada, _, bot = await a_match_of_two(served, rematch_wait=0)
     assert await asyncio.wait_for(bot, 5) == ada.winners

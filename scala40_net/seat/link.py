@@ -186,9 +186,7 @@ class GrpcTable:
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
         """The first player's decision for an absent seat (a person's, over the network)."""
-        return cast(
-            table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request)
-        )
+        return cast(table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request))
 
     async def chat(self, text: str) -> None:
         await self._unary("SendChat", table_pb2.SendChatRequest(text=text))

@@ -275,7 +275,11 @@ class NetworkSeat:
             return
         if self.seat in update.waiting_for_seats and update.agreed_seats:
             request = table_pb2.RematchRequest(context=self.link.context())
-            await self._quietly(resend(lambda: self.table.rematch(request)))
+
+            async def agree() -> None:
+                await resend(lambda: self.table.rematch(request))
+
+            await self._quietly(agree())
 
     async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         """A bot has nothing to read at the end of a deal: it is ready at once."""
