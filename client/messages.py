@@ -102,6 +102,23 @@ ENGLISH: dict[str, str] = dict(
         M("fd_verified_sat_out", "deal {deal}: you sat it out; checked as a third party ✔"),
         M("fd_verified_spectator", "deal {deal}: verified ✔"),
         M("fd_failed", "DEAL {deal}: VERIFICATION FAILED ✘ — {reason}"),
+        # Which check failed (scala40_net.fairdeal.verify.CHECKS); the detail is in the log.
+        M("fd_failed_signature", "DEAL {deal}: VERIFICATION FAILED ✘ — the host's signature"),
+        M("fd_failed_chain", "DEAL {deal}: VERIFICATION FAILED ✘ — the chain of events"),
+        M(
+            "fd_failed_commitment", "DEAL {deal}: VERIFICATION FAILED ✘ — a seed and its commitment"
+        ),
+        M("fd_failed_mix", "DEAL {deal}: VERIFICATION FAILED ✘ — the seeds in the mix"),
+        M("fd_failed_deck", "DEAL {deal}: VERIFICATION FAILED ✘ — the deck"),
+        M("fd_failed_cut", "DEAL {deal}: VERIFICATION FAILED ✘ — the cut"),
+        M("fd_failed_deal", "DEAL {deal}: VERIFICATION FAILED ✘ — the cards dealt"),
+        M("fd_failed_draw", "DEAL {deal}: VERIFICATION FAILED ✘ — a card drawn"),
+        M("fd_failed_rebuild", "DEAL {deal}: VERIFICATION FAILED ✘ — a rebuilt stock"),
+        M("fd_failed_replay", "DEAL {deal}: VERIFICATION FAILED ✘ — a move against the rules"),
+        M(
+            "fd_verified_host_played",
+            "deal {deal}: verified ✔ (you were away: the host made your seed)",
+        ),
         M(
             "fd_abandoned",
             "DEAL {deal} ABANDONED BY THE HOST: host seed published, check the record",

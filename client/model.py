@@ -112,8 +112,10 @@ class Verification:
     """The client's check of an ended deal: ``ok`` None while running."""
 
     ok: bool | None
-    reason: str = ""
+    reason: str = ""  # in English, for the client's log: what failed, where
     record_path: str = ""
+    check: str = ""  # the check that failed (verify.CHECKS): what the screen says
+    own_by_host: bool = False  # verified, this seat's seed made by a host bot (it was away)
 
 
 @dataclass

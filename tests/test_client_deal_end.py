@@ -9,8 +9,9 @@ from test_client_screen import screen_text
 from client import keys, render, render_end
 from client.app import TableScreen
 from client.i18n import Text
-from client.model import TableModel
+from client.model import TableModel, Verification
 from client.session import NoticeKind
+from scala40_net.fairdeal.verify import CHECKS
 from scala40_net.pb import deal_pb2, ruleset_pb2, table_pb2
 
 EN, IT = Text("en"), Text("it")
@@ -269,3 +270,27 @@ def test_under_unopened_penalty_hand_no_note_claims_a_flat_100_r9_5() -> None:
     model.ruleset.unopened_penalty = ruleset_pb2.UNOPENED_PENALTY_HAND
     text = ended_with(model, ada=21, dino=1, cleo=14)
     assert "Cleo: 5♦ 9♣ → 14" in text and "100 flat" not in text
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+@pytest.mark.parametrize("check", CHECKS)
+def test_a_failed_check_is_said_in_the_players_words_within_80_columns(
+    lang: str, check: str
+) -> None:
+    """Which check failed, in the screen's language, on one status line of 80 columns (the
+    English detail of the failure is in the client's log)."""
+    model = started_model()
+    detail = "FAILED mix at event 2 (reveals): seat 1's own seed is not in the mix"
+    model.deals[1].verification = Verification(False, detail, check=check)
+    line = "".join(text for _, text, *_ in render.fair_deal_fragment(model, Text(lang)))
+    assert detail not in line and "own seed" not in line
+    assert len(line) <= 80, line
+    assert line.startswith(Text(lang)("fd_failed", deal=1, reason="").split("—")[0])
+
+
+def test_a_seat_the_host_committed_for_is_verified_without_its_own_seed() -> None:
+    model = started_model()
+    model.deals[1].verification = Verification(True, own_by_host=True)
+    line = "".join(text for _, text, *_ in render.fair_deal_fragment(model, IT))
+    assert line == IT("fd_verified_host_played", deal=1)
+    assert "il tuo segreto è nel mescolamento" not in line
