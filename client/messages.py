@@ -105,9 +105,7 @@ ENGLISH: dict[str, str] = dict(
         # Which check failed (scala40_net.fairdeal.verify.CHECKS); the detail is in the log.
         M("fd_failed_signature", "DEAL {deal}: VERIFICATION FAILED ✘ — the host's signature"),
         M("fd_failed_chain", "DEAL {deal}: VERIFICATION FAILED ✘ — the chain of events"),
-        M(
-            "fd_failed_commitment", "DEAL {deal}: VERIFICATION FAILED ✘ — a seed and its commitment"
-        ),
+        M("fd_failed_commitment", "DEAL {deal}: VERIFICATION FAILED ✘ — a seed and its commitment"),
         M("fd_failed_mix", "DEAL {deal}: VERIFICATION FAILED ✘ — the seeds in the mix"),
         M("fd_failed_deck", "DEAL {deal}: VERIFICATION FAILED ✘ — the deck"),
         M("fd_failed_cut", "DEAL {deal}: VERIFICATION FAILED ✘ — the cut"),
