@@ -143,7 +143,8 @@ def rule_changes(now: ruleset_pb2.RulesetOptions, proposed: ruleset_pb2.RulesetO
     they are the same."""
     changed = []
     for fd, value in proposed.ListFields():
-        if now.HasField(fd.name) and getattr(now, fd.name) == value:
+        set_now = now.HasField(fd.name) if fd.has_presence else True  # an enum: its value
+        if set_now and getattr(now, fd.name) == value:
             continue
         if fd.type == FieldDescriptor.TYPE_ENUM:
             word = {n: w for w, n in _enum_words(fd).items()}.get(value, str(value))

@@ -265,7 +265,9 @@ async def set_up_table(host: HostProcess) -> str:
             ruleset=ruleset_pb2.Ruleset(options=options),
             turn_seconds=TURN_SECONDS,
             grace_seconds=30,
-            stand_in_level=lobby_pb2.BOT_LEVEL_EASY,
+            # Medium bots go out sooner than easy ones: a deal against two people who
+            # never open is some 50 turns, not 80 (and rarely 300).
+            stand_in_level=lobby_pb2.BOT_LEVEL_MEDIUM,
             between_deals_seconds=30,
         ),
         timeout=10,
@@ -325,7 +327,7 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
                         "--table",
                         table_id,
                         "--level",
-                        "easy",
+                        "medium",
                         "--name",
                         name,
                     ],
