@@ -48,7 +48,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".venv" / "bin"
 COLUMNS, ROWS = 80, 24
 DEALS = int(os.environ.get("SCALA40_EVENING_DEALS", "2"))
-TURN_SECONDS = 12  # long enough to play a turn through tmux, short enough to wait one out
+TURN_SECONDS = 10  # long enough to play a turn through tmux, short enough to wait one out
+# Each bot's turn takes this long, as a person's: a deal the bots close in a few turns would
+# otherwise end the match before the evening's steps (a deal is 10 to 170 turns).
+BOT_SECONDS = 1.0
 BOT_NAMES = ("Gigi", "Lele")
 TABLE = "Serata"
 
@@ -291,7 +294,7 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
         tmp_path / "host",
         free_port(),
         "--bot-delay",
-        "0.05",
+        str(BOT_SECONDS),
         "--commit-timeout",
         "10",
         "--reveal-timeout",
@@ -330,6 +333,8 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
                         "medium",
                         "--name",
                         name,
+                        "--think",
+                        str(BOT_SECONDS),
                     ],
                     stdout=log,
                     stderr=subprocess.STDOUT,

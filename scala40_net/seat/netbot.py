@@ -569,6 +569,7 @@ async def run(
     record_dir: Path | None = None,
     patience: float | None = PATIENCE,
     rematch_wait: float = 0.0,
+    think: float = 0.0,
 ) -> tuple[int, ...]:
     """Join ``table_id`` at ``address`` as a bot of ``level`` (or play the seat whose
     ``SEAT TOKEN`` line is in ``seat_token_file``) and play the match to its end, across host
@@ -609,6 +610,7 @@ async def run(
 
         seat.on_deal_over = deal_over
         seat.rematch_wait = rematch_wait
+        seat.think = think
         return await seat.play_to_end(patience=patience)
     finally:
         await channel.close()
@@ -754,6 +756,13 @@ def main(argv: list[str] | None = None) -> int:
         f"gives up (default {PATIENCE:g}); meanwhile the host's turn clock plays its seat",
     )
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before each draw, as a person would (default 0)",
+    )
+    parser.add_argument(
         "--rematch-wait",
         type=float,
         default=REMATCH_WAIT,
@@ -779,6 +788,7 @@ def main(argv: list[str] | None = None) -> int:
                 record_dir=options.record_dir,
                 patience=options.give_up_after,
                 rematch_wait=max(options.rematch_wait, 0.0),
+                think=max(options.think, 0.0),
             )
         )
     except grpc.aio.AioRpcError as error:
