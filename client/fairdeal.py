@@ -284,6 +284,10 @@ class FairDealDriver:
             self.screen.invalidate()
             return
         mine = self._my_seed(deal_no)
+        if deal_no in self.exchanges and not fd.committed:
+            # The host never took this run's commitment (too late, refused): the seat sat the
+            # deal out and its seed is rightly not in the mix. Checked as a third party.
+            mine = None
         path = self._save(record, deal_no, mine)
         if self.store is not None and path is not None:
             self.store.forget_deal(self.table_id, deal_no)  # the seed now lies beside the record
