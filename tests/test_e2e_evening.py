@@ -75,6 +75,7 @@ class Person:
     lang: str
     tmux: Tmux
     values: list[str] = field(default_factory=list)  # names, fingerprint: whole words here
+    data: Path | None = None  # the client's data folder (its client.log)
     screens: int = 0
     cut: dict[str, str] = field(default_factory=dict)  # row: the first screen it was on
     english: dict[str, str] = field(default_factory=dict)  # word: the first screen it was on
@@ -329,7 +330,7 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
             command = [str(BIN / "scala40"), address, "--name", name, "--lang", lang]
             tmux = stack.enter_context(start_session(env, command, COLUMNS, ROWS))
             values = ["Ada", "Ben", *BOT_NAMES, TABLE, host.fingerprint, table_id]
-            person = Person(name, lang, tmux, values)
+            person = Person(name, lang, tmux, values, data)
             people.append(person)
             # The lobby lists the table; Enter sits down (Ada first: she is its first player).
             waiting = person.t("lobby_phase_waiting")
@@ -472,6 +473,10 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
     for person in evening.people:
         assert person.screens > 100, person.screens
         unreadable += [f"{person.name}: {row!r}" for row in person.failed_deals]
+        if person.failed_deals and person.data is not None:  # the check's detail, in English
+            log = person.data / "client.log"
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            unreadable += [f"{person.name}'s log: {line}" for line in lines if "FAILED" in line]
         unreadable += [f"{person.name}'s row cut at {COLUMNS}: {row!r}" for row in person.cut]
     unreadable += [f"Ada's Italian screen shows {word!r}" for word in ada.english]
     first_screens = [*ada.failed_deals.values(), *ada.cut.values(), *ada.english.values()]
