@@ -38,7 +38,7 @@ test: $(STAMP)
 # The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40);
 # and a table held up on purpose (a seat churning its streams, one asking for every decision,
 # one never moving) over a match of 6 deals (make test plays 1); the LAN evening in tmux over
-# a match of 6 deals (make test leaves it out: not yet steady).
+# a match of 6 deals (make test plays 2, in about a minute).
 soak: $(STAMP)
 	SCALA40_KILL_POINTS=300 $(PY) -m pytest -q -s tests/test_host_kill.py --timeout 3600
 	SCALA40_SOAK_DEALS=6 $(PY) -m pytest -q -s tests/test_host_soak.py --timeout 3600

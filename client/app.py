@@ -37,11 +37,12 @@ from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
 from client.seats import SeatStore
 from client.session import LinkState, NoticeKind, SessionState
+from client.tableform import read_rule_changes
 from client.theme import STYLE
 from scala40_net import refusals
 from scala40_net.cards import face
 from scala40_net.errors import RuleViolation
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 
 # What ``absent`` sends for each choice (DecideAbsence).
 _ABSENCE_CHOICES = {
@@ -586,8 +587,17 @@ class TableScreen:
         if not self.model.match_over:
             raise c.CommandError("err_match_not_over")
 
+        rules = None
+        if cmd.rules:
+            # The rules in force with the ones typed changed: every option is sent, so the
+            # next match differs from this one only where the first player said.
+            options = ruleset_pb2.RulesetOptions()
+            options.CopyFrom(self.model.ruleset)
+            options.MergeFrom(read_rule_changes(list(cmd.rules)))
+            rules = ruleset_pb2.Ruleset(preset=self.model.preset, options=options)
+
         async def rematch(link: TableLink) -> None:
-            await link.rematch()
+            await link.rematch(rules)
             self.session.say(NoticeKind.OK, "rematch_sent")
             self.invalidate()
 

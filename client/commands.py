@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from client.cardtext import FaceTextError, read_face
+from client.tableform import read_rule_changes
 from scala40_net.cards import Face
 
 # canonical name -> (english word, italian word); aliases below.
@@ -191,7 +192,10 @@ class ReadyCmd:
 
 @dataclass(frozen=True)
 class NewMatchCmd:
-    """After the match: another one at once, against the same bots (``make play``)."""
+    """After the match: another one at the same seats; ``rules``, as typed (``151``, ``3d``,
+    ``rientro=no``), change the rules of the next match (the first player's say)."""
+
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -363,6 +367,12 @@ def parse_command(text: str, lang: str = "en") -> Command:
         if len(words) != 2 or not words[0].isdigit() or words[1].lower() not in ABSENCE_WORDS:
             raise CommandError("err_absent_usage")
         return AbsentCmd(int(words[0]), ABSENCE_WORDS[words[1].lower()])
+    if name == "new":
+        try:
+            read_rule_changes(words)
+        except ValueError as error:
+            raise CommandError("err_new_usage", allowed=str(error)) from None
+        return NewMatchCmd(tuple(words))
     if name == "rientro":
         answer = words[0].lower() if len(words) == 1 else ""
         if answer not in _YES | _NO:
@@ -379,7 +389,6 @@ def parse_command(text: str, lang: str = "en") -> Command:
         "buyback": RientroCmd(True),
         "retire": RientroCmd(False),
         "ready": ReadyCmd(),
-        "new": NewMatchCmd(),
         "scores": ScoresCmd(),
         "back": BackCmd(),
     }

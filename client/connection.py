@@ -342,10 +342,11 @@ class TableLink:
         )
         await resend(lambda: self.table.decide_absence(request))
 
-    async def rematch(self) -> None:
-        """After the match: this seat agrees to another at the same seats; sent again with
-        the same request id when the host did not answer."""
-        request = table_pb2.RematchRequest(context=self.link.context())
+    async def rematch(self, rules: ruleset_pb2.Ruleset | None = None) -> None:
+        """After the match: this seat agrees to another at the same seats (under ``rules``,
+        from the first player; None: the same rules); sent again with the same request id
+        when the host did not answer."""
+        request = table_pb2.RematchRequest(context=self.link.context(), rules=rules)
         await resend(lambda: self.table.rematch(request))
 
     async def deal_record(self, deal_no: int) -> bytes:

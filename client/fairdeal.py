@@ -19,6 +19,7 @@ A deal that ended while the client was away (its seed still kept, its
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -38,6 +39,8 @@ from scala40_net.seat.refusal import HostRefusal
 
 if TYPE_CHECKING:
     from client.app import TableScreen
+
+log = logging.getLogger(__name__)
 
 # The host waits 30 s for commitments; a cutter who has not answered by then is cut for at random.
 CUT_WAIT_SECONDS = 20.0
@@ -281,12 +284,16 @@ class FairDealDriver:
             self.screen.invalidate()
             return
         mine = self._my_seed(deal_no)
+        if deal_no in self.exchanges and not fd.committed:
+            # The host never took this run's commitment (too late, refused): the seat sat the
+            # deal out and its seed is rightly not in the mix. Checked as a third party.
+            mine = None
         path = self._save(record, deal_no, mine)
         if self.store is not None and path is not None:
             self.store.forget_deal(self.table_id, deal_no)  # the seed now lies beside the record
         session = self.screen.session
         try:
-            verify_record(
+            verified = verify_record(
                 record,
                 seat=model.my_seat if mine is not None else None,
                 my_seed=mine[0] if mine is not None else None,
@@ -295,10 +302,15 @@ class FairDealDriver:
                 replayer=replay_deal,  # check 4: the deal replayed through the rules engine
             )
         except VerificationFailed as failure:
-            fd.verification = Verification(False, failure.line(), str(path or ""))
-            session.say(NoticeKind.ERROR, "fd_failed", deal=deal_no, reason=failure.line())
+            # The screen says which check failed, in the player's words; the detail (the
+            # event, the seat, the bytes) goes to the log and is in the saved record.
+            log.error("deal %d: %s (record %s)", deal_no, failure.line(), path)
+            fd.verification = Verification(False, failure.line(), str(path or ""), failure.check)
+            session.say(NoticeKind.ERROR, f"fd_failed_{failure.check}", deal=deal_no)
         else:
-            fd.verification = Verification(True, "", str(path or ""))
+            by_host = mine is not None and not verified.own_seed_checked
+            by_host = by_host and model.my_seat in verified.host_played
+            fd.verification = Verification(True, "", str(path or ""), own_by_host=by_host)
         if missed:
             ok = fd.verification.ok
             model.note("log_missed_deal_verified" if ok else "log_missed_deal_failed", deal=deal_no)

@@ -1,9 +1,11 @@
 """Key bindings of the table screen, grouped by concern: application, focus, hand, log.
 
 The command line keeps prompt_toolkit's own editing keys (history on ↑/↓,
-completion on Tab). The hand is a second focusable panel: Tab from an empty
-command line moves there, where single keys do the common path of a turn
-(select cards, lay them, attach, discard, draw).
+completion on Tab), and every printable key: the table's own keys are
+function and control keys, so none takes the first letter of a typed command.
+The hand is a second focusable panel: Tab from an empty command line moves
+there, where single keys do the common path of a turn (select cards, lay
+them, attach, discard, draw).
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ def application_bindings(screen: TableScreen) -> KeyBindings:
     def _absent(event: KeyPressEvent) -> None:
         screen.offer_absence()
 
+    # Not a letter: a key the command line shares would take the first letter of a word
+    # typed there ('n' of 'nuova'). The table's own keys are function and control keys.
+    offered = Condition(lambda: screen.model.match_over and not screen.model.is_spectator)
+
+    @kb.add("f5", filter=offered)
+    def _new_match(event: KeyPressEvent) -> None:
+        screen.run(NewMatchCmd())
+
     session = screen.session
 
     @kb.add(
@@ -99,12 +109,6 @@ def focus_bindings(screen: TableScreen) -> KeyBindings:
     input_empty = Condition(
         lambda: screen.input_focused() and not screen.input_field.buffer.text.strip()
     )
-
-    offered = Condition(lambda: screen.model.match_over and not screen.model.is_spectator)
-
-    @kb.add("n", filter=input_empty & offered)
-    def _new_match(event: KeyPressEvent) -> None:
-        screen.run(NewMatchCmd())
 
     @kb.add("tab", filter=input_empty)
     def _to_hand(event: KeyPressEvent) -> None:

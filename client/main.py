@@ -217,8 +217,8 @@ async def play_local(
         session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, proved, session, directory, "local")
         name = options.name
-        # One table for the evening: "n" at a match's end asks the host for another at the
-        # same seats (TableService.Rematch), as at a LAN table; the bots always agree.
+        # One table for the evening: F5 (or "new") at a match's end asks the host for another
+        # at the same seats (TableService.Rematch), as at a LAN table; the bots always agree.
         table_id = await lobby.create_table(
             text("local_table_name", name=name), PRESETS[options.preset], options.bots + 1
         )

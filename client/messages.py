@@ -102,6 +102,21 @@ ENGLISH: dict[str, str] = dict(
         M("fd_verified_sat_out", "deal {deal}: you sat it out; checked as a third party ✔"),
         M("fd_verified_spectator", "deal {deal}: verified ✔"),
         M("fd_failed", "DEAL {deal}: VERIFICATION FAILED ✘ — {reason}"),
+        # Which check failed (scala40_net.fairdeal.verify.CHECKS); the detail is in the log.
+        M("fd_failed_signature", "DEAL {deal}: VERIFICATION FAILED ✘ — the host's signature"),
+        M("fd_failed_chain", "DEAL {deal}: VERIFICATION FAILED ✘ — the chain of events"),
+        M("fd_failed_commitment", "DEAL {deal}: VERIFICATION FAILED ✘ — a seed and its commitment"),
+        M("fd_failed_mix", "DEAL {deal}: VERIFICATION FAILED ✘ — the seeds in the mix"),
+        M("fd_failed_deck", "DEAL {deal}: VERIFICATION FAILED ✘ — the deck"),
+        M("fd_failed_cut", "DEAL {deal}: VERIFICATION FAILED ✘ — the cut"),
+        M("fd_failed_deal", "DEAL {deal}: VERIFICATION FAILED ✘ — the cards dealt"),
+        M("fd_failed_draw", "DEAL {deal}: VERIFICATION FAILED ✘ — a card drawn"),
+        M("fd_failed_rebuild", "DEAL {deal}: VERIFICATION FAILED ✘ — a rebuilt stock"),
+        M("fd_failed_replay", "DEAL {deal}: VERIFICATION FAILED ✘ — a move against the rules"),
+        M(
+            "fd_verified_host_played",
+            "deal {deal}: verified ✔ (you were away: the host made your seed)",
+        ),
         M(
             "fd_abandoned",
             "DEAL {deal} ABANDONED BY THE HOST: host seed published, check the record",
@@ -201,10 +216,17 @@ ENGLISH: dict[str, str] = dict(
         M("end_new_match", "F2 (or 'scores') shows the score sheet."),
         M(
             "end_rematch",
-            "F2 (or 'scores') the score sheet · n another match, same seats · quit to leave.",
+            "F2 (or 'scores') the score sheet · F5 (or 'new') another match, same seats · "
+            "quit to leave.",
         ),
         M("rematch_sent", "Another match agreed: it starts once everyone at the table agrees."),
         M("log_rematch_agreed", "Another match, same seats: {names} agreed; waiting for {waiting}"),
+        M("log_rematch_rules", "The next match's rules, as the first player changed them: {rules}"),
+        M(
+            "err_new_usage",
+            "new, or new with other rules (first player): e.g. new 151, new 3d rientro=no "
+            "({allowed})",
+        ),
         M(
             "end_void_no_stock",
             "Deal {deal} void: the stock ran out with no card to rebuild it (R10.1); no score; "
@@ -291,17 +313,17 @@ ENGLISH: dict[str, str] = dict(
             " attach 3 10H (attacca)  attach cards to meld 3\n"
             " swap 2 7H (scambia)     put 7H in place of the joker of meld 2\n"
             " discard KS (scarta)     discard and send the whole play\n"
-            " undo / clear            drop the last planned step / all (annulla / azzera)\n"
-            " sort / hint             by suit or rank / what to play (ordina / suggerisci)\n"
+            " undo/clear/sort/hint    planned step / all off · sort the hand · what to play\n"
             " chat text · quit        write to the table · leave the table (esci)\n"
             " rientro yes | no        when bust: buy back in for chips, or retire\n"
-            " ready/scores/back/new   deal read / scores / back after away / another match\n"
+            " ready / scores / back   deal read / scores / back after away\n"
+            " new [151 | 3d rientro=no]  another match (first player: with other rules)\n"
             " absent 2 bot | wait     first player: a bot for absent seat 2, or more time\n"
             "Cards: 7H 10D QS AC JK (H♥ D♦ C♣ S♠), or as shown: 7♥ 10♦ Q♠; joker: JK(8H)\n"
             "Keys: Tab goes to the hand and back; in the hand ←/→ move, Space selects and\n"
             " steps right, Enter/c melds, a attaches, d discards, p draws, t takes, u undo,\n"
             " o sorts. ↑/↓ history, PgUp/PgDn log (End: newest), F1 help, F2 scores,\n"
-            " F3 all melds, F4 absent seat, Ctrl-Q quit.",
+            " F3 all melds, F4 absent seat, F5 another match, Ctrl-Q quit.",
         ),
         M("seat_away", "away, a bot plays"),
         M("log_away_timed_out", "{name}'s turn clock ran out: a bot plays for them until back"),
@@ -365,7 +387,7 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_invited_anyone", "anyone"),
         M(
             "lobby_invited_wrong",
-            "A player key's fingerprint is 8 groups of 4 hex digits (XXXX-XXXX-…), as "
+            "A player key's fingerprint is 32 hex digits in blocks of 4 (XXXX-XXXX-…), as "
             "scala40 identity shows it; anyone: an open table",
         ),
         M("lobby_invited_too_many", "A table invites at most {most} keys besides yours"),

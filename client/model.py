@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from client.scoresheet import ScoreSheet
+from client.tableform import rule_changes
 from scala40_net import deal, views, wire
 from scala40_net.actions import DrawSource
 from scala40_net.cards import RANK_TEXT, Face, face
@@ -112,8 +113,10 @@ class Verification:
     """The client's check of an ended deal: ``ok`` None while running."""
 
     ok: bool | None
-    reason: str = ""
+    reason: str = ""  # in English, for the client's log: what failed, where
     record_path: str = ""
+    check: str = ""  # the check that failed (verify.CHECKS): what the screen says
+    own_by_host: bool = False  # verified, this seat's seed made by a host bot (it was away)
 
 
 @dataclass
@@ -225,6 +228,7 @@ class TableModel:
         self.table_name = ""
         self.preset: ruleset_pb2.Preset = ruleset_pb2.PRESET_UNSPECIFIED
         self.ruleset = lobby_pb2.TableSummary().ruleset
+        self._rules_told = ""  # the rule changes of a rematch last written to the log
         self.table_phase = lobby_pb2.TABLE_PHASE_UNSPECIFIED
         self.my_seat: int | None = None
         self.seats: dict[int, SeatState] = {}
@@ -453,6 +457,14 @@ class TableModel:
             agreed = ", ".join(self.name_of(s) for s in event.rematch.agreed_seats)
             waiting = ", ".join(self.name_of(s) for s in event.rematch.waiting_for_seats)
             self._log("log_rematch_agreed", names=agreed, waiting=waiting)
+            proposed = event.rematch.ruleset
+            changed = (
+                rule_changes(self.ruleset, proposed) if event.rematch.HasField("ruleset") else ""
+            )
+            if changed and changed != self._rules_told:
+                # The first player changed the rules: each agreement is to what will be played.
+                self._log("log_rematch_rules", rules=changed)
+            self._rules_told = changed
         elif kind == "match_started":
             started = event.match_started
             if self.match_over:  # a rematch: the standings and the sheet start again
@@ -462,6 +474,9 @@ class TableModel:
                     state.total, state.out, state.rientri = 0, False, 0
             self.match_over = False
             self.table_phase = lobby_pb2.TABLE_PHASE_PLAYING
+            if started.HasField("ruleset"):  # a rematch may have changed them
+                self.ruleset = started.ruleset
+            self._rules_told = ""
             self._log("log_match_started", name=self.name_of(started.first_dealer_seat))
         return True
 

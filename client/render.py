@@ -15,7 +15,14 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from client.cardtext import face_label, typed_label
 from client.i18n import Text
-from client.model import FairDealState, Phase, TableMeldState, TableModel, sort_hand
+from client.model import (
+    FairDealState,
+    Phase,
+    TableMeldState,
+    TableModel,
+    Verification,
+    sort_hand,
+)
 from client.planner import Hint, Preview
 from client.session import LinkState, NoticeKind, SessionState, TrustState
 from scala40_net import refusals
@@ -570,7 +577,7 @@ def fair_deal_fragment(model: TableModel, t: Text) -> StyleAndTextTuples:
     # A failure or an abandoned deal stays on the status line whatever came after it.
     for fd in candidates:
         if fd.verification is not None and fd.verification.ok is False:
-            return [("class:alarm", t("fd_failed", deal=fd.deal_no, reason=fd.verification.reason))]
+            return [("class:alarm", verification_failed(fd.deal_no, fd.verification, t))]
         if fd.abandoned:
             return [("class:alarm", t("fd_abandoned", deal=fd.deal_no))]
         if fd.commitment_mismatch:
@@ -583,6 +590,14 @@ def fair_deal_fragment(model: TableModel, t: Text) -> StyleAndTextTuples:
     if not fd.started and checked is not None and checked.deal_no == fd.deal_no - 1:
         fd = checked
     return [fair_deal_state(model, fd, t)]
+
+
+def verification_failed(deal: int, v: Verification, t: Text) -> str:
+    """A failed check of a deal, in the player's words: which check (the English detail is
+    in the client's log); a record that could not be had, with its reason."""
+    if v.check:
+        return t(f"fd_failed_{v.check}", deal=deal)
+    return t("fd_failed", deal=deal, reason=v.reason)
 
 
 def fair_deal_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str, str]:
@@ -602,6 +617,8 @@ def fair_deal_state(model: TableModel, fd: FairDealState, t: Text) -> tuple[str,
         if v.ok:
             if me is None:
                 key = "fd_verified_spectator"
+            elif v.own_by_host:
+                key = "fd_verified_host_played"  # away at the announcement: no seed of its own
             elif fd.seats_in_play and me not in fd.seats_in_play:
                 key = "fd_verified_sat_out"  # no seed of this seat is in a deal it sat out
             else:

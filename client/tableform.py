@@ -159,3 +159,35 @@ def read_rule_options(form: NewTable, text: str) -> None:
             if not number.isdigit() or (value.startswith("-") and fd.type != fd.TYPE_INT32):
                 raise ValueError(f"{fd.name}: a number")
             setattr(form.options, fd.name, int(value))
+
+
+def read_rule_changes(words: list[str]) -> ruleset_pb2.RulesetOptions:
+    """Rules changed for the next match, as typed after ``new``: how it ends (``151``,
+    ``3d``, as ``read_match``) and ``name=value`` pairs (as ``read_rule_options``); only
+    the options named are set."""
+    form = NewTable()
+    for word in words:
+        if "=" in word:
+            read_rule_options(form, word)
+        else:
+            read_match(form, word)
+    return form.options
+
+
+def rule_changes(now: ruleset_pb2.RulesetOptions, proposed: ruleset_pb2.RulesetOptions) -> str:
+    """The options ``proposed`` sets otherwise than ``now``, as typed after ``new`` but for
+    a yes or no, which is ✔ or ✘ in either language (``bust_at=151 rientro=✘``); "" when
+    they are the same."""
+    changed = []
+    for fd, value in proposed.ListFields():
+        set_now = now.HasField(fd.name) if fd.has_presence else True  # an enum: its value
+        if set_now and getattr(now, fd.name) == value:
+            continue
+        if fd.type == FieldDescriptor.TYPE_ENUM:
+            word = {n: w for w, n in _enum_words(fd).items()}.get(value, str(value))
+        elif fd.type == FieldDescriptor.TYPE_BOOL:
+            word = "✔" if value else "✘"
+        else:
+            word = str(value)
+        changed.append(f"{fd.name}={word}")
+    return " ".join(changed)

@@ -65,6 +65,8 @@ async def test_a_network_bot_plays_a_match_to_its_end_across_host_restarts(
                 table_id,
                 "--level",
                 "easy",
+                "--rematch-wait",
+                "0",  # it leaves at the match's end
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from client import commands as c
-from client.commands import CardSpec, CommandError, parse_command
+from client.commands import CardSpec, CommandError, NewMatchCmd, parse_command
+from client.tableform import read_rule_changes, rule_changes
 from scala40_net.cards import Face, Suit, parse_face
+from scala40_net.pb import ruleset_pb2
 
 JK = parse_face("JK")
 
@@ -96,3 +98,25 @@ def test_completion_offers_the_interface_language_first() -> None:
     assert c.command_words("it")[0] == "pesca"
     assert c.command_words("en")[0] == "draw"
     assert "draw" in c.command_words("it")
+
+
+def test_new_takes_other_rules_for_the_next_match_as_the_lobby_form_reads_them() -> None:
+    assert parse_command("new") == NewMatchCmd()
+    assert parse_command("nuova 151 rientro=no", "it") == NewMatchCmd(("151", "rientro=no"))
+    assert parse_command("new 3d max_run=5") == NewMatchCmd(("3d", "max_run=5"))
+    changes = read_rule_changes(["151", "rientro=no", "discard_pickup=free"])
+    assert changes.bust_at == 151 and changes.match_mode == ruleset_pb2.MATCH_MODE_POINTS
+    assert not changes.rientro and changes.discard_pickup == ruleset_pb2.DISCARD_PICKUP_FREE
+    assert not changes.HasField("opening_points")  # only what was typed
+    for wrong in ("new tomorrow", "new rientro=perhaps", "new 0"):
+        with pytest.raises(CommandError) as caught:
+            parse_command(wrong)
+        assert caught.value.key == "err_new_usage"
+
+
+def test_the_rules_a_rematch_changes_are_told_as_they_are_typed() -> None:
+    now = ruleset_pb2.RulesetOptions(bust_at=101, rientro=True, opening_points=40)
+    proposed = ruleset_pb2.RulesetOptions(bust_at=151, rientro=False, opening_points=40)
+    proposed.discard_pickup = ruleset_pb2.DISCARD_PICKUP_FREE
+    assert rule_changes(now, proposed) == "discard_pickup=free bust_at=151 rientro=✘"
+    assert rule_changes(now, now) == ""

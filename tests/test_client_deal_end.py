@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from test_client_model import cards, deal_event, started_model
 from test_client_screen import screen_text
 
-from client import render, render_end
+from client import keys, render, render_end
 from client.app import TableScreen
 from client.i18n import Text
-from client.model import TableModel
+from client.model import TableModel, Verification
+from client.session import NoticeKind
+from scala40_net.fairdeal.verify import CHECKS
 from scala40_net.pb import deal_pb2, ruleset_pb2, table_pb2
 
 EN, IT = Text("en"), Text("it")
@@ -142,21 +145,55 @@ def test_a_full_hand_puts_its_cards_below_so_the_figures_are_never_cut() -> None
     assert all(len(line) <= 80 for line in lines)
 
 
-def test_at_the_match_end_every_seat_is_offered_another_match_on_n() -> None:
+def ended_match() -> TableModel:
     model = started_model()
     end_deal(model, 6, {0: 21, 1: 0, 2: 120, 3: 1}, pause_ms=0, out=frozenset({2}))
     over = table_pb2.MatchUpdate(match_over=True, winners=[1])
     model.apply(table_pb2.TableEvent(seq=20, match_update=over))
+    return model
+
+
+@pytest.mark.parametrize(
+    ("lang", "keys", "offer"),
+    [
+        ("it", "\x1b[15~", "F5 (o «nuova») altra partita, stessi posti"),  # F5
+        ("en", "\x1b[15~", "F5 (or 'new') another match, same seats"),
+        ("it", "nuova\r", ""),
+        ("en", "new\r", ""),
+        ("it", "new\r", ""),  # the other language's word too, as every command
+    ],
+)
+def test_at_the_match_end_another_match_is_the_f5_key_or_the_command(
+    lang: str, keys: str, offer: str
+) -> None:
+    """The key the end of the match names, or the command typed whole: one rematch asked,
+    and no letter of the typed command taken by a key."""
+    model = ended_match()
     asked: list[object] = []
+    screens: list[TableScreen] = []
 
     def watch(screen: TableScreen) -> None:
         screen._send = asked.append  # type: ignore[method-assign]
+        screens.append(screen)
 
-    lines = screen_text(model, [24, 80], keys="n", lang="it", act=watch)
-    assert "n altra partita, stessi posti" in "\n".join(lines)
+    lines = screen_text(model, [24, 80], keys=keys, lang=lang, act=watch)
+    assert offer in "\n".join(lines)
     assert len(asked) == 1  # the rematch is asked of the host (TableService.Rematch)
-    lines = screen_text(model, [24, 80], keys="n", lang="en", act=watch)
-    assert "n another match, same seats" in "\n".join(lines)
+    notice = screens[0].session.notice
+    assert notice is None or notice.kind is not NoticeKind.ERROR, notice
+
+
+def test_no_key_of_the_command_line_is_a_letter_a_typed_command_begins_with() -> None:
+    """A printable key bound where the command line has the focus would take the first letter
+    of a word typed there ('n' of 'nuova'): the table's own keys are never printable; the
+    hand panel's single letters act only where the hand has the focus."""
+    screen = TableScreen(IT, None, model=ended_match())
+    for binding in keys.table_bindings(screen).bindings:
+        first = binding.keys[0]
+        assert not (isinstance(first, str) and len(first) == 1 and first.isprintable()), (
+            binding.keys,
+            binding.handler.__name__,
+        )
 
 
 def test_the_score_sheet_opens_by_itself_when_the_match_ends() -> None:
@@ -233,3 +270,27 @@ def test_under_unopened_penalty_hand_no_note_claims_a_flat_100_r9_5() -> None:
     model.ruleset.unopened_penalty = ruleset_pb2.UNOPENED_PENALTY_HAND
     text = ended_with(model, ada=21, dino=1, cleo=14)
     assert "Cleo: 5♦ 9♣ → 14" in text and "100 flat" not in text
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+@pytest.mark.parametrize("check", CHECKS)
+def test_a_failed_check_is_said_in_the_players_words_within_80_columns(
+    lang: str, check: str
+) -> None:
+    """Which check failed, in the screen's language, on one status line of 80 columns (the
+    English detail of the failure is in the client's log)."""
+    model = started_model()
+    detail = "FAILED mix at event 2 (reveals): seat 1's own seed is not in the mix"
+    model.deals[1].verification = Verification(False, detail, check=check)
+    line = "".join(text for _, text, *_ in render.fair_deal_fragment(model, Text(lang)))
+    assert detail not in line and "own seed" not in line
+    assert len(line) <= 80, line
+    assert line.startswith(Text(lang)("fd_failed", deal=1, reason="").split("—")[0])
+
+
+def test_a_seat_the_host_committed_for_is_verified_without_its_own_seed() -> None:
+    model = started_model()
+    model.deals[1].verification = Verification(True, own_by_host=True)
+    line = "".join(text for _, text, *_ in render.fair_deal_fragment(model, IT))
+    assert line == IT("fd_verified_host_played", deal=1)
+    assert "il tuo segreto è nel mescolamento" not in line

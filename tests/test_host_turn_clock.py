@@ -4,6 +4,7 @@ players coming back (real host on 127.0.0.1, short clocks)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import grpc
@@ -14,7 +15,7 @@ from host.edge.errors import error_info
 from host.table.state import TableSettings
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
-from scala40_net.fairdeal.verify import verify_record
+from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
 from scala40_net.seat.netbot import NetworkSeat
 
@@ -226,5 +227,18 @@ async def test_a_seed_a_host_bot_made_is_marked_so_in_the_signed_record(
     verified = verify_record(DealRecord.from_json(answer.record), replayer=replay_deal)
     assert verified.host_played == [1 - ann.seat]
     assert "seeds made by the host's bots: seat" in verified.line()
+    # A player whose commitment the host made (away at the announcement) holds a seed of
+    # their own that is not in the mix, and rightly: that check is skipped for the seat,
+    # the verification passes and says so. Any other seat's wrong seed still fails.
+    # (Ann's record, read as the bot's seat's: without Ann's private events.)
+    record = dataclasses.replace(
+        DealRecord.from_json(answer.record), private_seat=None, private_events=()
+    )
+    stranger = bytes(range(32))
+    away = verify_record(record, seat=1 - ann.seat, my_seed=stranger, my_cut=1, replayer=None)
+    assert not away.own_seed_checked
+    assert "seed made by the host" in away.line()
+    with pytest.raises(VerificationFailed, match="own seed is not in the mix"):
+        verify_record(record, seat=ann.seat, my_seed=stranger, my_cut=1)
     playing.cancel()
     await asyncio.gather(playing, return_exceptions=True)

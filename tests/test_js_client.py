@@ -274,6 +274,7 @@ async def test_a_whole_match_with_a_python_bot_and_host_bots(
             str(NETBOT),
             f"127.0.0.1:{host.port}",
             *("--table", table, "--fingerprint", host.fingerprint, "--name", "pybot"),
+            *("--rematch-wait", "0"),  # it leaves at the match's end
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )

@@ -165,7 +165,7 @@ def test_a_match_across_the_lan_survives_a_pulled_cable(
     table_id = organiser_log.read_text().split()[0]
 
     bot = [*tool("scala40-bot", "scala40_net.seat.netbot"), address, "--table", table_id]
-    bot += ["--fingerprint", host.fingerprint, "--level", "easy"]
+    bot += ["--fingerprint", host.fingerprint, "--level", "easy", "--rematch-wait", "0"]
     ann_dir, bea_dir = tmp_path / "ann", tmp_path / "bea"
     ann = ann_machine.start(
         [*bot, "--seat-token-file", str(token_file), "--record-dir", str(ann_dir), "--seed", "1"],

@@ -31,7 +31,7 @@ async def _until_connected(served: HostClient, table_id: str, seat: int, connect
 
 async def _start_bot(served: HostClient, table_id: str) -> asyncio.subprocess.Process:
     argv = [served.address, "--fingerprint", served.host.identity.fingerprint]
-    argv += ["--table", table_id, "--level", "easy", "--name", "Robo"]
+    argv += ["--table", table_id, "--level", "easy", "--name", "Robo", "--rematch-wait", "0"]
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "scala40_net.seat.netbot", *argv,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,

@@ -169,6 +169,8 @@ async def test_scala40_bot_gives_up_on_another_host_at_its_address_and_says_both
                 first.fingerprint,
                 "--give-up-after",
                 "600",
+                "--rematch-wait",
+                "0",
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

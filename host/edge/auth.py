@@ -219,7 +219,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             if need is Access.ANYONE:
                 return None
             raise unauthenticated(
-                "this call needs a seat token: send `authorization: Bearer <token>`"
+                "this call needs a seat token: send `authorization: Bearer <token>`",
+                missing=True,
             )
         principal = self._tokens.find(token) if token else None
         if principal is None:

@@ -55,6 +55,9 @@ class Refusal(Exception):
         self.rule = rule
         self.metadata = metadata
         self.violation: RuleViolation | None = None  # the engine's refusal, when it is one
+        # Its own sentence for the LocalizedMessage (refusal_words) and the sentence's fields,
+        # when its reason's is not enough.
+        self.words: tuple[str, dict[str, object]] | None = None
         super().__init__(self.message)
 
     @property
@@ -89,7 +92,7 @@ class Refusal(Exception):
             detail.Pack(info)
             message = refusals.localized(violation, lang)
         elif violation is None:
-            message = refusal_words.said(self.reason, self.rule, lang)
+            message = refusal_words.said(self.reason, self.rule, lang, self.words)
         if message is not None:
             details.append(any_pb2.Any())
             details[-1].Pack(error_details_pb2.LocalizedMessage(locale=lang, message=message))
@@ -112,8 +115,12 @@ def permission_denied(reason: str, sentence: str) -> Refusal:
     return Refusal(grpc.StatusCode.PERMISSION_DENIED, reason, sentence)
 
 
-def unauthenticated(sentence: str) -> Refusal:
-    return Refusal(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", sentence)
+def unauthenticated(sentence: str, *, missing: bool = False) -> Refusal:
+    """BAD_TOKEN; ``missing``: no token was sent at all (said so, not that it is unknown)."""
+    refusal = Refusal(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", sentence)
+    if missing:
+        refusal.words = (refusal_words.NO_TOKEN, {})
+    return refusal
 
 
 def rule_broken(violation: RuleViolation) -> Refusal:

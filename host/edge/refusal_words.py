@@ -50,13 +50,45 @@ BY_REASON: dict[str, str] = {
     "BAD_KEY_PROOF": N_("your player key's signature does not match this join"),
     "NOT_INVITED": N_("this table is open only to the player keys invited to it"),
     "NO_SUCH_MATCH": N_("this host keeps no such finished match"),
+    "MALFORMED_REQUEST": N_("the request is not well formed (the program's mistake): nothing done"),
+    "NOT_SAVED": N_("the host could not save this move: nothing of it was done, try again"),
+    "RULE_VIOLATION": N_("the host refuses that move: make another"),
+    "BAD_RULESET": N_("those rules cannot be played at this table"),
+    "TABLE_DAMAGED": N_("this table was damaged and set aside by the host"),
+    "NO_TURN": N_("no turn is being played now"),
+    "ALREADY_AWAY": N_("a bot already plays that seat"),
+    "NOT_AWAY": N_("nobody plays that seat for its player"),
+    "NOT_A_PLAYER": N_("that seat has no player in the match"),
+    "LEFT_TABLE": N_("that seat's player has left the table"),
+    "MATCH_NOT_OVER": N_("another match can be agreed once this one is over"),
+    "NAME_TAKEN": N_("somebody at this table has that name already: choose another"),
+    "TOO_MANY_SPECTATORS": N_("this table has all the spectators it takes"),
+    "TOO_MANY_STREAMS": N_("too many event streams open: close one first"),
+    "TOO_MANY_REQUESTS": N_("too many requests at once: slow down"),
+    "TOO_MANY_WRONG_GUESSES": N_("too many wrong tokens or passwords: wait a minute"),
+    "TOO_MANY_NEW_TABLES": N_("too many new tables at once: wait a little"),
+    "TOO_MUCH_CHAT": N_("too many chat lines: wait a little"),
 }
 
+# Sentences a refusal names itself (``Refusal.words``), where its reason alone says too
+# little or is shared: an out-of-range setting, a token never sent.
+SETTING_RANGE = N_("{name} takes {low} to {high} seconds")
+SETTING_RANGE_OR_OFF = N_("{name} takes {low} to {high} seconds, or 0 for none")
+NO_TOKEN = N_("this call needs a seat token, and none was sent")
 
-def said(reason: str, rule: str | None, lang: str) -> str | None:
-    """The refusal of ``reason`` in ``lang``, with its rule; None when it has no sentence here."""
-    english = BY_REASON.get(reason)
+
+def said(
+    reason: str,
+    rule: str | None,
+    lang: str,
+    words: tuple[str, dict[str, object]] | None = None,
+) -> str | None:
+    """The refusal of ``reason`` in ``lang``, with its rule; None when it has no sentence here.
+    ``words``: the refusal's own sentence (one of those above) and its fields, instead."""
+    english = words[0] if words is not None else BY_REASON.get(reason)
     if english is None:
         return None
     sentence = translations(lang).gettext(english)
+    if words is not None:
+        sentence = sentence.format(**words[1])
     return f"{rule}: {sentence}" if rule else sentence

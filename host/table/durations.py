@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from host.edge.errors import malformed
+from host.edge.refusal_words import SETTING_RANGE, SETTING_RANGE_OR_OFF
 from scala40_net.pb import lobby_pb2
 
 
@@ -44,7 +45,10 @@ def check(request: lobby_pb2.CreateTableRequest) -> None:
     """Refuse a table whose durations are out of their ranges, naming the first one."""
     for name, allowed in DURATIONS.items():
         if request.HasField(name) and not allowed.admits(getattr(request, name)):
-            raise malformed(f"{name} is {allowed.text}, not {getattr(request, name)}")
+            refusal = malformed(f"{name} is {allowed.text}, not {getattr(request, name)}")
+            words = SETTING_RANGE_OR_OFF if allowed.off else SETTING_RANGE
+            refusal.words = (words, {"name": name, "low": allowed.low, "high": allowed.high})
+            raise refusal
 
 
 def held(name: str, value: int) -> int:

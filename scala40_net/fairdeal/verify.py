@@ -122,7 +122,12 @@ class Verified:
             self.outcome,
         ]
         if self.own_seat is not None:
-            seed = "seed in the mix" if self.own_seed_checked else "seed not given"
+            if self.own_seed_checked:
+                seed = "seed in the mix"
+            elif self.own_seat in self.host_played:
+                seed = "seed made by the host (a host bot committed for the seat)"
+            else:
+                seed = "seed not given"
             parts.append(
                 f"seat {self.own_seat}: {seed}, {self.own_cards_checked} own cards checked"
             )
@@ -312,6 +317,19 @@ class _Verification:
             return []
         return [c.seat for c in self.events[index].commitments.commitments if c.host_played]
 
+    def own_made_by_host(self, commitments: dict[int, bytes]) -> bool:
+        """The verifying seat's published commitment is marked ``host_played`` and is not the
+        one its own seed and cut make: the player was away at the announcement (or did not
+        commit in time), a host bot committed for the seat, and the player's seed is rightly
+        not in the mix (FAIR_DEAL.md, check 2)."""
+        if self.seat is None or self.seat not in self.host_played():
+            return False
+        if self.my_seed is None or self.my_cut is None:
+            return True
+        r = self.record
+        own = seat_commitment(r.table_id, r.deal_no, self.seat, self.my_seed, self.my_cut)
+        return commitments.get(self.seat) != own
+
     def check_reveals(self, commitments: dict[int, bytes]) -> tuple[list[Reveal], int | None]:
         index = self.index_of("reveals")
         if index is None:
@@ -349,7 +367,7 @@ class _Verification:
                 deal_pb2.LEFT_OUT_REASON_BAD_REVEAL,
             ):
                 raise self.fail("mix", index, f"seat {seat_no} is left out for a wrong reason")
-        if self.my_seed is not None:
+        if self.my_seed is not None and not self.own_made_by_host(commitments):
             mine = [x for x in reveals if x.seat == self.seat]
             if not mine or mine[0].seed != self.my_seed:
                 raise self.fail("mix", index, f"seat {self.seat}'s own seed is not in the mix")
@@ -647,7 +665,11 @@ class _Verification:
             outcome=outcome,
             host_fingerprint=r.host_fingerprint,
             own_seat=self.seat,
-            own_seed_checked=self.my_seed is not None and reveals_index is not None,
+            own_seed_checked=(
+                self.my_seed is not None
+                and reveals_index is not None
+                and not self.own_made_by_host(commitments)
+            ),
             host_played=self.host_played(),
         )
         started_index = self.index_of("started")

@@ -220,9 +220,7 @@ class GrpcTable:
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
         """The first player's decision for an absent seat (a person's, over the network)."""
-        return cast(
-            table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request)
-        )
+        return cast(table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request))
 
     async def chat(self, text: str) -> None:
         # The request id names the answer on the seat's stream (chat is not deduplicated).
@@ -230,7 +228,8 @@ class GrpcTable:
         await self._unary("SendChat", table_pb2.SendChatRequest(text=text, context=context))
 
     async def rematch(self, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
-        """After the match: agree to another at the same seats (a person's call, never a bot's)."""
+        """After the match: agree to another at the same seats (a person's, or a network bot's
+        once someone else has)."""
         return cast(table_pb2.RematchResponse, await self._unary("Rematch", request))
 
     def subscribe(self, after_seq: int) -> Any:

@@ -83,6 +83,10 @@ __all__ = ["CALL_TIMEOUT", "RECONNECT_CODES", "HostLost", "NetworkSeat", "SeatLo
 # dropped; a connection that comes back, however briefly, starts the count again.
 PATIENCE = 600.0
 
+# How long scala40-bot stays after a match for another (--rematch-wait): the time a host
+# keeps a finished match before it archives it (archive_after).
+REMATCH_WAIT = 300.0
+
 # How often a seat decides again when its view was stale.
 MOVE_TRIES = 3
 
@@ -173,6 +177,11 @@ class NetworkSeat:
         # The offer this seat last answered, by how many times it had bought back in then
         # (R11.3): every update until the host has the answer still lists the offer.
         self._answered_offer: int | None = None
+        # After a match, how long ``play_to_end`` stays for another (0: it leaves at once).
+        # A bot never asks for one: it agrees once someone else has (TableService.Rematch).
+        self.rematch_wait = 0.0
+        self.matches = 0  # the matches this seat has seen end
+        self._rematch_timer: asyncio.TimerHandle | None = None
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -241,7 +250,7 @@ class NetworkSeat:
             self.trace(f"event {event.seq} {event.WhichOneof('event')}")
         self.last_seq = max(self.last_seq, event.seq)
         await self._on_event(event)
-        return self.winners is not None
+        return self.winners is not None and self.rematch_wait <= 0
 
     async def _on_event(self, event: table_pb2.TableEvent) -> None:
         kind = event.WhichOneof("event")
@@ -282,10 +291,40 @@ class NetworkSeat:
             self._signed = None
             if update.match_over:
                 self.winners = tuple(update.winners)
+                self.matches += 1
+                self._wait_for_rematch()
             else:
                 await self._answer_rientro(update.rientro_offers, update.scores)
                 if update.HasField("between_deals"):
                     await self._ready(update.between_deals)
+
+        elif kind == "rematch":
+            await self._agree(event.rematch)
+        elif kind == "match_started" and self.winners is not None:
+            # Another match at this table (a rematch): played like the first.
+            self.winners, self._answered_offer = None, None
+            if self._rematch_timer is not None:
+                self._rematch_timer.cancel()
+                self._rematch_timer = None
+
+    def _wait_for_rematch(self) -> None:
+        """The match is over: stay ``rematch_wait`` seconds for another, then leave."""
+        if self.rematch_wait > 0 and self._rematch_timer is None:
+            loop = asyncio.get_running_loop()
+            self._rematch_timer = loop.call_later(self.rematch_wait, self.stream.close)
+
+    async def _agree(self, update: table_pb2.RematchUpdate) -> None:
+        """Someone asked for another match (or the first player changed its rules, which
+        asks everyone again): a bot that stays for one agrees."""
+        if self.rematch_wait <= 0 or self.winners is None:
+            return
+        if self.seat in update.waiting_for_seats and update.agreed_seats:
+            request = table_pb2.RematchRequest(context=self.link.context())
+
+            async def agree() -> None:
+                await resend(lambda: self.table.rematch(request))
+
+            await self._quietly(agree())
 
     async def _ready(self, pause: table_pb2.BetweenDeals) -> None:
         """A bot has nothing to read at the end of a deal: it is ready at once."""
@@ -461,7 +500,13 @@ class NetworkSeat:
 
         if self.winners is None and not stopped():
             self.stream.patience = patience
-            await self.stream.follow(take, on_open=resume, on_drop=dropped)
+            try:
+                await self.stream.follow(take, on_open=resume, on_drop=dropped)
+            except HostRefusal as refusal:
+                # Waiting for a rematch nobody asked for, the table was archived: the seat's
+                # match is over all the same.
+                if self.winners is None or refusal.code is not grpc.StatusCode.NOT_FOUND:
+                    raise
         return self.winners or ()
 
     async def _move(self, known: tuple[DealView, int] | None = None) -> None:
@@ -568,6 +613,8 @@ async def run(
     record_dir: Path | None = None,
     patience: float | None = PATIENCE,
     key: PlayerKey | None = None,
+    rematch_wait: float = 0.0,
+    think: float = 0.0,
 ) -> tuple[int, ...]:
     """Join ``table_id`` at ``address`` as a bot of ``level`` (or play the seat whose
     ``SEAT TOKEN`` line is in ``seat_token_file``) and play the match to its end, across host
@@ -575,7 +622,9 @@ async def run(
     ``record_dir``: every deal's record and this seat's secrets for it, and a log of the
     stream, are kept there (``Keeper``). A host that does not answer for ``patience``
     seconds is given up (``HostLost``). With ``key`` the join is proved with that player
-    key: the match is rated for it, and the key's seat at the table is given back."""
+    key: the match is rated for it, and the key's seat at the table is given back. After each
+    match the bot stays ``rematch_wait`` seconds for another, agreeing once someone else has;
+    it returns the last match's winners."""
     taken = _read_seat_token(seat_token_file) if seat_token_file is not None else None
     keeper = Keeper(record_dir) if record_dir is not None else None
     channel, pinned = await connect(address, fingerprint, insecure)
@@ -607,6 +656,8 @@ async def run(
             say(f"deal {signed.deal_no} over: {totals}; {checked}")
 
         seat.on_deal_over = deal_over
+        seat.rematch_wait = rematch_wait
+        seat.think = think
         return await seat.play_to_end(patience=patience)
     finally:
         await channel.close()
@@ -768,6 +819,22 @@ def main(argv: list[str] | None = None) -> int:
         help="how long the bot tries to reconnect after its connection dropped before it "
         f"gives up (default {PATIENCE:g}); meanwhile the host's turn clock plays its seat",
     )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before each draw, as a person would (default 0)",
+    )
+    parser.add_argument(
+        "--rematch-wait",
+        type=float,
+        default=REMATCH_WAIT,
+        metavar="SECONDS",
+        help="after a match, how long the bot stays for another: it agrees to a rematch once "
+        "someone else at the table has, and never asks for one itself (default "
+        f"{REMATCH_WAIT:g}, the time a host keeps a finished match; 0 leaves at once)",
+    )
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     try:
@@ -791,6 +858,8 @@ def main(argv: list[str] | None = None) -> int:
                 record_dir=options.record_dir,
                 patience=options.give_up_after,
                 key=key,
+                rematch_wait=max(options.rematch_wait, 0.0),
+                think=max(options.think, 0.0),
             )
         )
     except grpc.aio.AioRpcError as error:
