@@ -7,7 +7,7 @@ from pathlib import Path
 from client.i18n import Text
 from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.players import KEY_FILE_NAME, PlayerKey, short_fingerprint
-from scala40_net.secretfile import write_secret
+from scala40_net.secretfile import readable_by_others, write_secret
 
 
 def key_path(directory: Path) -> Path:
@@ -22,7 +22,7 @@ def player_key(directory: Path, text: Text) -> PlayerKey:
     try:
         return PlayerKey.load_or_create(directory)
     except IdentityError:
-        if path.exists() and path.stat().st_mode & 0o077:
+        if path.exists() and readable_by_others(path):
             raise IdentityError(text("identity_readable", path=path)) from None
         raise IdentityError(text("identity_unusable", path=path)) from None
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,6 +123,6 @@ class SeatStore:
         """Write the file whole and owner-only: a new file replaces the old in one step."""
         private_folder(self.folder)
         with contextlib.suppress(OSError):
-            os.chmod(self.folder.parent, 0o700)
-            os.chmod(self.folder, 0o700)
+            private_folder(self.folder.parent, tighten=True)
+            private_folder(self.folder, tighten=True)
         write_secret(self._path(held.table_id), held.to_json().encode("utf-8"))

@@ -1,8 +1,8 @@
 """Files only their owner may read: written whole and durably, refused when others may read them.
 
 Every secret this project keeps on disk (the host's identity and TLS keys, a player's key,
-a seat's per-deal key, the seats and seeds a client holds) goes through here, so each is
-kept the same way: mode 0600, in a folder made 0700, never seen half-written.
+a seat's per-deal key, the seats and seeds a client holds, its log) goes through here, so
+each is kept the same way: mode 0600, in a folder made 0700, never seen half-written.
 """
 
 from __future__ import annotations
@@ -15,16 +15,22 @@ from pathlib import Path
 
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
+OTHERS_BITS = 0o077  # the group's and the world's read, write and search bits
 
 
 class SecretFileError(Exception):
     """A secret file that cannot be used: others may read it, or it holds no secret."""
 
 
+def readable_by_others(path: Path) -> bool:
+    """Whether others than its owner may read or write ``path`` (its group or the world)."""
+    return bool(path.stat().st_mode & OTHERS_BITS)
+
+
 def check_private(path: Path) -> None:
     """Refuse a file that others than its owner may read or write (SecretFileError)."""
     mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
+    if mode & OTHERS_BITS:
         raise SecretFileError(
             f"{path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
         )
@@ -36,9 +42,21 @@ def read_secret(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def private_folder(folder: Path) -> None:
-    """Make ``folder`` (and its missing parents) readable by its owner alone."""
+def private_folder(folder: Path, *, tighten: bool = False) -> None:
+    """Make ``folder`` (and its missing parents) readable by its owner alone; with ``tighten``
+    one already there is made so too (a folder of this project's own, never one a user named)."""
     folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    if tighten:
+        os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def append_private(path: Path) -> int:
+    """A descriptor appending to ``path``, made (or tightened to) 0600 in a folder made 0700:
+    a log grows a line at a time, so it is kept owner-only rather than written whole."""
+    private_folder(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE_MODE)
+    os.fchmod(fd, PRIVATE_FILE_MODE)  # one made earlier, looser, holds the same lines
+    return fd
 
 
 def write_secret(path: Path, data: bytes, *, replace: bool = True) -> bool:
