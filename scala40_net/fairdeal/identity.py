@@ -12,7 +12,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from scala40_net import secretfile
 from scala40_net.fairdeal.chain import record_message
 from scala40_net.fairdeal.spec import sha256
-from scala40_net.secretfile import SecretFileError
 
 KEY_FILE_NAME = "host_identity_ed25519.pem"
 TLS_BINDING_TAG = b"scala40/tls-binding/v1"
@@ -21,7 +20,7 @@ SIGNATURE_BYTES = 64
 FINGERPRINT_BYTES = 16
 
 
-class IdentityError(SecretFileError):
+class IdentityError(secretfile.SecretFileError):
     """The identity key file cannot be used (unsafe permissions, unreadable, not a key)."""
 
 
@@ -29,7 +28,7 @@ def check_private(path: Path) -> None:
     """Refuse a key file that others than its owner may read or write (IdentityError)."""
     try:
         secretfile.check_private(path)
-    except SecretFileError as error:
+    except secretfile.SecretFileError as error:
         raise IdentityError(str(error)) from None
 
 
