@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,6 +35,7 @@ from scala40_net.fairdeal.verify import VerificationFailed, verify_record
 from scala40_net.pb import deal_pb2, table_pb2
 from scala40_net.seat.fairdeal import FairDealSteps, Step
 from scala40_net.seat.refusal import HostRefusal
+from scala40_net.secretfile import write_secret
 
 if TYPE_CHECKING:
     from client.app import TableScreen
@@ -330,9 +330,7 @@ class FairDealDriver:
             if mine is not None and seat is not None:
                 seed, cut = mine
                 seed_file = path.with_suffix(".seed")
-                fd = os.open(seed_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "w") as out:
-                    out.write(f"seat {seat}\nseed {seed.hex()}\ncut {cut}\n")
+                write_secret(seed_file, f"seat {seat}\nseed {seed.hex()}\ncut {cut}\n".encode())
         except OSError:
             return None
         return path

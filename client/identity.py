@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from client.i18n import Text
 from scala40_net.fairdeal.identity import IdentityError
 from scala40_net.players import KEY_FILE_NAME, PlayerKey, short_fingerprint
+from scala40_net.secretfile import readable_by_others, write_secret
 
 
 def key_path(directory: Path) -> Path:
@@ -22,7 +22,7 @@ def player_key(directory: Path, text: Text) -> PlayerKey:
     try:
         return PlayerKey.load_or_create(directory)
     except IdentityError:
-        if path.exists() and path.stat().st_mode & 0o077:
+        if path.exists() and readable_by_others(path):
             raise IdentityError(text("identity_readable", path=path)) from None
         raise IdentityError(text("identity_unusable", path=path)) from None
 
@@ -41,11 +41,9 @@ def export_to(directory: Path, target: Path, text: Text) -> str:
     """Write the key to ``target`` (0600, not over an existing file): the player carries it
     to their other machine themselves; it never goes to any host."""
     key = player_key(directory, text)
-    if target.exists():
+    # Linked, never moved over: a file already at ``target`` stays as it was.
+    if target.exists() or not write_secret(target, key.pem(), replace=False):
         raise IdentityError(text("identity_target_exists", path=target))
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.pem())
     return text("identity_exported", path=target, fingerprint=key.fingerprint)
 
 

@@ -18,13 +18,15 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from scala40_net.secretfile import append_private
+
 CLIENT_LOG = "client.log"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 def log_to(path: Path, level: int = logging.WARNING) -> None:
-    """Every logger's records to ``path`` (and nowhere else), warnings included."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Every logger's records to ``path`` (owner-only, and nowhere else), warnings included."""
+    os.close(append_private(path))  # made 0600 first: the handler's own open obeys the umask
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -39,10 +41,9 @@ def log_to(path: Path, level: int = logging.WARNING) -> None:
 def terminal_kept_clean(path: Path) -> Iterator[None]:
     """Descriptor 2 (where native code writes) appends to ``path`` while inside; ``sys.stderr``
     is the terminal's. Both are as they were afterwards."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    log = append_private(path)
     sys.stderr.flush()
     terminal = os.dup(2)
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     saved = sys.stderr
     try:
         os.dup2(log, 2)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from scala40_net.secretfile import private_folder, write_secret
 
 SEATS_DIR = "seats"
 
@@ -120,16 +121,8 @@ class SeatStore:
 
     def _write(self, held: HeldSeat) -> None:
         """Write the file whole and owner-only: a new file replaces the old in one step."""
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(self.folder)
         with contextlib.suppress(OSError):
-            os.chmod(self.folder.parent, 0o700)
-            os.chmod(self.folder, 0o700)
-        path = self._path(held.table_id)
-        partial = path.with_suffix(".json.part")
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(fd, 0o600)  # a leftover partial file keeps its mode otherwise
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(held.to_json())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, path)
+            private_folder(self.folder.parent, tighten=True)
+            private_folder(self.folder, tighten=True)
+        write_secret(self._path(held.table_id), held.to_json().encode("utf-8"))

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from scala40_net.fairdeal.identity import (
-    PUBLIC_KEY_BYTES,
-    SIGNATURE_BYTES,
-    IdentityError,
-    check_private,
-    fingerprint,
-)
+from scala40_net.fairdeal.identity import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, SigningKey
 from scala40_net.fairdeal.spec import lp, text_bytes
 
 KEY_FILE_NAME = "player_ed25519.pem"
@@ -102,92 +93,18 @@ def short_fingerprint(full: str) -> str:
     return "-".join(full.split("-")[:SHORT_GROUPS])
 
 
-class PlayerKey:
+class PlayerKey(SigningKey):
     """A player's signing key; ``load_or_create`` keeps it across starts."""
 
-    def __init__(self, private_key: Ed25519PrivateKey) -> None:
-        self._private_key = private_key
-        self.public_key: bytes = private_key.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
-
-    @classmethod
-    def generate(cls) -> PlayerKey:
-        return cls(Ed25519PrivateKey.generate())
-
-    @property
-    def fingerprint(self) -> str:
-        return fingerprint(self.public_key)
+    KIND = "player key"
 
     def sign_join(
         self, host_fingerprint: str, table_id: str, player_name: str, nonce: bytes
     ) -> bytes:
         return self._private_key.sign(join_message(host_fingerprint, table_id, player_name, nonce))
 
-    def pem(self) -> bytes:
-        return self._private_key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-
-    @classmethod
-    def from_pem(cls, pem: bytes, where: str) -> PlayerKey:
-        """The key a PEM file holds; IdentityError naming ``where`` when it holds none."""
-        try:
-            key = serialization.load_pem_private_key(pem, password=None)
-        except (ValueError, TypeError) as error:
-            raise IdentityError(f"{where} is not a player key: {error}") from error
-        if not isinstance(key, Ed25519PrivateKey):
-            raise IdentityError(f"{where} holds a key that is not Ed25519")
-        return cls(key)
-
-    @classmethod
-    def read(cls, path: Path) -> PlayerKey:
-        """The key of ``path``, refused (IdentityError) when others may read it."""
-        check_private(path)
-        try:
-            pem = path.read_bytes()
-        except OSError as error:
-            raise IdentityError(f"{path} cannot be read: {error}") from error
-        return cls.from_pem(pem, str(path))
-
-    def write(self, path: Path) -> None:
-        """Keep the key at ``path``, owner-only (0600), replacing what was there at once."""
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(self.pem())
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o600)  # a leftover .tmp made with looser bits keeps them otherwise
-        os.replace(tmp, path)
-
     @classmethod
     def load_or_create(cls, directory: Path) -> PlayerKey:
         """The key kept in ``directory`` (``player_ed25519.pem``), made on first use; a file
         others may read is refused, as the host refuses its own."""
         return cls.kept_at(directory / KEY_FILE_NAME)
-
-    @classmethod
-    def kept_at(cls, path: Path) -> PlayerKey:
-        """The key of the file ``path``, made there (0600, its folder 0700) on first use; a
-        file others may read is refused (IdentityError)."""
-        if path.exists():
-            return cls.read(path)
-        key = cls.generate()
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".new")  # 0600
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(key.pem())
-                out.flush()
-                os.fsync(out.fileno())
-            # Linked, never moved over: two starts at once keep one key, the first one's.
-            os.link(tmp, path)
-        except FileExistsError:
-            return cls.read(path)
-        finally:
-            os.unlink(tmp)
-        return key

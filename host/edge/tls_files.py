@@ -7,24 +7,14 @@ to another identity (the identity key was replaced) is made anew.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from scala40_net.fairdeal.identity import HostIdentity, check_private
 from scala40_net.net.tls import PinError, bound_fingerprint, make_certificate
+from scala40_net.secretfile import write_secret
 
 KEY_FILE = "host_tls_key.pem"
 CERT_FILE = "host_tls_cert.pem"
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
 
 
 def load_or_create(data_dir: Path, identity: HostIdentity) -> tuple[bytes, bytes]:
@@ -39,6 +29,6 @@ def load_or_create(data_dir: Path, identity: HostIdentity) -> tuple[bytes, bytes
         except PinError:
             pass  # damaged or foreign: made anew below
     key_pem, cert_pem = make_certificate(identity)
-    _write_private(key_path, key_pem)
-    _write_private(cert_path, cert_pem)
+    write_secret(key_path, key_pem)
+    write_secret(cert_path, cert_pem)
     return key_pem, cert_pem

@@ -14,6 +14,8 @@ import fcntl
 import os
 from pathlib import Path
 
+from scala40_net.secretfile import PRIVATE_FILE_MODE, private_folder
+
 LOCK_FILE = "host.lock"
 
 
@@ -30,15 +32,14 @@ class DataDirLock:
 
     def acquire(self) -> None:
         data_dir = self.path.parent
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         # A data dir made earlier with looser permissions holds the host's secrets: tighten it.
-        os.chmod(data_dir, 0o700)
+        private_folder(data_dir, tighten=True)
         # The directory first: the lock file is only the older hosts' lock and the PID's note.
         for path, flags in (
             (data_dir, os.O_RDONLY | os.O_DIRECTORY),
             (self.path, os.O_RDWR | os.O_CREAT),
         ):
-            fd = os.open(path, flags, 0o600)
+            fd = os.open(path, flags, PRIVATE_FILE_MODE)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
+from typing import Self
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from scala40_net import secretfile
 from scala40_net.fairdeal.chain import record_message
 from scala40_net.fairdeal.spec import sha256
 
@@ -20,17 +20,16 @@ SIGNATURE_BYTES = 64
 FINGERPRINT_BYTES = 16
 
 
-class IdentityError(Exception):
+class IdentityError(secretfile.SecretFileError):
     """The identity key file cannot be used (unsafe permissions, unreadable, not a key)."""
 
 
 def check_private(path: Path) -> None:
     """Refuse a key file that others than its owner may read or write (IdentityError)."""
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise IdentityError(
-            f"{path} may be read by others (mode {mode:04o}); make it 0600 (chmod 600)"
-        )
+    try:
+        secretfile.check_private(path)
+    except secretfile.SecretFileError as error:
+        raise IdentityError(str(error)) from None
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -58,8 +57,13 @@ def verify_record_signature(
     return True
 
 
-class HostIdentity:
-    """The host's signing key. Load it with ``load_or_create`` so the key survives restarts."""
+class SigningKey:
+    """An Ed25519 private key kept owner-only in one file; ``kept_at`` keeps it across starts.
+
+    ``KIND`` names what the key is in the sentence refusing a file that holds no such key.
+    """
+
+    KIND = "signing key"
 
     def __init__(self, private_key: Ed25519PrivateKey) -> None:
         self._private_key = private_key
@@ -68,13 +72,67 @@ class HostIdentity:
         )
 
     @classmethod
-    def generate(cls) -> HostIdentity:
-        """A fresh key kept only in memory (tests, throw-away hosts)."""
+    def generate(cls) -> Self:
+        """A fresh key kept only in memory until written."""
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
-    def from_private_bytes(cls, raw: bytes) -> HostIdentity:
+    def from_private_bytes(cls, raw: bytes) -> Self:
         return cls(Ed25519PrivateKey.from_private_bytes(raw))
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_key)
+
+    def pem(self) -> bytes:
+        return self._private_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
+    @classmethod
+    def from_pem(cls, pem: bytes, where: str) -> Self:
+        """The key a PEM file holds; IdentityError naming ``where`` when it holds none."""
+        try:
+            key = serialization.load_pem_private_key(pem, password=None)
+        except (ValueError, TypeError) as error:
+            raise IdentityError(f"{where} is not a {cls.KIND}: {error}") from error
+        if not isinstance(key, Ed25519PrivateKey):
+            raise IdentityError(f"{where} holds a key that is not Ed25519")
+        return cls(key)
+
+    @classmethod
+    def read(cls, path: Path) -> Self:
+        """The key of ``path``, refused (IdentityError) when others may read it."""
+        check_private(path)
+        try:
+            pem = path.read_bytes()
+        except OSError as error:
+            raise IdentityError(f"{path} cannot be read: {error}") from error
+        return cls.from_pem(pem, str(path))
+
+    def write(self, path: Path) -> None:
+        """Keep the key at ``path``, owner-only (0600), replacing what was there at once."""
+        secretfile.write_secret(path, self.pem())
+
+    @classmethod
+    def kept_at(cls, path: Path) -> Self:
+        """The key of the file ``path``, made there (0600, its folder 0700) on first use; a
+        file others may read is refused (IdentityError), as ssh does."""
+        if path.exists():
+            return cls.read(path)
+        key = cls.generate()
+        # Two starts at once keep one key, the first one's: the second reads it.
+        if not secretfile.write_secret(path, key.pem(), replace=False):
+            return cls.read(path)
+        return key
+
+
+class HostIdentity(SigningKey):
+    """The host's signing key. Load it with ``load_or_create`` so the key survives restarts."""
+
+    KIND = "host identity key"
 
     @classmethod
     def load_or_create(cls, data_dir: Path) -> HostIdentity:
@@ -83,32 +141,7 @@ class HostIdentity:
         A key file that others than its owner may read is refused, as ssh
         does: the key is the host's word in every record it ever signed.
         """
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = data_dir / KEY_FILE_NAME
-        if not path.exists():
-            identity = cls.generate()
-            pem = identity._private_key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-            # O_EXCL: two hosts starting on one data dir must not overwrite each other's key.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as key_file:
-                key_file.write(pem)
-            return identity
-        check_private(path)
-        try:
-            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        except (ValueError, TypeError) as error:
-            raise IdentityError(f"{path} is not a host identity key: {error}") from error
-        if not isinstance(key, Ed25519PrivateKey):
-            raise IdentityError(f"{path} holds a key that is not Ed25519")
-        return cls(key)
-
-    @property
-    def fingerprint(self) -> str:
-        return fingerprint(self.public_key)
+        return cls.kept_at(data_dir / KEY_FILE_NAME)
 
     def sign_tls_binding(self, spki: bytes) -> bytes:
         """Sign ``"scala40/tls-binding/v1" || spki``: this identity vouches for that TLS key
