@@ -23,7 +23,6 @@ from hostproc import HostProcess, free_port
 from test_host_journal_damage import garbled_log_far_in
 
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
-
 from scala40_net.pb import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 ROUNDS = 3

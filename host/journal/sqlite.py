@@ -28,8 +28,9 @@ the table acknowledge moves that the next start cannot read back. Before each
 job the journal looks at its two files as the host's last commit left them
 (identity, size, modification time, the first pages' digest: nothing else
 writes them meanwhile, and a reader beside the host, such as the owner's
-``--list-matches``, changes none of these); when a write fails, when the journal goes to rest and when
-it writes again after resting, SQLite checks the database (``quick_check``).
+``--list-matches``, changes none of these); when a write fails, when the
+journal goes to rest and when it writes again after resting, SQLite checks
+the database (``quick_check``).
 A damaged journal refuses every write from then on (``JournalDamaged``): the
 table takes no more moves and says why.
 """
