@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -58,16 +59,16 @@ def garbled_log_frame(path: Path) -> None:
 
 
 def garbled_log_far_in(path: Path) -> None:
-    """Past the first pages watched: the file's change time tells (written again until the
+    """Past the first pages watched: the file's modification time tells (written again until the
     clock's tick has moved it, a bounded number of times)."""
     wal = Path(f"{path}-wal")
-    offset, before = os.path.getsize(wal) - 200, os.stat(wal).st_ctime_ns
+    offset, before = os.path.getsize(wal) - 200, os.stat(wal).st_mtime_ns
     for _ in range(200):
         garbage(wal, offset, 64)
-        if os.stat(wal).st_ctime_ns != before:
+        if os.stat(wal).st_mtime_ns != before:
             return
         time.sleep(0.005)
-    raise AssertionError("the file's change time never moved")
+    raise AssertionError("the file's modification time never moved")
 
 
 def log_removed(path: Path) -> None:
@@ -153,6 +154,40 @@ def test_damage_done_while_the_journal_rests_is_found_by_sqlite_at_its_next_writ
     with pytest.raises(JournalDamaged) as refused:
         journal.append_job(job(40))
     assert "SQLite finds it damaged" in refused.value.why
+
+
+def owner_given_again(path: Path) -> None:
+    """What SQLite does to the write-ahead log when a second connection opens it as root:
+    the file's owner set again to what it is (its change time moves, nothing of its content)."""
+    for companion in (path, Path(f"{path}-wal")):
+        status = os.stat(companion)
+        os.chown(companion, status.st_uid, status.st_gid)
+        os.chmod(companion, status.st_mode & 0o7777)
+
+
+def read_by_another_connection(path: Path) -> None:
+    """A reader beside the host (``scala40-host --list-matches``): read-only SQLite."""
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] > 0
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize(
+    "touch", [owner_given_again, read_by_another_connection], ids=lambda t: t.__name__
+)
+def test_what_leaves_a_journal_content_as_it_was_is_not_damage(
+    journals: JournalStore, touch: Callable[[Path], None]
+) -> None:
+    journal = a_journal_with_jobs(journals, 0)
+    for n in range(1, 20):
+        journal.append_job(job(n, b"x" * 2000))
+        time.sleep(0.005)  # past the clock's tick: a change time moved would show
+        touch(journal.path)
+    journal.rest()  # what the watch finds at rest is told too
+    journal.append_job(job(20))
+    assert journal.damage is None and len(journal.entries()) == 20
 
 
 @settings(max_examples=10, deadline=None)

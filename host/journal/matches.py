@@ -158,9 +158,9 @@ class Told:
 
 def told_by_file(path: Path) -> tuple[lobby_pb2.CreateTableRequest, list[Told]]:
     """The config and entries of a journal no host writes (an archived one): read-only SQLite.
-    A journal a running host writes is read through its own connection instead
-    (``told_by_journal``): a second connection, even read-only, touches its write-ahead log,
-    which the host takes for damage."""
+    A live table's journal is read through its own connection instead (``told_by_journal``),
+    at the moment its task sees the match end: it reads what the table has committed and
+    nothing after, with no connection opened for it."""
     with _read_only(path) as db:
         (config,) = db.execute("SELECT config FROM table_config").fetchone()
         events: dict[int, list[bytes]] = {}

@@ -26,9 +26,11 @@ A journal damaged under the running host (the file cut short, removed or
 replaced, garbage written into its pages or its write-ahead log) would let
 the table acknowledge moves that the next start cannot read back. Before each
 job the journal looks at its two files as the host's last commit left them
-(identity, size, change time, the first pages' digest: nothing else writes
-them meanwhile); when a write fails, when the journal goes to rest and when
-it writes again after resting, SQLite checks the database (``quick_check``).
+(identity, size, modification time, the first pages' digest: nothing else
+writes them meanwhile, and a reader beside the host, such as the owner's
+``--list-matches``, changes none of these); when a write fails, when the
+journal goes to rest and when it writes again after resting, SQLite checks
+the database (``quick_check``).
 A damaged journal refuses every write from then on (``JournalDamaged``): the
 table takes no more moves and says why.
 """
@@ -249,7 +251,11 @@ class _FileLook:
     device: int
     inode: int
     size: int
-    changed_ns: int  # st_ctime_ns: any write, cut or chmod moves it, and nothing moves it back
+    # st_mtime_ns: any write or cut of the content moves it. Not st_ctime_ns, which the
+    # owner or mode set again moves too: SQLite running as root gives the write-ahead log
+    # its owner again each time another connection opens it (a reader beside the host,
+    # ``scala40-host --list-matches``), and that changes nothing the journal holds.
+    written_ns: int
     digest: int  # CRC-32 of the first bytes: any change there shows (no adversary is kept out)
 
 
@@ -267,7 +273,7 @@ def _look(path: Path) -> _FileLook | None:
     # CRC-32, not a cryptographic hash: it tells a change from none, which is all this is
     # for, in a quarter of the time (four looks a job, on the writer thread).
     digest = zlib.crc32(start)
-    return _FileLook(status.st_dev, status.st_ino, status.st_size, status.st_ctime_ns, digest)
+    return _FileLook(status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, digest)
 
 
 def _change(what: str, before: _FileLook | None, now: _FileLook | None) -> str | None:
@@ -281,7 +287,7 @@ def _change(what: str, before: _FileLook | None, now: _FileLook | None) -> str |
         return f"{what} was replaced by another file"
     if now.size < before.size:
         return f"{what} was cut short ({now.size} bytes, it had {before.size})"
-    if (now.size, now.changed_ns, now.digest) != (before.size, before.changed_ns, before.digest):
+    if (now.size, now.written_ns, now.digest) != (before.size, before.written_ns, before.digest):
         return f"{what} was written by something other than this host"
     return None
 
