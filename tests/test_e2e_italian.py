@@ -90,7 +90,7 @@ def test_two_deals_in_italian_at_80x24(tmux_it: Tmux) -> None:
     screen = tmux.wait(lambda s: hand_size(s) in (13, 14) or "Tocca a" in s, 120, "the deal")
     tmux.keys("F1")
     screen = tmux.wait(lambda s: "Esc o F1 chiude l'aiuto." in s, 10, "the help")
-    for line in ("pesca (draw)", "scarta RP (discard)", "pronto/punti/torno", "F2 punti"):
+    for line in ("pesca (draw)", "scarta RP (discard)", "pronto / punti / torno", "F2 punti"):
         assert line in screen, line
     assert "C♥ Q♦ F♣ P♠; F fante, D donna, R re" in screen
     tmux.keys("Escape")

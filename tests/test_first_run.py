@@ -62,6 +62,12 @@ def typed(card: str) -> str:
     return card[:-1] + {"♥": "H", "♦": "D", "♣": "C", "♠": "S"}[card[-1]]
 
 
+def refusal(screen: str) -> str:
+    """The last refusal the screen shows ('' for none)."""
+    lines = [line for line in screen.splitlines() if line.startswith("Refused")]
+    return lines[-1] if lines else ""
+
+
 def play_a_turn(tmux: Tmux) -> bool:
     """Draw and discard the first card the host accepts; False once the deal has ended."""
     screen = tmux.wait(lambda s: "Your turn: draw" in s or END_OF_DEAL in s, 120, "a turn")
@@ -69,10 +75,13 @@ def play_a_turn(tmux: Tmux) -> bool:
         return False
     tmux.command("draw")
     screen = tmux.wait(lambda s: hand(s)[0] == 14 or END_OF_DEAL in s, 30, "the drawn card")
-    for card in [c for c in hand(screen)[1] if c != "JK"]:
+    for card in dict.fromkeys(c for c in hand(screen)[1] if c != "JK"):
+        # The answer to this discard, not the refusal of the one before still on the screen:
+        # the hand changed, or a refusal other than the last one (each names its card).
+        before = refusal(screen)
         tmux.command(f"discard {typed(card)}")
         screen = tmux.wait(
-            lambda s, c=card: hand(s)[0] != 14 or END_OF_DEAL in s or ("Refused" in s and c in s),
+            lambda s, b=before: hand(s)[0] != 14 or END_OF_DEAL in s or refusal(s) not in ("", b),
             30,
             f"the answer to discarding {card}",
         )
