@@ -188,13 +188,17 @@ async def test_a_seat_handed_to_a_host_bot_does_not_hold_up_a_rematch(tmp_path: 
         await served.table.Rematch(rematch("ada"), metadata=ada.metadata)
         waiting = (await view(served, ada)).view.table
         assert waiting.phase == lobby_pb2.TABLE_PHASE_FINISHED  # Bea has not agreed yet
+        # Cleo comes back (opens a stream) after the match, without a word: the seat is
+        # her stand-in's until the new match's first turn boundary, where she takes it.
+        back_again = asyncio.create_task(play([cleo]))
+        await asyncio.sleep(0.3)
         await served.table.Rematch(rematch("bea"), metadata=bea.metadata)
         started = (await view(served, ada)).view.table
         assert started.phase == lobby_pb2.TABLE_PHASE_PLAYING  # nobody waited for Cleo
         assert started.seats[cleo.seat].away == lobby_pb2.AWAY_REASON_HANDED_OVER
 
-        # Cleo comes back (opens a stream) and takes her seat at a turn boundary.
-        await play([ada, bea, cleo])
+        await play([ada, bea])
+        await asyncio.wait_for(back_again, timeout=30)
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
