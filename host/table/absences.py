@@ -3,8 +3,9 @@
 During a match a person's seat with no open event stream for the table's
 ``grace_seconds`` is handed to a host bot. A player whose seat a host bot
 plays takes it back by opening a stream (reconnecting) after it went away,
-at the next turn boundary (of the next match, for a stream opened after the match) (``Table.may_hand_back``); a stream that stayed
-open while the turn clock ran out does not count, that player was not there.
+at the next turn boundary (``Table.may_hand_back``; of the next match, for a
+stream opened after the match); a stream that stayed open while the turn
+clock ran out does not count, that player was not there.
 This object only keeps the times and says what is due; the table's task runs
 the changes as jobs, journaled like any other.
 
