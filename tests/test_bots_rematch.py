@@ -70,6 +70,11 @@ async def test_a_network_bot_agrees_to_the_rematch_a_person_asked_for(served: Ho
         second = asyncio.create_task(ada.play_match())
         await served.table.Rematch(agreed("ada-1", rules), metadata=ada.metadata)
         await asyncio.wait_for(second, 120)
+        # Gigi's stream reads the match's end on its own: after Ada's, maybe.
+        for _ in range(50):
+            if gigi.matches == 2:
+                break
+            await asyncio.sleep(0.1)
         starts = [e.match_started for e in gigi.log.events if e.HasField("match_started")]
         assert len(starts) == 2 and starts[1].ruleset.opening_points == 51
         assert gigi.matches == 2

@@ -148,3 +148,120 @@ async def test_a_rematch_is_agreed_by_everyone_seated_and_survives_a_restart(
     finally:
         await again.channel.close()
         await again.host.stop(grace=0.5)
+
+
+async def three_people(served: HostClient) -> tuple[str, list[NetworkSeat]]:
+    """A one-deal table of three people's seats: Ada (the first player), Bea and Cleo."""
+    ruleset = ruleset_pb2.Ruleset(preset=ruleset_pb2.PRESET_CLASSIC, options=ONE_DEAL)
+    request = lobby_pb2.CreateTableRequest(name="evening", seats=3, ruleset=ruleset)
+    table_id = (await served.lobby.CreateTable(request)).table_id
+    seats = [
+        NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)), log=SeatLog())
+        for n in (1, 2, 3)
+    ]
+    for seat, name in zip(seats, ("Ada", "Bea", "Cleo"), strict=True):
+        await seat.join(name)
+    return table_id, seats
+
+
+def hand_to_bot(seat: int) -> table_pb2.DecideAbsenceRequest:
+    return table_pb2.DecideAbsenceRequest(
+        seat=seat, choice=table_pb2.ABSENCE_CHOICE_HAND_TO_BOT
+    )
+
+
+async def test_a_seat_handed_to_a_host_bot_does_not_hold_up_a_rematch(tmp_path: Path) -> None:
+    """The stand-in agrees as a host bot does, and plays the seat in the new match until
+    its player comes back and takes it."""
+    served = await start_host(tmp_path / "host")
+    try:
+        table_id, (ada, bea, cleo) = await three_people(served)
+        playing = asyncio.create_task(play([ada, bea]))
+        await asyncio.sleep(0.2)  # their streams open first; Cleo never opens one
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
+        )
+        await served.table.DecideAbsence(hand_to_bot(cleo.seat), metadata=ada.metadata)
+        await playing
+        assert (await view(served, ada)).view.table.phase == lobby_pb2.TABLE_PHASE_FINISHED
+
+        await served.table.Rematch(rematch("ada"), metadata=ada.metadata)
+        waiting = (await view(served, ada)).view.table
+        assert waiting.phase == lobby_pb2.TABLE_PHASE_FINISHED  # Bea has not agreed yet
+        # Cleo comes back (opens a stream) after the match, without a word: the seat is
+        # her stand-in's until the new match's first turn boundary, where she takes it.
+        back_again = asyncio.create_task(play([cleo]))
+        await asyncio.sleep(0.3)
+        await served.table.Rematch(rematch("bea"), metadata=bea.metadata)
+        started = (await view(served, ada)).view.table
+        assert started.phase == lobby_pb2.TABLE_PHASE_PLAYING  # nobody waited for Cleo
+        assert started.seats[cleo.seat].away == lobby_pb2.AWAY_REASON_HANDED_OVER
+
+        await play([ada, bea])
+        await asyncio.wait_for(back_again, timeout=30)
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+    assert ada.log is not None
+    updates = [e.rematch for e in ada.log.events if e.HasField("rematch")]
+    assert [(list(u.agreed_seats), list(u.waiting_for_seats)) for u in updates] == [
+        ([ada.seat], [bea.seat])  # Cleo's seat is not waited for
+    ]
+    kinds = [e.WhichOneof("event") for e in ada.log.events]
+    second = len(kinds) - 1 - kinds[::-1].index("match_started")
+    back = [
+        e.seat_changed
+        for e in ada.log.events[second:]
+        if e.HasField("seat_changed") and e.seat_changed.seat == cleo.seat
+    ]
+    assert any(not info.away for info in back), back
+
+
+async def test_an_absent_seat_at_the_match_end_is_waited_for_until_it_is_handed_over(
+    tmp_path: Path,
+) -> None:
+    """A seat whose player has no stream at the end of the match but was never handed over
+    still has its say; the first player may hand it to a host bot, and the rematch the others
+    agreed to starts then, a host bot playing it. A restarted host keeps it so."""
+    data_dir = tmp_path / "host"
+    served = await start_host(data_dir)
+    try:
+        table_id, (ada, bea, cleo) = await three_people(served)
+        playing = asyncio.create_task(play([ada, bea, cleo]))
+        await asyncio.sleep(0.2)
+        await served.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
+        )
+        await playing  # every stream closes with the match's end
+
+        await served.table.Rematch(rematch("ada"), metadata=ada.metadata)
+        await served.table.Rematch(rematch("bea"), metadata=bea.metadata)
+        waiting = (await view(served, ada)).view.table
+        assert waiting.phase == lobby_pb2.TABLE_PHASE_FINISHED  # Cleo still has her say
+        assert not waiting.seats[cleo.seat].away
+        # Only the first player decides for her; and not for a seat a bot already plays.
+        assert await refused(
+            served.table.DecideAbsence(hand_to_bot(cleo.seat), metadata=bea.metadata)
+        ) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_THE_DECIDER")
+        await served.table.DecideAbsence(hand_to_bot(cleo.seat), metadata=ada.metadata)
+        started = (await view(served, ada)).view.table
+        assert started.phase == lobby_pb2.TABLE_PHASE_PLAYING
+        assert started.seats[cleo.seat].away == lobby_pb2.AWAY_REASON_HANDED_OVER
+        assert await refused(
+            served.table.DecideAbsence(hand_to_bot(cleo.seat), metadata=ada.metadata)
+        ) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_ABSENT")
+        seq = (await view(served, ada)).seq
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+
+    again = await start_host(data_dir)
+    try:
+        reopened = await view(again, ada)
+        assert reopened.seq >= seq
+        assert reopened.view.table.phase == lobby_pb2.TABLE_PHASE_PLAYING
+        assert reopened.view.table.seats[cleo.seat].away == lobby_pb2.AWAY_REASON_HANDED_OVER
+    finally:
+        await again.channel.close()
+        await again.host.stop(grace=0.5)

@@ -3,8 +3,9 @@
 During a match a person's seat with no open event stream for the table's
 ``grace_seconds`` is handed to a host bot. A player whose seat a host bot
 plays takes it back by opening a stream (reconnecting) after it went away,
-at the next turn boundary (``Table.may_hand_back``); a stream that stayed
-open while the turn clock ran out does not count, that player was not there.
+at the next turn boundary (``Table.may_hand_back``; of the next match, for a
+stream opened after the match); a stream that stayed open while the turn
+clock ran out does not count, that player was not there.
 This object only keeps the times and says what is due; the table's task runs
 the changes as jobs, journaled like any other.
 
@@ -56,12 +57,14 @@ class Absences:
             else:
                 self._gone_since.setdefault(n, now)
                 self._gone_at.setdefault(n, now)
-            if not (playing and person and seat.away) or seat.away == lobby_pb2.AWAY_REASON_LEFT:
+            # A seat stays away after the match (its stand-in agrees to a rematch, and plays
+            # it on): a player back meanwhile takes it in the next match.
+            if not (person and seat.away) or seat.away == lobby_pb2.AWAY_REASON_LEFT:
                 self._away.discard(n)
                 self._came_back.discard(n)
                 continue
             self._away.add(n)  # from now on, only a stream opened brings the player back
-            if n in self._came_back and n in connected and table.may_hand_back(n):
+            if playing and n in self._came_back and n in connected and table.may_hand_back(n):
                 self._came_back.discard(n)
                 back.append(n)
         return back

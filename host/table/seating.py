@@ -6,6 +6,8 @@ seat token opens a seat only once the job that handed it out is durable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import grpc
 from google.protobuf.message import Message
 
@@ -297,10 +299,17 @@ class Seating:
             )
         )
 
-    def mark_away(self, seat: int, reason: int) -> None:
-        """A host bot plays ``seat`` for its player from now on, until the player is back."""
+    def mark_away(
+        self, seat: int, reason: int, rematch: Callable[[EntryDraft], bool] | None = None
+    ) -> None:
+        """A host bot plays ``seat`` for its player from now on, until the player is back.
+
+        After a match (a seat handed over while a rematch is being agreed) the stand-in
+        agrees for the seat: ``rematch`` starts the next match in the same entry when it
+        was the last seat waited for, and says whether it did."""
         s = self.state.seats[seat]
-        if self.state.phase != lobby_pb2.TABLE_PHASE_PLAYING or not s.taken or s.is_bot:
+        phases = (lobby_pb2.TABLE_PHASE_PLAYING, lobby_pb2.TABLE_PHASE_FINISHED)
+        if self.state.phase not in phases or not s.taken or s.is_bot:
             raise precondition(
                 "NOT_A_PLAYER", f"seat {seat} has no player in a match to stand in for"
             )
@@ -308,12 +317,14 @@ class Seating:
             raise precondition("ALREADY_AWAY", f"a host bot already plays seat {seat}")
         s.away = reason
         said = lobby_pb2.SeatInfo(seat=seat, away=reason)  # type: ignore[arg-type]
-        self.scribe.commit(
-            EntryDraft(
-                journaled.AWAY.kind, seat, said, events=[self.seat_changed(seat)], game=False
-            )
+        draft = EntryDraft(
+            journaled.AWAY.kind, seat, said, events=[self.seat_changed(seat)], game=False
         )
-        self.scribe.start_bot(seat)
+        if rematch is not None and rematch(draft):
+            return  # the new match seated its host bots, this one among them
+        self.scribe.commit(draft)
+        if self.state.phase == lobby_pb2.TABLE_PHASE_PLAYING:
+            self.scribe.start_bot(seat)
 
     def mark_back(self, seat: int) -> None:
         """The player of ``seat`` plays it again (the host bot stops at its next step)."""

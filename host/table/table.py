@@ -100,11 +100,11 @@ class Table:
         self.seating.free_seat(caller, freed.seat)
 
     def mark_away(self, seat: int, reason: int) -> None:
-        self.seating.mark_away(seat, reason)
+        self.seating.mark_away(seat, reason, self._rematch_if_agreed)
 
     @journaled.AWAY.accepts
     def _marked_away(self, seat: int, said: lobby_pb2.SeatInfo) -> None:
-        self.seating.mark_away(seat, said.away)
+        self.seating.mark_away(seat, said.away, self._rematch_if_agreed)
 
     @journaled.BACK.accepts
     def mark_back(self, seat: int) -> None:
@@ -282,14 +282,13 @@ class Table:
     # --- Another match at the same seats ----------------------------------------------------
 
     def _rematch_waits_for(self) -> list[int]:
-        """The people's seats that have not agreed yet (a seat whose player left has no say)."""
+        """The people's seats that have not agreed yet. A seat a host bot plays has no one
+        there to agree: its stand-in agrees as a host bot does (and a seat whose player
+        left has no say)."""
         return [
             s.number
             for s in self.state.seats
-            if s.taken
-            and not s.is_bot
-            and s.away != lobby_pb2.AWAY_REASON_LEFT
-            and s.number not in self.state.rematch_agreed
+            if s.taken and not s.played_by_host and s.number not in self.state.rematch_agreed
         ]
 
     def _change_rules(self, seat: int, rules: ruleset_pb2.Ruleset) -> None:
@@ -339,18 +338,29 @@ class Table:
             request_id=request.context.request_id,
             game=False,
         )
-        waiting = self._rematch_waits_for()
-        if waiting:
+        if not self._rematch_if_agreed(draft):
             update = table_pb2.RematchUpdate(
                 agreed_seats=sorted(state.rematch_agreed),
-                waiting_for_seats=waiting,
+                waiting_for_seats=self._rematch_waits_for(),
                 ruleset=self._ruleset_options,
             )
             draft.events.append((table_pb2.TableEvent(rematch=update), {}))
             self.scribe.commit(draft)
-            return response
-        # Everyone agreed, so everyone is here: a seat a host bot played for its player is
-        # theirs again (a seat whose player left is played by a host bot again).
+        return response
+
+    def _rematch_if_agreed(self, draft: EntryDraft) -> bool:
+        """After a match, once someone agreed and nobody is waited for: the next match
+        starts, journaled as ``draft``. False (nothing done, nothing committed) otherwise."""
+        state = self.state
+        if (
+            state.phase != lobby_pb2.TABLE_PHASE_FINISHED
+            or not state.rematch_agreed
+            or self._rematch_waits_for()
+        ):
+            return False
+        # Who agreed is here: a seat a host bot played for its player is theirs again. A
+        # seat whose stand-in agreed for it stays the stand-in's until its player comes
+        # back (a new stream), as during a match; a seat whose player left, for good.
         for s in sorted(state.rematch_agreed):
             if state.seats[s].away:
                 state.seats[s].away = 0
@@ -358,7 +368,7 @@ class Table:
         state.rematch_agreed.clear()
         draft.game = True
         self._begin_match(draft)
-        return response
+        return True
 
     def _check_fresh(self, context: table_pb2.MoveContext) -> None:
         state = self.state

@@ -187,7 +187,8 @@ class TableTask:
         Absent is a person's seat with no event stream open: a player who is here
         (the decider included) plays their own turns. More time is bounded
         (``Absences.more_time``), so the table never waits on one seat longer than
-        its clock plus the grace period, whatever is decided.
+        its clock plus the grace period, whatever is decided. After the match, a seat
+        handed over no longer holds up a rematch (its stand-in agrees for it).
         """
         if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
             table.free_seat(caller, request.seat)
@@ -209,8 +210,14 @@ class TableTask:
                 "ABSENCE_CHOICE_FREE_SEAT"
             )
         seat = seats[request.seat]
-        if table.state.phase != lobby_pb2.TABLE_PHASE_PLAYING:
+        phase = table.state.phase
+        if phase not in (lobby_pb2.TABLE_PHASE_PLAYING, lobby_pb2.TABLE_PHASE_FINISHED):
             raise precondition("NOT_ABSENT", "no match is being played: nobody is absent")
+        if phase == lobby_pb2.TABLE_PHASE_FINISHED and (
+            request.choice == table_pb2.ABSENCE_CHOICE_MORE_TIME
+        ):
+            # After a match no clock runs: an absent seat is only waited for (a rematch).
+            raise precondition("NOT_ABSENT", "the match is over: no time runs out for anyone")
         if seat.is_bot or seat.away:
             raise precondition("NOT_ABSENT", f"a host bot already plays seat {request.seat}")
         if request.seat == caller or request.seat in self.fanout.connected_seats():
