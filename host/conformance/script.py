@@ -199,8 +199,10 @@ class Script:
             self._rule_refused = move
             return self._refused(move, _rule_refusal())
         if self.rule_refusal.passed is None and move.what == refused.what:
-            # The same play again: the same answer.
-            self.rule_refusal.decide(False, "the client sent the refused play again, unchanged")
+            # The same play again: the same answer. Under the same request id it is a resend
+            # (its answer was lost with a dropped stream), not a new decision: no verdict yet.
+            if move.request_id != refused.request_id:
+                self.rule_refusal.decide(False, "the client sent the refused play again, unchanged")
             return self._refused(move, _rule_refusal())
         return None
 
