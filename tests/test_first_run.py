@@ -68,17 +68,24 @@ def refusal(screen: str) -> str:
     return lines[-1] if lines else ""
 
 
-def play_a_turn(tmux: Tmux) -> bool:
-    """Draw and discard the first card the host accepts; False once the deal has ended."""
+def play_a_turn(tmux: Tmux, refused: set[str]) -> bool:
+    """Draw and discard the first card the host accepts; False once the deal has ended.
+
+    ``refused`` holds the cards refused on earlier turns. They are tried last, and a card the
+    refusal still on the screen names is tried after every other: the same card refused again
+    writes the same sentence, which could not be told from the old one.
+    """
     screen = tmux.wait(lambda s: "Your turn: draw" in s or END_OF_DEAL in s, 120, "a turn")
     if END_OF_DEAL in screen:
         return False
     tmux.command("draw")
     screen = tmux.wait(lambda s: hand(s)[0] == 14 or END_OF_DEAL in s, 30, "the drawn card")
-    for card in dict.fromkeys(c for c in hand(screen)[1] if c != "JK"):
-        # The answer to this discard, not the refusal of the one before still on the screen:
-        # the hand changed, or a refusal other than the last one (each names its card).
+    cards = list(dict.fromkeys(c for c in hand(screen)[1] if c != "JK"))
+    while cards:
         before = refusal(screen)
+        cards.sort(key=lambda c, b=before: (f" {c} " in f" {b} ", c in refused))
+        card = cards.pop(0)
+        # The answer to this discard: the hand changed, or a refusal other than the last one.
         tmux.command(f"discard {typed(card)}")
         screen = tmux.wait(
             lambda s, b=before: hand(s)[0] != 14 or END_OF_DEAL in s or refusal(s) not in ("", b),
@@ -87,6 +94,7 @@ def play_a_turn(tmux: Tmux) -> bool:
         )
         if hand(screen)[0] != 14 or END_OF_DEAL in screen:
             return END_OF_DEAL not in screen
+        refused.add(card)
     raise AssertionError(f"no discard was accepted; the screen:\n{screen}")
 
 
@@ -98,8 +106,9 @@ def test_the_runtime_install_plays_a_deal_against_a_bot_and_verifies_its_record(
     env = {"SCALA40_DATA_DIR": str(data), "LANG": "en_US.UTF-8", "TERM": "xterm"}
     command = [str(play), "--name", "Ada", "--lang", "en", "--bots", "1", "--bot-delay", "0"]
     with start_session(env, command, 100, 30) as tmux:
+        refused: set[str] = set()
         for _ in range(200):
-            if not play_a_turn(tmux):
+            if not play_a_turn(tmux, refused):
                 break
         else:
             raise AssertionError("the deal did not end in 200 turns")
