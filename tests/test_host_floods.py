@@ -17,7 +17,13 @@ from test_host_limits import host_with
 
 from host.edge import connections, limits
 from host.edge.errors import error_info
-from host.edge.limits import Limits, connection_cap, connections_per_address
+from host.edge.limits import (
+    Callers,
+    Limits,
+    connection_cap,
+    connections_per_address,
+    peer_of,
+)
 from host.edge.lobby import MAX_TABLES
 from scala40_net import wire
 from scala40_net.net import tls
@@ -49,8 +55,13 @@ def test_the_kernels_table_names_each_connections_client_address() -> None:
             port = listener.getsockname()[1]
             clients = [held.enter_context(_connect_from(f"127.0.0.{n}", port)) for n in (2, 3)]
             accepted = [held.enter_context(listener.accept()[0]) for _ in clients]
-            expected = [(family, "", _inode(listener))] + [
-                (family, sock.getpeername()[0].removeprefix("::ffff:"), _inode(sock))
+            expected = [(family, "", 0, _inode(listener))] + [
+                (
+                    family,
+                    sock.getpeername()[0].removeprefix("::ffff:"),
+                    sock.getpeername()[1],
+                    _inode(sock),
+                )
                 for sock in accepted
             ]
             assert sorted(connections.sockets_on(port)) == sorted(expected)
@@ -85,6 +96,34 @@ def test_one_addresss_share_is_a_quarter_of_the_cap_at_most() -> None:
     assert connections_per_address(connection_cap(8192, MAX_TABLES)) == 32
     assert connections_per_address(16) == 4
     assert connections_per_address(connection_cap(256, MAX_TABLES)) == 4
+
+
+def test_at_its_cap_an_addresss_first_callers_stay_whatever_their_inodes() -> None:
+    # Four connections first seen by the same look; the kernel numbered their sockets from
+    # two CPUs' batches, so the inodes say nothing of which came first. The two that called
+    # stay, the first caller first; of the silent ones, the one an earlier look saw stays.
+    by_address = {"127.0.0.1": [9001, 9002, 5001, 5002]}
+    seen = {9001: 3, 9002: 3, 5001: 3, 5002: 3}
+    called = {9002: 0, 5002: 1}
+    assert connections.past_the_cap(by_address, 2, seen, called) == {"127.0.0.1": [5001, 9001]}
+    assert connections.past_the_cap(by_address, 3, {**seen, 9001: 2}, called) == {
+        "127.0.0.1": [5001]
+    }
+
+
+def test_the_callers_are_ranked_by_their_first_call_and_forgotten_once_closed() -> None:
+    callers = Callers(bound=3)
+    for peer in ("ipv4:127.0.0.1:4000", "ipv6:[::1]:4001", "ipv4:127.0.0.1:4000"):
+        callers.called(peer)
+    callers.called("ipv6:[::ffff:127.0.0.2]:4002")  # an IPv4 client of a dual-stack socket
+    callers.called("unix:/tmp/socket")  # no address: never ranked
+    assert callers.ranks([("127.0.0.1", 4000), ("::1", 4001), ("127.0.0.2", 4002)]) == {
+        ("::1", 4001): 1,
+        ("127.0.0.2", 4002): 2,
+    }  # the bound forgot the oldest, then the closed and the unranked went
+    assert callers.ranks([("::1", 4001)]) == {("::1", 4001): 1}
+    assert callers.ranks([]) == {}
+    assert peer_of("ipv4:10.0.0.1:notaport") is None and peer_of("ipv4:nohost:1") is None
 
 
 async def _one(port: int, timeout: float, hello: bool = True) -> socket.socket | None:

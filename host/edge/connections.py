@@ -8,8 +8,10 @@ whole table; skipped while the machine has fewer TCP sockets than one address's 
 says each one's client address, and the host's open descriptors say which of them are its
 own. An address holding more than its cap has its newest connections shut
 down (``shutdown(2)`` on a duplicate of gRPC's descriptor: gRPC sees the connection end as if
-the client had gone, and closes its descriptor). Its oldest ones stay: a player's connection,
-made before a flood from the same address, is the last to go.
+the client had gone, and closes its descriptor). Those that made a call first stay, in the
+order of their first calls (``limits.Callers``), then the silent ones by the look that first
+saw them: a player's connection, which calls as it is made, is the last to go. (The socket's
+inode is no order: the kernel numbers sockets from a batch per CPU.)
 
 While an address holds its cap, the kernel drops its new connections before they are
 accepted: a socket filter (classic BPF) on gRPC's listening socket drops the SYNs from the
@@ -35,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from host.edge.limits import OncePer
+from host.edge.limits import Callers, OncePer
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +101,11 @@ def tcp_sockets_in_use() -> int:
 FAMILIES = (socket.AF_INET, socket.AF_INET6)
 
 
-def sockets_on(port: int, families: Iterable[int] = FAMILIES) -> list[tuple[int, str, int]]:
-    """(family, client address, socket inode) of each TCP connection to local ``port``, and
-    (family, "", inode) of each socket listening on it, for the sockets of ``families`` (each
-    one walk of the kernel's whole table); a socket no process holds (inode 0) left out."""
+def sockets_on(port: int, families: Iterable[int] = FAMILIES) -> list[tuple[int, str, int, int]]:
+    """(family, client address, client port, socket inode) of each TCP connection to local
+    ``port``, and (family, "", 0, inode) of each socket listening on it, for the sockets of
+    ``families`` (each one walk of the kernel's whole table); a socket no process holds
+    (inode 0) left out."""
     found = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as link:
         link.settimeout(1.0)  # the kernel answers at once; never hold the host's loop
@@ -125,12 +128,14 @@ def sockets_on(port: int, families: Iterable[int] = FAMILIES) -> list[tuple[int,
                         raise OSError(-errno, f"socket diagnostics: {os.strerror(-errno)}")
                     message = offset + _HEADER.size
                     _, state, _, _ = _MESSAGE.unpack_from(data, message)
-                    (local,) = struct.unpack_from(">H", data, message + 4)
+                    local, remote = struct.unpack_from(">HH", data, message + 4)
                     client = data[message + 24 : message + 40]
                     (inode,) = struct.unpack_from("=I", data, message + 68)
                     if inode and local == port:
-                        address = "" if state == LISTENING else _client(family, client)
-                        found.append((family, address, inode))
+                        if state == LISTENING:
+                            found.append((family, "", 0, inode))
+                        else:
+                            found.append((family, _client(family, client), remote, inode))
                     offset += (length + 3) & ~3
                     if length == 0:
                         done = True
@@ -139,16 +144,28 @@ def sockets_on(port: int, families: Iterable[int] = FAMILIES) -> list[tuple[int,
 
 
 def past_the_cap(
-    by_address: dict[str, list[int]], per_address: int, seen: dict[int, int]
+    by_address: dict[str, list[int]],
+    per_address: int,
+    seen: dict[int, int],
+    first_call: dict[int, int] | None = None,
 ) -> dict[str, list[int]]:
-    """The connections (inodes) each address holds past ``per_address``: its newest, by when
-    they were first seen (``seen``: inode -> sweep number) and then by inode (the kernel
-    numbers sockets as it makes them)."""
+    """The connections (inodes) each address holds past ``per_address``: those that called
+    last or never, keeping first the ones that made a call, by their first call
+    (``first_call``: inode -> its rank), then the others by the look that first saw them
+    (``seen``: inode -> sweep number), inode last only to make the order total."""
+    called = first_call or {}
+    never = 1 << 62
+
+    def kept_first(inode: int) -> tuple[int, int, int]:
+        rank = called.get(inode)
+        if rank is not None:
+            return (0, rank, inode)
+        return (1, seen.get(inode, never), inode)
+
     over = {}
     for address, inodes in by_address.items():
         if len(inodes) > per_address:
-            oldest_first = sorted(inodes, key=lambda inode: (seen.get(inode, 1 << 62), inode))
-            over[address] = oldest_first[per_address:]
+            over[address] = sorted(inodes, key=kept_first)[per_address:]
     return over
 
 
@@ -268,6 +285,7 @@ class ConnectionGuard:
     per_address: int
     every: float
     alert: float
+    callers: Callers = field(default_factory=Callers)
     said: OncePer = field(default_factory=OncePer)
     _seen: dict[int, int] = field(default_factory=dict)  # inode -> the sweep that first saw it
     _sweeps: int = 0
@@ -310,10 +328,13 @@ class ConnectionGuard:
             return 0
         by_address: dict[str, list[int]] = {}
         families = set()
-        for family, address, inode in sockets_on(self.port, self._families):
+        peers: dict[tuple[str, int], int] = {}
+        for family, address, port, inode in sockets_on(self.port, self._families):
             by_address.setdefault(address, []).append(inode)
             if not address:
                 families.add(family)
+            else:
+                peers[address, port] = inode
         self._families = tuple(sorted(families)) or FAMILIES
         listeners = set(by_address.pop("", []))
         held = {inode for inodes in by_address.values() for inode in inodes}
@@ -321,7 +342,8 @@ class ConnectionGuard:
             del self._seen[inode]
         for inode in held:
             self._seen.setdefault(inode, self._sweeps)
-        over = past_the_cap(by_address, self.per_address, self._seen)
+        first_call = {peers[peer]: rank for peer, rank in self.callers.ranks(peers).items()}
+        over = past_the_cap(by_address, self.per_address, self._seen, first_call)
         self._drop_new_from(by_address, listeners)
         self._alert = bool(self.dropped)
         if not over:

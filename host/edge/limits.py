@@ -8,9 +8,11 @@ The figures are the host's (documented in docs/PROTOCOL.md "Limits").
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import random
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import grpc
@@ -188,6 +190,56 @@ class OncePer:
         return True
 
 
+@dataclass
+class Callers:
+    """The order in which client connections (a peer: address and port) made their first
+    call, so that the connections kept at an address's cap are those that called first
+    (``connections.ConnectionGuard``). A look per call is one dict lookup of gRPC's peer
+    string; the peers of closed connections go at each sweep (``ranks``), and at ``bound``
+    peers the oldest is forgotten first."""
+
+    bound: int = 8192
+    _rank: dict[str, int] = field(default_factory=dict)
+    _next: int = 0
+
+    def called(self, peer: str) -> None:
+        if peer in self._rank:
+            return
+        if len(self._rank) >= self.bound:
+            del self._rank[next(iter(self._rank))]
+        self._rank[peer] = self._next
+        self._next += 1
+
+    def ranks(self, live: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """The rank of each of the ``live`` peers (client address, port) that has called;
+        every other peer is forgotten."""
+        wanted = set(live)
+        found = {}
+        for peer, rank in list(self._rank.items()):
+            key = peer_of(peer)
+            if key in wanted:
+                found[key] = rank
+            else:
+                del self._rank[peer]
+        return found
+
+
+def peer_of(peer: str) -> tuple[str, int] | None:
+    """A gRPC peer string (``ipv4:1.2.3.4:5678``, ``ipv6:[::1]:5678``) as the kernel's table
+    names the connection: its address (an IPv4 client of an IPv6 socket as IPv4) and port."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return None
+    host, _, port = rest.rpartition(":")
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return (str(address), int(port)) if port.isdigit() else None
+
+
 def connection_cap(descriptors: int, tables: int) -> int:
     """How many connections the host accepts at once, when it may open ``descriptors`` files
     and run ``tables`` live tables: the rest is kept for the journals (at least 16 remain)."""
@@ -229,6 +281,7 @@ class Limits:
     chat: Window = field(default_factory=lambda: Window(CHAT_LINES_PER_MINUTE))
     seat_changes: Window = field(default_factory=lambda: Window(SEAT_CHANGES_PER_MINUTE))
     log: OncePer = field(default_factory=OncePer)
+    callers: Callers = field(default_factory=Callers)  # for the connections kept at a cap
     streams: tuple[Held, Held, Held] = field(init=False)  # by connection, seat, address
 
     def __post_init__(self) -> None:
@@ -245,6 +298,7 @@ class Limits:
         )
 
     def request(self, peer: str) -> None:
+        self.callers.called(peer)
         self.requests.take(
             address_of(peer),
             "TOO_MANY_REQUESTS",

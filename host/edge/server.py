@@ -222,6 +222,7 @@ class Host:
                 per_address,
                 self.limits.connection_sweep_seconds,
                 self.limits.connection_alert_seconds,
+                self.limits.callers,
             )
             self._guard.start()
         elif per_address:
