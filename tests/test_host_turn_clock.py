@@ -13,6 +13,7 @@ from conftest import HostClient, bearer, bot_seat, start_host, until
 
 from host.edge.errors import error_info
 from host.table.state import TableSettings
+from host.table.task import TableTask
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
@@ -55,6 +56,10 @@ async def a_table(served: HostClient, **clock: int) -> tuple[str, NetworkSeat, N
     ann = bot_seat(served.channel, table_id, await served.join(table_id, "ann"))
     bea = bot_seat(served.channel, table_id, await served.join(table_id, "bea"))
     return table_id, ann, bea
+
+
+def task_of(served: HostClient, table_id: str) -> TableTask:
+    return served.host.registry.tables[table_id]
 
 
 async def start(served: HostClient, table_id: str, seat: NetworkSeat) -> None:
@@ -112,10 +117,15 @@ async def test_a_dropped_stream_hands_the_seat_to_a_bot_and_the_reconnect_takes_
     served = await start_host(tmp_path / "host", SHORT)
     try:
         table_id, ann, bea = await a_table(served, grace_seconds=1)
+        # Ann thinks a second a turn: the deal cannot be over before the test cuts Bea's
+        # connection, however late a busy machine lets it look (at full speed, a whole
+        # deal was once played out first, and nobody was left to be away).
+        ann.think = 1.0
         tasks = [asyncio.create_task(s.play_match()) for s in (ann, bea)]
         await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
         await start(served, table_id, ann)
         await until(lambda: len(moves(ann)) >= 6)
+        assert task_of(served, table_id).table.state.phase == lobby_pb2.TABLE_PHASE_PLAYING
         tasks[1].cancel()  # bea's connection is cut
         await asyncio.gather(tasks[1], return_exceptions=True)
         cut_at = ann.last_seq
