@@ -72,14 +72,14 @@ async def test_a_rematch_without_the_away_player_commits_for_her_seat_by_its_sta
     the seat's commitment (PROTOCOL.md, "The turn clock and absent seats"): Ada's screen,
     connected all along, sends none of its own, finds every commitment published with no
     warning, and verifies the deal as one whose seed the host made."""
-    host = Host(
-        "127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0, turn_seconds=2)
-    )
+    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings(bot_delay=0.0, turn_seconds=2))
     port = await host.start()
     channel, _ = await open_channel("127.0.0.1", port)
     try:
         lobby = LobbyClient(channel)
-        table_id = await lobby.create_table("again", ruleset_pb2.PRESET_CLASSIC, 2, options=ONE_DEAL)
+        table_id = await lobby.create_table(
+            "again", ruleset_pb2.PRESET_CLASSIC, 2, options=ONE_DEAL
+        )
         seat = await lobby.join(table_id, "Ada")
         bea = NetworkSeat(channel, table_id, make_bot("medium", random.Random(2)), log=SeatLog())
         await bea.join("Bea")
@@ -104,9 +104,11 @@ async def test_a_rematch_without_the_away_player_commits_for_her_seat_by_its_sta
                 await until(lambda: not model.match_over and model.deal_no > last_deal, 30)
                 first = model.deal_no
                 await until(
-                    lambda: (fd := model.deals.get(first)) is not None
-                    and fd.verification is not None
-                    and fd.verification.ok is not None,
+                    lambda: (
+                        (fd := model.deals.get(first)) is not None
+                        and fd.verification is not None
+                        and fd.verification.ok is not None
+                    ),
                     120,
                 )
                 fd = model.deals[first]
