@@ -22,6 +22,7 @@ from client.session import SessionState
 from host.edge.server import Host
 from host.table.state import TableSettings
 from scala40_net.bots import make_bot
+from scala40_net.fairdeal.spec import seat_commitment
 from scala40_net.pb import ruleset_pb2, table_pb2
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
@@ -117,6 +118,13 @@ async def test_a_rematch_without_the_away_player_commits_for_her_seat_by_its_sta
                 assert first not in screen.fair_deal.exchanges  # no seed of her own sent
                 assert fd.verification is not None and fd.verification.ok, fd.verification
                 assert fd.verification.own_by_host
+                # Every seat's commitment is published: Bea's her own, Ada's her stand-in's.
+                assert set(fd.commitments) == set(fd.seats_in_play) == {seat.seat, bea.seat}
+                assert bea.log is not None
+                bea_seed, bea_cut = bea.log.seeds[first]
+                assert fd.commitments[bea.seat] == seat_commitment(
+                    table_id, first, bea.seat, bea_seed, bea_cut
+                )
                 line = "".join(t for _, t, *_ in render.fair_deal_fragment(model, Text("en")))
                 assert "WARNING" not in line, line
             finally:
