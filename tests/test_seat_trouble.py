@@ -156,6 +156,9 @@ async def test_a_pin_check_says_who_answers(tmp_path: Path) -> None:
         await served.host.stop(grace=0.5)
 
 
+# Three processes start one after the other (two hosts and the bot), each within its own
+# generous bound (tests/hostproc.py; the bot's line below): a busy machine slows every start.
+@pytest.mark.timeout(400)
 async def test_scala40_bot_gives_up_on_another_host_at_its_address_and_says_both_fingerprints(
     tmp_path: Path,
 ) -> None:
@@ -192,7 +195,7 @@ async def test_scala40_bot_gives_up_on_another_host_at_its_address_and_says_both
         # The bot's own word that it sat down: the host's table list says so before the bot
         # has the join's answer, which a host killed at that moment takes with it.
         assert bot.stdout is not None
-        sat = await asyncio.wait_for(asyncio.to_thread(bot.stdout.readline), 60)
+        sat = await asyncio.wait_for(asyncio.to_thread(bot.stdout.readline), 120)
         assert sat.startswith("seat ") and table_id in sat, sat + bot.communicate()[1]
         await first.kill()
         await second.start()
