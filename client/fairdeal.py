@@ -134,6 +134,13 @@ class FairDealDriver:
             return
         if "commitments" in self._published:
             return  # committed by a client run that kept no seed: this seat is left out
+        if self.screen.model.i_am_away:
+            # A host bot plays the seat (its clock ran out, say, and no rematch waited for
+            # it): the bot makes the seat's commitment and reveal (PROTOCOL.md, "The turn
+            # clock and absent seats"). A seed of this run's would race the bot's, and the
+            # one published would not be this one: the deal is verified as one whose seed
+            # the host made.
+            return
         exchange = self.steps.take_up(me, event)
         if exchange is None:
             return
@@ -308,8 +315,9 @@ class FairDealDriver:
             fd.verification = Verification(False, failure.line(), str(path or ""), failure.check)
             session.say(NoticeKind.ERROR, f"fd_failed_{failure.check}", deal=deal_no)
         else:
-            by_host = mine is not None and not verified.own_seed_checked
-            by_host = by_host and model.my_seat in verified.host_played
+            # The seat's commitment a host bot made: one this run sent too late, or none
+            # (the seat was away at the announcement).
+            by_host = not verified.own_seed_checked and model.my_seat in verified.host_played
             fd.verification = Verification(True, "", str(path or ""), own_by_host=by_host)
         if missed:
             ok = fd.verification.ok

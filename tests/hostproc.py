@@ -22,6 +22,8 @@ from scala40_net.pb import lobby_pb2, lobby_pb2_grpc
 # port-0 listener and every outgoing connection gets its port: so no other test running at
 # the same time (another xdist worker, another checkout's suite) is handed it meanwhile.
 FIXED_PORTS = range(20000, 32000)
+# How long a start may take before the test fails (it costs nothing when the host is quick).
+START_SECONDS = 120.0
 
 
 def free_port() -> int:
@@ -79,7 +81,9 @@ class HostProcess:
             preexec_fn=self._limit_open_files if self.open_files else None,
         )
         out.close()
-        async with asyncio.timeout(30):
+        # A bound for a busy machine: a host that plays back a long journal beside other
+        # workers' tests takes several times the second or two it takes alone.
+        async with asyncio.timeout(START_SECONDS):
             while True:
                 assert self.process.poll() is None, self.log.read_text()[-2000:]
                 try:

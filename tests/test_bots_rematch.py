@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 
-from conftest import HostClient
+from conftest import HostClient, until
 
 from scala40_net.bots import make_bot
 from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
@@ -40,7 +39,7 @@ async def a_match_of_two(
     await gigi.join("Gigi")
     bot = asyncio.create_task(gigi.play_to_end())
     playing = asyncio.create_task(ada.play_match())
-    await asyncio.sleep(0.3)  # their streams open first
+    await until(lambda: bool(ada.log and ada.log.events and gigi.log and gigi.log.events), 60)
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
     )
@@ -71,10 +70,7 @@ async def test_a_network_bot_agrees_to_the_rematch_a_person_asked_for(served: Ho
         await served.table.Rematch(agreed("ada-1", rules), metadata=ada.metadata)
         await asyncio.wait_for(second, 120)
         # Gigi's stream reads the match's end on its own: after Ada's, maybe.
-        for _ in range(50):
-            if gigi.matches == 2:
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: gigi.matches == 2, 60)
         starts = [e.match_started for e in gigi.log.events if e.HasField("match_started")]
         assert len(starts) == 2 and starts[1].ruleset.opening_points == 51
         assert gigi.matches == 2
@@ -83,14 +79,14 @@ async def test_a_network_bot_agrees_to_the_rematch_a_person_asked_for(served: Ho
 
 
 async def test_a_network_bot_leaves_when_nobody_asks_within_its_wait(served: HostClient) -> None:
-    started = time.monotonic()
     ada, gigi, bot = await a_match_of_two(served, rematch_wait=1.0)
-    winners = await asyncio.wait_for(bot, 10)
+    # It leaves a second after it read the match's end (a bound for a busy machine; its
+    # default wait is 300 s).
+    winners = await asyncio.wait_for(bot, 60)
     assert winners == ada.winners
-    assert time.monotonic() - started < 120
     assert gigi.matches == 1
 
 
 async def test_a_network_bot_with_no_wait_leaves_at_the_match_end(served: HostClient) -> None:
     ada, _, bot = await a_match_of_two(served, rematch_wait=0)
-    assert await asyncio.wait_for(bot, 5) == ada.winners
+    assert await asyncio.wait_for(bot, 60) == ada.winners  # a bound for a busy machine

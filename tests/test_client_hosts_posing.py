@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from conftest import until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -94,14 +95,14 @@ async def test_opening_a_flagged_host_asks_first() -> None:
         assert "192.168.1.66" in row
         cursor = [h.fingerprint for h in screen.hosts()].index(FORGED)
         pipe.send_text("\x1b[B" * cursor + "\r")  # Enter on the stranger
-        await asyncio.sleep(0.3)
-        assert not running.done() and screen.asking == forged
+        await until(lambda: screen.asking == forged, 30)
+        assert not running.done()
         assert FORGED in footer(screen) and REAL in footer(screen)
         pipe.send_text("n")  # not opened
-        await asyncio.sleep(0.3)
-        assert not running.done() and screen.asking is None
+        await until(lambda: screen.asking is None, 30)
+        assert not running.done()
         pipe.send_text("\r")
-        await asyncio.sleep(0.3)
+        await until(lambda: screen.asking == forged, 30)
         pipe.send_text("y")  # the user knows: opened
         assert await asyncio.wait_for(running, 10) == forged
 

@@ -65,7 +65,8 @@ def test_an_offer_to_this_seat_is_shown_with_fee_new_total_and_deadline() -> Non
 
     session = SessionState(rientro_deadline=time.monotonic() + 25)
     status = render.plain(render.status_lines(model, session, EN, 200)[0])
-    assert "10 chips" in status and "total 75" in status and "25 s" in status
+    assert "10 chips" in status and "total 75" in status
+    assert "25 s" in status or "24 s" in status  # the clock runs while the line is made
     assert "rientro yes | no" in status
     panel = render.plain(render.join_lines(render_end.deal_end_lines(model, IT, 80, session)))
     assert "10 fiches" in panel and "diventa 75" in panel and "rientro sì" in panel

@@ -511,7 +511,8 @@ def test_the_cut_prompt_counts_down_and_takes_digits_typed_in_the_hand() -> None
     session = SessionState(cut_prompt=True, cut_deadline=time.monotonic() + 12.4)
     lines = screen_text(started_model(), [24, 80], keys="\t42", session=session, lang="it")
     text = " ".join(" ".join(line.split()) for line in lines)
-    assert "Tagli tu il mazzo" in text and "(12 s)" in text
+    # The clock runs while the screen is drawn: a busy machine may draw it a second or so late.
+    assert "Tagli tu il mazzo" in text and any(f"({s} s)" in text for s in (12, 11, 10)), text
     assert lines[-1].rstrip() == "> 42"  # the digits went to the command line
 
 

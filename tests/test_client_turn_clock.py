@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,6 +28,8 @@ from client.session import SessionState
 from host.edge.server import Host
 from host.table.state import TableSettings
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
+
+CLOCK = re.compile(r"⏱ (\d+) s")
 
 
 def clocked(seconds: int) -> tuple[TableModel, SessionState]:
@@ -67,7 +70,9 @@ def test_the_seat_to_move_shows_its_clock_and_the_last_15_seconds_warn() -> None
 def test_the_countdown_is_on_the_screen_at_80x24() -> None:
     model, session = clocked(20)
     rows = screen_text(model, [24, 80], session=session)
-    assert any("⏱ 2" in row and "Ada" in row for row in rows), rows
+    # The clock runs while the screen is drawn: a busy machine may draw it at 19 s or less.
+    shown = [int(m.group(1)) for row in rows if "Ada" in row for m in [CLOCK.search(row)] if m]
+    assert shown and all(0 < left <= 20 for left in shown), rows
     assert any("Your turn" in row and "⏱" in row for row in rows), rows
 
 

@@ -81,7 +81,8 @@ class Person:
     screens: int = 0
     cut: dict[str, str] = field(default_factory=dict)  # row: the first screen it was on
     english: dict[str, str] = field(default_factory=dict)  # word: the first screen it was on
-    failed_deals: dict[str, str] = field(default_factory=dict)  # a failed check: its screen
+    # A failed check, or a warning that the seat's own commitment was not published: its screen.
+    failed_deals: dict[str, str] = field(default_factory=dict)
     _cut_before: set[str] = field(default_factory=set)  # the last capture's cut rows
     # What to look out for on every capture (a notice that may go by fast), and what was seen.
     watching: dict[str, Callable[[str], bool]] = field(default_factory=dict)
@@ -98,6 +99,12 @@ class Person:
         """What the screen says of a deal whose fair-deal check failed ("VERIFICATION FAILED")."""
         template = translated("fd_failed", self.lang)
         return template.split("{deal}")[1].split("{reason}")[0].strip(" :—")
+
+    @property
+    def commitment_missing(self) -> str:
+        """What the status line says when the published commitments lack this seat's own (up
+        to its second colon: the rest may be cut at the screen's edge)."""
+        return ":".join(flat(self.t("fd_commit_mismatch")).split(":")[:2]) + ":"
 
     def t(self, key: str, **fields: object) -> str:
         return Text(self.lang)(key, **fields)  # type: ignore[arg-type]
@@ -119,6 +126,8 @@ class Person:
         self.seen |= {label for label, shown in self.watching.items() if shown(text)}
         if self.deal_failed in text:
             self.failed_deals.setdefault(self.deal_failed, text)
+        if self.commitment_missing in flat(text):
+            self.failed_deals.setdefault(self.commitment_missing, text)
         # A row counts when two captures in a row show it: one capture can catch the terminal
         # halfway through a redraw (a typed word over the status line).
         rows = set(cut_rows(text, self.lang, COLUMNS, self.values))
@@ -374,9 +383,11 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
 async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Evening) -> None:
     ada, ben = evening.people
     host = evening.host
-    for _ in range(150):  # every seat listening, or a seat would miss the first commitment
-        if await seats_listening(host, evening.table_id):
-            break
+    # Every seat listening, or a seat would miss the first commitment (a bound for a busy
+    # machine: two screens and two scala40-bot processes connect).
+    listening_by = time.monotonic() + 120
+    while not await seats_listening(host, evening.table_id):
+        assert time.monotonic() < listening_by, "the seats did not all open their streams"
         time.sleep(0.2)
     ada.tmux.command(ada.word("start"))  # the first player starts the match
     evening.everyone(lambda p, s: p.hand_size(s) in (13, 14), 60, "the first deal", players=())

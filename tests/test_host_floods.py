@@ -229,15 +229,18 @@ async def test_a_flood_at_the_hosts_limit_leaves_the_others_connecting_and_playi
     await host.start()
     flood: list[socket.socket] = []
     stop = asyncio.Event()
+    rounds = [0]  # the flood's top-ups so far
 
     async def keep_flooding() -> None:
-        """Top the flood up to its size every half second, as a flooder holding them would
-        (bounded: 60 rounds)."""
-        for _ in range(60):
+        """Top the flood up to its size every half second, as a flooder holding them would,
+        until the match beside it is over (bounded: 600 rounds, past the match's bound on a
+        busy machine)."""
+        for _ in range(600):
             for sock in [sock for sock in flood if not _still_open(sock)]:
                 sock.close()
                 flood.remove(sock)
             flood.extend(await _flood(host.port, FLOOD - len(flood)))
+            rounds[0] += 1
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=0.5)
                 return
@@ -245,7 +248,8 @@ async def test_a_flood_at_the_hosts_limit_leaves_the_others_connecting_and_playi
     flooding = asyncio.create_task(keep_flooding())
     codes: list[grpc.StatusCode] = []
     try:
-        await asyncio.sleep(2)  # the flood has reached the cap, then been cut
+        # The flood has reached the cap, then been cut and topped up again.
+        await until(lambda: rounds[0] >= 3, 60)
         channel, _ = await tls.pinned_channel(
             "127.0.0.1", host.port, host.fingerprint, wire.CHANNEL_OPTIONS
         )

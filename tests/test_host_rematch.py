@@ -14,7 +14,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, start_host
+from conftest import HostClient, start_host, until
 
 from host.edge.errors import error_info
 from scala40_net.bots import make_bot
@@ -48,6 +48,12 @@ async def play(seats: list[NetworkSeat]) -> None:
     await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=180)
 
 
+async def listening(served: HostClient, table_id: str, *seats: NetworkSeat) -> None:
+    """Until the host has each seat's stream open: every event from now on reaches it."""
+    fanout = served.host.registry.tables[table_id].fanout
+    await until(lambda: {s.seat for s in seats} <= fanout.connected_seats(), 60)
+
+
 async def view(served: HostClient, seat: NetworkSeat) -> table_pb2.GetViewResponse:
     answer: table_pb2.GetViewResponse = await served.table.GetView(
         table_pb2.GetViewRequest(), metadata=seat.metadata
@@ -79,7 +85,7 @@ async def test_a_rematch_is_agreed_by_everyone_seated_and_survives_a_restart(
             "MATCH_NOT_OVER",
         )
         playing = asyncio.create_task(play([ada, bea]))
-        await asyncio.sleep(0.2)  # their streams open first
+        await listening(served, table_id, ada, bea)
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
         )
@@ -117,7 +123,7 @@ async def test_a_rematch_is_agreed_by_everyone_seated_and_survives_a_restart(
         assert waiting.preset == ruleset_pb2.PRESET_SEMPLICE
 
         second = asyncio.create_task(play([ada, bea]))
-        await asyncio.sleep(0.2)
+        await listening(served, table_id, ada, bea)
         await served.table.Rematch(rematch("bea-2"), metadata=bea.metadata)
         await second
     finally:
@@ -165,9 +171,7 @@ async def three_people(served: HostClient) -> tuple[str, list[NetworkSeat]]:
 
 
 def hand_to_bot(seat: int) -> table_pb2.DecideAbsenceRequest:
-    return table_pb2.DecideAbsenceRequest(
-        seat=seat, choice=table_pb2.ABSENCE_CHOICE_HAND_TO_BOT
-    )
+    return table_pb2.DecideAbsenceRequest(seat=seat, choice=table_pb2.ABSENCE_CHOICE_HAND_TO_BOT)
 
 
 async def test_a_seat_handed_to_a_host_bot_does_not_hold_up_a_rematch(tmp_path: Path) -> None:
@@ -177,7 +181,7 @@ async def test_a_seat_handed_to_a_host_bot_does_not_hold_up_a_rematch(tmp_path: 
     try:
         table_id, (ada, bea, cleo) = await three_people(served)
         playing = asyncio.create_task(play([ada, bea]))
-        await asyncio.sleep(0.2)  # their streams open first; Cleo never opens one
+        await listening(served, table_id, ada, bea)  # Cleo never opens one
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
         )
@@ -191,7 +195,7 @@ async def test_a_seat_handed_to_a_host_bot_does_not_hold_up_a_rematch(tmp_path: 
         # Cleo comes back (opens a stream) after the match, without a word: the seat is
         # her stand-in's until the new match's first turn boundary, where she takes it.
         back_again = asyncio.create_task(play([cleo]))
-        await asyncio.sleep(0.3)
+        await listening(served, table_id, cleo)
         await served.table.Rematch(rematch("bea"), metadata=bea.metadata)
         started = (await view(served, ada)).view.table
         assert started.phase == lobby_pb2.TABLE_PHASE_PLAYING  # nobody waited for Cleo
@@ -229,7 +233,7 @@ async def test_an_absent_seat_at_the_match_end_is_waited_for_until_it_is_handed_
     try:
         table_id, (ada, bea, cleo) = await three_people(served)
         playing = asyncio.create_task(play([ada, bea, cleo]))
-        await asyncio.sleep(0.2)
+        await listening(served, table_id, ada, bea, cleo)
         await served.lobby.StartMatch(
             lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ada.metadata
         )

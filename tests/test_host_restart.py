@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conftest import HostClient, bearer, bot_seat, start_host
 
+from host.table.state import TableSettings
 from scala40_net.fairdeal import spec
 from scala40_net.fairdeal.exchange import SeatExchange
 from scala40_net.fairdeal.record import DealRecord
@@ -14,12 +15,21 @@ from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import verify_record
 from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2, table_pb2_grpc
 
+# The fair deal's deadlines are not what these tests check: a seat (or the test itself)
+# sends its commitment and reveal once the host is back, which a busy machine may take more
+# than a few seconds to allow, so the deadlines are far beyond it.
+SETTINGS = TableSettings(commit_timeout=120.0, reveal_timeout=120.0, between_deals=0.0)
+# Bounds for a busy machine, far above what each takes alone (a second or so; a match's rest
+# some seconds): they cost nothing when the host is quick.
+STEP_SECONDS = 60.0
+MATCH_REST_SECONDS = 240.0  # within the suite's 300 s a test
+
 
 async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
     tmp_path: Path,
 ) -> None:
     data_dir = tmp_path / "host"
-    first = await start_host(data_dir)
+    first = await start_host(data_dir, SETTINGS)
     table_id = await first.new_table(seats=3)
     seats = []
     for name in ("ann", "bob"):
@@ -42,14 +52,16 @@ async def test_a_match_goes_on_after_a_restart_with_the_same_tokens_and_seqs(
     await first.host.stop(grace=0.5)
     stopped_at, deal_no = before.seq, before.state.deal_no
 
-    second = await start_host(data_dir)
+    second = await start_host(data_dir, SETTINGS)
     try:
         table = second.host.registry.tables[table_id].table
         # As it was: the host bot seat may already have moved on since (it resumes at once).
         assert table.seq >= stopped_at and table.state.deal_no >= deal_no
         for seat in seats:  # the same clients, the same tokens, a new connection
             seat.tables = table_pb2_grpc.TableServiceStub(second.channel)
-        await asyncio.wait_for(asyncio.gather(*(s.play_match() for s in seats)), timeout=60)
+        await asyncio.wait_for(
+            asyncio.gather(*(s.play_match() for s in seats)), timeout=MATCH_REST_SECONDS
+        )
         fingerprint = (
             await second.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest())
         ).host_fingerprint
@@ -92,7 +104,7 @@ async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
     """The bot's seed and cut are journaled with its commitment: after the restart it reveals
     the seed it committed to and is in the mix, not left out for want of a reveal."""
     data_dir = tmp_path / "host"
-    first = await start_host(data_dir)
+    first = await start_host(data_dir, SETTINGS)
     table_id = await first.new_table(seats=2)
     ann = await first.join(table_id, "ann")
     token = ann.seat_token
@@ -102,14 +114,16 @@ async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
     )
     table = first.host.registry.tables[table_id].table
     bot = 1 - ann.seat
-    async with asyncio.timeout(10):  # the bot commits; ann has not, so no reveal can start
+    async with asyncio.timeout(
+        STEP_SECONDS
+    ):  # the bot commits; ann has not, so no reveal can start
         while table.current is None or bot in table.current.exchange.awaiting_commitments:
             await asyncio.sleep(0.01)
     assert table.current.step == table_pb2.TURN_PHASE_COMMIT
     await first.channel.close()
     await first.host.stop(grace=0.5)
 
-    second = await start_host(data_dir)
+    second = await start_host(data_dir, SETTINGS)
     try:
         mine = SeatExchange(ann.seat)
         mine.on_announced((await deal_events_now(second, token))["announced"])
@@ -117,7 +131,7 @@ async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
             context=table_pb2.MoveContext(request_id="c1"), deal_no=1, commitment=mine.commit()
         )
         await second.table.CommitSeed(commit, metadata=bearer(token))
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(STEP_SECONDS):
             while "commitments" not in (published := await deal_events_now(second, token)):
                 await asyncio.sleep(0.01)
         mine.on_commitments(published["commitments"])
@@ -129,7 +143,7 @@ async def test_a_host_bot_that_committed_before_a_restart_reveals_after_it(
             cut=reveal.cut,
         )
         await second.table.RevealSeed(revealing, metadata=bearer(token))
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(STEP_SECONDS):
             while "reveals" not in (published := await deal_events_now(second, token)):
                 await asyncio.sleep(0.01)
         reveals = published["reveals"].reveals

@@ -193,12 +193,16 @@ class PinnedHost:
     host: str
     port: int
     fingerprint: str
+    # How long a check waits for whoever answers: one slower than that (a busy machine) is
+    # taken for nobody, and the seat waits and asks again.
+    check_timeout: float = CHECK_TIMEOUT
 
-    async def check(self, timeout: float = CHECK_TIMEOUT) -> None:
+    async def check(self, timeout: float | None = None) -> None:
         """``PinError`` when the host answering there now is another one (or not a Scala 40
-        host); OSError when nobody answers."""
+        host); OSError when nobody answers (within ``timeout``, else ``check_timeout``)."""
         try:
-            found = await fetch_certificate(self.host, self.port, timeout)
+            wait = self.check_timeout if timeout is None else timeout
+            found = await fetch_certificate(self.host, self.port, wait)
         except PinError as error:
             raise PinError(str(error), "", self.fingerprint.upper()) from None
         check_pin(found, self.fingerprint)
