@@ -552,8 +552,7 @@ class Writers:
         ``older`` removed (kept, and read again at the next start, if a sync fails)."""
         try:
             for journal in dirty:
-                journal._sync_wal()
-                self.table_syncs += 1
+                self.table_syncs += journal._sync_wal()
         except OSError:
             older.close()
             return
@@ -570,8 +569,7 @@ class Writers:
         assert self._log is not None and self.log_folder is not None
         try:
             for journal in self._dirty:
-                journal._sync_wal(clean=True)
-                self.table_syncs += 1
+                self.table_syncs += journal._sync_wal(clean=True)
         except OSError:
             self._log.close()
             return  # the log stays, for the next start
@@ -749,8 +747,7 @@ class TableJournal:
         with self._lock:
             if self._unsynced:
                 with contextlib.suppress(OSError):  # the log keeps it for the next start
-                    self._sync_wal(clean=True)
-                self._writers.table_syncs += 1
+                    self._writers.table_syncs += self._sync_wal(clean=True)
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
@@ -874,22 +871,24 @@ class TableJournal:
         with self._lock, contextlib.suppress(sqlite3.Error, OSError):
             self._seen = self._looks()  # a rolled-back transaction may have left frames
 
-    def _sync_wal(self, *, clean: bool = False) -> None:
+    def _sync_wal(self, *, clean: bool = False) -> bool:
         """The commits made through the commit log, made durable in this file: an fsync of
         its write-ahead log (what its commits wrote; a checkpoint into the database file,
         SQLite's own, syncs both). None to do when the log is gone (checkpointed at close).
-        ``clean``: nothing is written meanwhile, so nothing is left unsynced."""
+        ``clean``: nothing is written meanwhile, so nothing is left unsynced. Returns
+        whether there was a log to sync."""
         try:
             fd = os.open(self._wal, os.O_RDONLY)
         except FileNotFoundError:
-            pass
-        else:
+            fd = -1
+        if fd >= 0:
             try:
                 os.fdatasync(fd)
             finally:
                 os.close(fd)
         if clean:
             self._unsynced = False
+        return fd >= 0
 
     def _after_failure(self, error: sqlite3.Error | OSError) -> None:
         """A write failed: damage, if that is why (``JournalDamaged``). A transaction rolled
