@@ -456,14 +456,16 @@ class Writers:
 
         later: list[tuple[_Job, float]] = []
         begun: list[tuple[_Job, int]] = []
+        held: set[int] = set()  # the journals with a job begun
         now = time.monotonic()
         for job, given_up in batch:
             journal = job[0]
-            if any(journal is held[0][0] for held in begun):
+            if id(journal) in held:
                 later.append((job, given_up))  # its table's previous job first
                 continue
             try:
                 begun.append((job, journal._begin_job(job[1], wait=now < given_up)))
+                held.add(id(journal))
             except _Busy:
                 later.append((job, given_up))
             except BaseException as error:
@@ -483,11 +485,11 @@ class Writers:
                         failed = JournalWriteFailed(job[0].path, _why(error))
                     tell(job, failed)
                 begun = []
-            voids: list[tuple[_Job, int, JournalWriteFailed]] = []
+            voids: list[tuple[_Job, int, BaseException]] = []
             for job, first in begun:
                 try:
                     job[0]._commit_job()
-                except JournalWriteFailed as error:
+                except BaseException as error:  # not the table's: voided, then refused
                     voids.append((job, first, error))
                     continue
                 self._dirty.add(job[0])
@@ -499,7 +501,7 @@ class Writers:
 
     def _void(
         self,
-        voids: list[tuple[_Job, int, JournalWriteFailed]],
+        voids: list[tuple[_Job, int, BaseException]],
         tell: Callable[[_Job, BaseException | None], None],
     ) -> None:
         """Jobs the log holds that their tables' files did not take: voided in the log before
@@ -509,7 +511,7 @@ class Writers:
                 [commitlog.Void(job[0].table_id, first) for job, first, _ in voids]
             )
             self._append(commitlog.VOIDS, payload, reserve=False)
-        except OSError as error:
+        except Exception as error:
             for job, _, _ in voids:
                 # The log says the job is the table's and its file does not: the table takes
                 # no more moves; the next start gives it the job from the log.
