@@ -95,7 +95,7 @@ async def tables_at_once(folder: Path, tables: int, rounds: int, group_commit: b
         store.close()
     way = "commit log" if group_commit else "fsync a job"
     return (
-        f"{tables} tables at once, {way:>11}: {statistics.median(per_job):.3f} ms a job"
+        f"tables at once: {tables}, {way:>11}: {statistics.median(per_job):.3f} ms a job"
         f" (round / tables, median of {rounds}), each job durable after median"
         f" {statistics.median(waits):.1f} ms, p99 {quantile(waits, 0.99):.1f} ms;"
         f" CPU {cpu_ms:.3f} ms a job (this process, every thread); {counted}"

@@ -249,6 +249,46 @@ async def test_a_batch_whose_log_write_fails_fails_every_job_in_it_and_none_othe
         again.close()
 
 
+async def test_a_job_the_log_holds_and_its_table_file_refuses_is_voided_in_the_log(
+    tmp_path: Path,
+) -> None:
+    """The table files' disk full, the log's not: the log takes the batch, the table's commit
+    fails. The job is refused, and neither the running table nor a start after a power cut
+    has it; the table's next job takes its place."""
+    if not can_mount():
+        pytest.skip("needs root to mount a tmpfs")
+    data_dir = tmp_path / "data"
+    with small_tmpfs(data_dir / TABLES_FOLDER, "2m") as tables_disk:
+        store = JournalStore(data_dir)
+        try:
+            (journal,) = new_tables(store, 1)
+            await journal.write_job(job(1))
+            ballast = fill(tables_disk)
+            syncs = store.writers.log_syncs
+            with pytest.raises(JournalWriteFailed) as refused:
+                await journal.write_job(job(2, b"x" * 1500))
+            assert "disk full" in refused.value.why
+            assert store.writers.log_syncs - syncs == 2  # the batch, then its void
+            assert [e.entry_no for e in journal.entries()] == [1]
+            assert [j.first_entry for j in read_log(data_dir / LOG_FOLDER)["table00"]] == [1]
+            lost = tmp_path / "lost"
+            shutil.copytree(data_dir, lost)  # the host dies here
+            ballast.unlink()
+            await journal.write_job(job(3))
+            assert [e.entry_no for e in journal.entries()] == [1, 2]
+            after = tmp_path / "after"
+            shutil.copytree(data_dir, after)  # or here
+        finally:
+            store.close()
+    for copy, kept in ((lost, [("chat", 1)]), (after, [("chat", 1), ("chat", 3)])):
+        again = JournalStore(copy)
+        try:
+            assert again.recovered == []
+            assert kinds_and_seqs(copy / TABLES_FOLDER / "table00.sqlite3") == kept
+        finally:
+            again.close()
+
+
 async def test_a_table_locked_by_another_process_waits_alone(tmp_path: Path) -> None:
     """Its job waits for the lock (as SQLite's busy timeout waited) while every other table's
     jobs are written; once the lock is let go, it is written too."""
