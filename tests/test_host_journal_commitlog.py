@@ -34,6 +34,7 @@ from host.journal.sqlite import (
     JournalStore,
     JournalWriteFailed,
     TableJournal,
+    logged_entry,
 )
 from scala40_net.pb import lobby_pb2
 
@@ -140,7 +141,9 @@ async def test_a_log_with_a_torn_tail_recovers_without_the_unacknowledged_job(
         unacknowledged = commitlog.record(
             commitlog.JOBS,
             store.writers._batch_no + 1,
-            commitlog.encode_jobs([commitlog.LoggedJob(journal.table_id, 2, job(2))]),
+            commitlog.encode_jobs(
+                [commitlog.LoggedJob(journal.table_id, 2, [logged_entry(e) for e in job(2)])]
+            ),
         )
         with open(log.path, "r+b") as out:
             out.seek(log.end)

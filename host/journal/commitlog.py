@@ -33,10 +33,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # host.journal.sqlite imports this module: its classes are taken when used
-    from host.journal.sqlite import Entry
+from typing import Any
 
 LOG_FOLDER = "commit-log"
 # The record's header: magic, kind, batch number, payload length, CRC-32 (of the header's
@@ -57,7 +54,9 @@ class LoggedJob:
 
     table_id: str
     first_entry: int  # the entry number of its first entry (also its job number)
-    entries: Sequence[Entry]
+    # Its entries as plain values (None, int, bytes, str, lists): ``host.journal.sqlite``'s
+    # ``logged_entry`` and ``entry_from_log`` make them from its entries and back.
+    entries: Sequence[Any]
 
 
 @dataclass(frozen=True)
@@ -124,50 +123,9 @@ def _unpack(data: bytes, at: int) -> tuple[object, int]:
     raise ValueError(f"unknown tag {tag!r}")
 
 
-def _entry_value(entry: Entry) -> list[object]:
-    extras = entry.extras
-    return [
-        entry.kind,
-        entry.seat,
-        entry.request_id,
-        entry.request,
-        entry.response,
-        [[e.seq, e.public, [[s, p] for s, p in e.private.items()]] for e in entry.events],
-        [
-            list(extras.host_seed) if extras.host_seed is not None else None,
-            list(extras.bot_seed) if extras.bot_seed is not None else None,
-            list(extras.deal_record) if extras.deal_record is not None else None,
-            [[digest, seat] for digest, seat in extras.tokens],
-            extras.forget_seat,
-        ],
-    ]
-
-
-def _entry_of(value: Any) -> Entry:
-    from host.journal.sqlite import Entry, Extras, JournaledEvent
-
-    kind, seat, request_id, request, response, events, extras = value
-    host_seed, bot_seed, deal_record, tokens, forget_seat = extras
-    return Entry(
-        kind,
-        seat,
-        request_id,
-        request,
-        response,
-        [JournaledEvent(seq, public, dict(private)) for seq, public, private in events],
-        Extras(
-            host_seed=tuple(host_seed) if host_seed is not None else None,
-            bot_seed=tuple(bot_seed) if bot_seed is not None else None,
-            deal_record=tuple(deal_record) if deal_record is not None else None,
-            tokens=[(digest, s) for digest, s in tokens],
-            forget_seat=forget_seat,
-        ),
-    )
-
-
 def encode_jobs(jobs: Sequence[LoggedJob]) -> bytes:
     out = bytearray()
-    _pack([[j.table_id, j.first_entry, [_entry_value(e) for e in j.entries]] for j in jobs], out)
+    _pack([[j.table_id, j.first_entry, list(j.entries)] for j in jobs], out)
     return bytes(out)
 
 
@@ -182,7 +140,7 @@ def _decode(kind: int, payload: bytes) -> list[LoggedJob] | list[Void]:
     if end != len(payload) or not isinstance(value, list):
         raise ValueError("a record's payload is not one list")
     if kind == JOBS:
-        return [LoggedJob(t, n, [_entry_of(e) for e in entries]) for t, n, entries in value]
+        return [LoggedJob(t, n, entries) for t, n, entries in value]
     return [Void(t, n) for t, n in value]
 
 

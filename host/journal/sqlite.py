@@ -215,6 +215,47 @@ class Journal(Protocol):
     def deal_record(self, deal_no: int) -> bytes | None: ...
 
 
+def logged_entry(entry: Entry) -> list[object]:
+    """An entry as the commit log keeps it (plain values)."""
+    extras = entry.extras
+    return [
+        entry.kind,
+        entry.seat,
+        entry.request_id,
+        entry.request,
+        entry.response,
+        [[e.seq, e.public, [[s, p] for s, p in e.private.items()]] for e in entry.events],
+        [
+            list(extras.host_seed) if extras.host_seed is not None else None,
+            list(extras.bot_seed) if extras.bot_seed is not None else None,
+            list(extras.deal_record) if extras.deal_record is not None else None,
+            [[digest, seat] for digest, seat in extras.tokens],
+            extras.forget_seat,
+        ],
+    ]
+
+
+def entry_from_log(value: Any) -> Entry:
+    """An entry from the commit log (``logged_entry``'s value)."""
+    kind, seat, request_id, request, response, events, extras = value
+    host_seed, bot_seed, deal_record, tokens, forget_seat = extras
+    return Entry(
+        kind,
+        seat,
+        request_id,
+        request,
+        response,
+        [JournaledEvent(seq, public, dict(private)) for seq, public, private in events],
+        Extras(
+            host_seed=tuple(host_seed) if host_seed is not None else None,
+            bot_seed=tuple(bot_seed) if bot_seed is not None else None,
+            deal_record=tuple(deal_record) if deal_record is not None else None,
+            tokens=[(digest, s) for digest, s in tokens],
+            forget_seat=forget_seat,
+        ),
+    )
+
+
 def _private_file(path: Path) -> None:
     """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -474,7 +515,12 @@ class Writers:
             assert self._log is not None
             try:
                 payload = commitlog.encode_jobs(
-                    [commitlog.LoggedJob(job[0].table_id, first, job[1]) for job, first in begun]
+                    [
+                        commitlog.LoggedJob(
+                            job[0].table_id, first, [logged_entry(e) for e in job[1]]
+                        )
+                        for job, first in begun
+                    ]
                 )
                 self._append(commitlog.JOBS, payload, reserve=True)
             except BaseException as error:
@@ -1069,7 +1115,7 @@ class JournalStore:
                                 f"the host's commit log holds its job from entry "
                                 f"{job.first_entry} and its file ends at entry {last}",
                             )
-                        journal.append_job(job.entries)
+                        journal.append_job([entry_from_log(e) for e in job.entries])
                 finally:
                     journal.close()
             except (sqlite3.Error, OSError, JournalWriteFailed) as error:
