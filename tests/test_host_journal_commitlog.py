@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import stat
 from pathlib import Path
 
 import grpc
@@ -94,6 +95,10 @@ async def test_the_jobs_of_tables_ready_together_are_made_durable_by_one_fsync(
         assert store.writers.table_syncs == table_syncs  # and none of the table files
         logged = read_log(data_dir / LOG_FOLDER)
         assert sorted(logged) == [j.table_id for j in journals]
+        # It holds what the table files hold, host secrets included: the host's user's only.
+        assert stat.S_IMODE((data_dir / LOG_FOLDER).stat().st_mode) == 0o700
+        for path in commitlog.log_files(data_dir / LOG_FOLDER):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
         # The table files as they were before the batch (its NORMAL commits lost) and the
         # log: every job is back.
         lost = after_power_loss(data_dir, before, tmp_path / "lost")

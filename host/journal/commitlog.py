@@ -8,7 +8,9 @@ of jobs the log held whose table's own commit then failed. Its header carries
 the batch's number (one more than the record before it), its length and a
 CRC-32 of all of it; a record that does not read whole (a torn tail: the host
 died in the write, before its fsync returned, so nothing of it was acknowledged)
-ends the file, and what follows it is never read.
+ends the file, and what follows it is never read. The folder and its files are
+readable only by the host's user: a record holds what its jobs write into the
+table files, host secrets included (each deal's host seed, the host bots' seeds).
 
 Each file grows by chunks given to it beforehand (``posix_fallocate``), so that a
 full disk is met when a chunk is asked for, before a batch is written, never in
