@@ -17,12 +17,14 @@ import os
 import shutil
 import sqlite3
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
 from conftest import start_host, until
 from test_host_durability import can_mount, chat, fill, small_tmpfs, two_seats
+from test_host_journal_damage import DAMAGES
 
 from host.journal import commitlog
 from host.journal.commitlog import LOG_FOLDER, read_log
@@ -31,6 +33,7 @@ from host.journal.sqlite import (
     SUFFIX,
     TABLES_FOLDER,
     Entry,
+    JournalDamaged,
     JournaledEvent,
     JournalStore,
     JournalWriteFailed,
@@ -215,6 +218,30 @@ async def test_a_table_whose_file_is_damaged_while_its_jobs_are_in_the_log_is_se
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
+
+
+@pytest.mark.parametrize("damage", DAMAGES, ids=lambda d: d.__name__)
+async def test_a_journal_damaged_under_its_connection_fails_alone_in_its_batch(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    """The damage watch looks before each job of a batch, as before each job written alone:
+    the damaged table's job is refused, and so is every later one; the others' are written."""
+    store = JournalStore(tmp_path / "data")
+    try:
+        journals = new_tables(store, 3)
+        for seq in range(1, 20):  # a log longer than the pages watched
+            await asyncio.gather(*all_at_once(store, journals, seq, b"x" * 2000))
+        damage(journals[1].path)
+        for seq in (20, 21):
+            outcomes = await asyncio.gather(
+                *all_at_once(store, journals, seq), return_exceptions=True
+            )
+            assert outcomes[0] is None and outcomes[2] is None
+            assert isinstance(outcomes[1], JournalDamaged)
+            assert "damaged while the host ran" in outcomes[1].why
+        assert [len(journals[n].entries()) for n in (0, 2)] == [21, 21]
+    finally:
+        store.close()
 
 
 async def test_a_batch_whose_log_write_fails_fails_every_job_in_it_and_none_other(
