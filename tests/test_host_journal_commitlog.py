@@ -22,8 +22,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import start_host, until
-from test_host_durability import can_mount, chat, fill, small_tmpfs, two_seats
+from conftest import bearer, start_host, until
+from test_host_durability import can_mount, chat, fill, small_tmpfs, start, two_seats
 from test_host_journal_damage import DAMAGES
 
 from host.journal import commitlog
@@ -33,14 +33,16 @@ from host.journal.sqlite import (
     SUFFIX,
     TABLES_FOLDER,
     Entry,
+    Extras,
     JournalDamaged,
     JournaledEvent,
     JournalStore,
     JournalWriteFailed,
     TableJournal,
+    entry_from_log,
     logged_entry,
 )
-from scala40_net.pb import lobby_pb2
+from scala40_net.pb import lobby_pb2, table_pb2
 
 TABLES = 10
 
@@ -169,6 +171,76 @@ async def test_a_log_with_a_torn_tail_recovers_without_the_unacknowledged_job(
         again.close()
     assert list((lost / LOG_FOLDER).iterdir()) == []  # a clean stop leaves no log
     assert kinds_and_seqs(journal_in(lost, journal)) == [("chat", 1), ("chat", 2)]
+
+
+def test_an_entry_and_everything_it_writes_come_back_from_the_log_as_they_were() -> None:
+    entry = Entry(
+        "play",
+        2,
+        "r-7",
+        b"request",
+        b"response",
+        (JournaledEvent(9, b"public", {0: b"seat 0", 2: b"seat 2"}), JournaledEvent(10, b"")),
+        Extras(
+            host_seed=(3, b"s" * 32),
+            bot_seed=(3, 1, b"b" * 32, 17),
+            deal_record=(2, b"{}"),
+            tokens=((b"d" * 32, 1), (b"e" * 32, None)),
+            forget_seat=0,
+        ),
+    )
+    bare = Entry("chat", None, None, b"", b"")
+    (logged,) = commitlog._decode(
+        commitlog.JOBS,
+        commitlog.encode_jobs(
+            [commitlog.LoggedJob("t1", 5, [logged_entry(entry), logged_entry(bare)])]
+        ),
+    )
+    assert isinstance(logged, commitlog.LoggedJob)
+    assert [entry_from_log(e) for e in logged.entries] == [entry, bare]
+
+
+async def test_a_match_started_after_the_table_files_last_fsync_comes_back_from_the_log(
+    tmp_path: Path,
+) -> None:
+    """StartMatch's job (the start, the first deal's announcement with each seat's private
+    part, the deal's host seed) lost from the table file by a power cut: the start after it
+    has the same deal, and every seat the same view."""
+    data_dir = tmp_path / "host"
+    served = await start_host(data_dir)
+    try:
+        table_id, tokens = await two_seats(served)
+        before = table_files(data_dir)
+        await start(served, table_id, tokens[0])
+        views = [
+            await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(t))
+            for t in tokens
+        ]
+        lost = after_power_loss(data_dir, before, tmp_path / "lost")
+        shutil.copytree(
+            data_dir,
+            lost,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(TABLES_FOLDER, LOG_FOLDER, "host.lock"),
+        )
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
+    assert "start" not in [
+        k for k, _ in kinds_and_seqs(lost / TABLES_FOLDER / f"{table_id}{SUFFIX}")
+    ]
+    served = await start_host(lost)
+    try:
+        assert served.host.set_aside == []
+        again = [
+            await served.table.GetView(table_pb2.GetViewRequest(), metadata=bearer(t))
+            for t in tokens
+        ]
+        assert [v.view.deal_events for v in again] == [v.view.deal_events for v in views]
+        assert [v.view.deal_no for v in again] == [1, 1]
+    finally:
+        await served.channel.close()
+        await served.host.stop(grace=0.5)
 
 
 def garbage_over_first_pages(path: Path) -> None:

@@ -245,12 +245,12 @@ def entry_from_log(value: Any) -> Entry:
         request_id,
         request,
         response,
-        [JournaledEvent(seq, public, dict(private)) for seq, public, private in events],
+        tuple(JournaledEvent(seq, public, dict(private)) for seq, public, private in events),
         Extras(
             host_seed=tuple(host_seed) if host_seed is not None else None,
             bot_seed=tuple(bot_seed) if bot_seed is not None else None,
             deal_record=tuple(deal_record) if deal_record is not None else None,
-            tokens=[(digest, s) for digest, s in tokens],
+            tokens=tuple((digest, s) for digest, s in tokens),
             forget_seat=forget_seat,
         ),
     )
