@@ -5,17 +5,20 @@ StartMatch is the start and the first deal's announcement, the play that ends a
 deal is the play, the deal's end and the next announcement. They are written
 together or not at all (``write_job``), so a crash at any instant leaves a
 journal that ends at a job boundary, which the replay always accepts. Nothing
-reaches a subscriber before its job is committed. Each file is in
-WAL mode with ``synchronous=FULL`` and readable only by the host's user,
+reaches a subscriber before its job is durable. Each file is in
+WAL mode and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
 are revealed) and the digests of seat tokens. One file per table keeps a
 damaged one the trouble of its own table alone. The jobs of all tables go to
-the writer threads the host shares (``Writers``): a free thread takes its
-share of the jobs that are ready (all of them while the others are busy),
-commits each in its table's file, and hands the batch back to the event loop
-at once (group commit: one hand-off each way for the tables ready at the
-same moment, not one for each table).
+the writer the host shares (``Writers``): it takes the jobs that are ready,
+writes each in its table's file, makes them all durable with one fsync of the
+host's commit log (``host.journal.commitlog``), commits each table's
+transaction with ``synchronous=NORMAL`` and hands the batch back to the event
+loop at once (group commit: one fsync and one hand-off each way for the tables
+ready at the same moment, not one for each table). At start the log's jobs
+that a table's file lost (a power cut) are written back into it. The host's
+other writes (a new table's schema, the write-back) use ``synchronous=FULL``.
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
@@ -121,7 +124,8 @@ GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
-# The writer threads (``Writers``). A thread spends nearly all of its time in fsync, with
+# The writer threads without the commit log (``Writers``; with it, one thread writes every
+# batch). A thread spends nearly all of its time in fsync, with
 # the GIL released: enough of them that the tables' commits wait on the disk side by side
 # (8 was saturated at 100 tables when each job had a thread of its own).
 WRITER_THREADS = 32
