@@ -1,5 +1,7 @@
-"""Group commit: the jobs of every table ready at the same moment are taken by one writer
-thread and handed back to the loop together; a job that fails in a batch fails alone."""
+"""The writer threads without the commit log (``Writers(threads)``, the bench's "fsync a job"):
+the jobs of every table ready at the same moment are taken by one writer thread and handed
+back to the loop together; a job that fails in a batch fails alone. With the log (the host's
+way): ``test_host_journal_commitlog.py``."""
 
 from __future__ import annotations
 

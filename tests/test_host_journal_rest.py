@@ -1,12 +1,14 @@
 """A journal at rest (its connection closed) writes and reads as before once used again:
-one transaction per job, WAL and synchronous=FULL, files readable by the host's user only."""
+one transaction per job, WAL and synchronous=NORMAL (the host's commit log makes the job durable),
+files readable by the host's user only."""
 
 from __future__ import annotations
 
 import stat
 from pathlib import Path
 
-from host.journal.sqlite import Entry, JournaledEvent, JournalStore
+from host.journal.commitlog import LOG_FOLDER, read_log
+from host.journal.sqlite import Entry, JournaledEvent, JournalStore, entry_from_log
 
 
 async def test_a_new_table_journal_rests_until_its_first_job(tmp_path: Path) -> None:
@@ -21,7 +23,10 @@ async def test_a_new_table_journal_rests_until_its_first_job(tmp_path: Path) -> 
         await journal.write_job([entry, chat])
         db = journal._db
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL: the log fsyncs
+        (logged,) = read_log(tmp_path / LOG_FOLDER)["abc123"]
+        assert [entry_from_log(e).kind for e in logged.entries] == ["join", "chat"]
+        assert logged.first_entry == 1
         stored = journal.entries()
         assert [e.kind for e in stored] == ["join", "chat"]
         assert [ev.seq for e in stored for ev in e.events] == [1, 2]

@@ -147,9 +147,10 @@ class Registry:
         """Reopen every live table from its journal; returns what was set aside, and why.
 
         A journal that cannot be opened, read or played back, for whatever reason,
-        costs that table only: it moves to ``damaged/`` and the next one is tried.
+        costs that table only: it moves to ``damaged/`` and the next one is tried (so did
+        any whose file could not take what the host's commit log held of it).
         """
-        problems = []
+        problems = list(self.journals.recovered)
         for path in self.journals.live_paths():
             table_id = path.name.removesuffix(path.suffix)
             try:

@@ -5,17 +5,20 @@ StartMatch is the start and the first deal's announcement, the play that ends a
 deal is the play, the deal's end and the next announcement. They are written
 together or not at all (``write_job``), so a crash at any instant leaves a
 journal that ends at a job boundary, which the replay always accepts. Nothing
-reaches a subscriber before its job is committed. Each file is in
-WAL mode with ``synchronous=FULL`` and readable only by the host's user,
+reaches a subscriber before its job is durable. Each file is in
+WAL mode and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they
 are revealed) and the digests of seat tokens. One file per table keeps a
 damaged one the trouble of its own table alone. The jobs of all tables go to
-the writer threads the host shares (``Writers``): a free thread takes its
-share of the jobs that are ready (all of them while the others are busy),
-commits each in its table's file, and hands the batch back to the event loop
-at once (group commit: one hand-off each way for the tables ready at the
-same moment, not one for each table).
+the writer the host shares (``Writers``): it takes the jobs that are ready,
+writes each in its table's file, makes them all durable with one fsync of the
+host's commit log (``host.journal.commitlog``), commits each table's
+transaction with ``synchronous=NORMAL`` and hands the batch back to the event
+loop at once (group commit: one fsync and one hand-off each way for the tables
+ready at the same moment, not one for each table). At start the log's jobs
+that a table's file lost (a power cut) are written back into it. The host's
+other writes (a new table's schema, the write-back) use ``synchronous=FULL``.
 
 An entry keeps both what was asked (``kind`` and the request's bytes, enough
 to replay it through the engine) and what followed (the seq-numbered events,
@@ -51,6 +54,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from host.journal import commitlog
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_config (
@@ -119,7 +124,8 @@ GONE_TOKENS = "gone-tokens"
 ARCHIVE_FOLDER = "archive"
 DAMAGED_FOLDER = "damaged"
 SUFFIX = ".sqlite3"
-# The writer threads (``Writers``). A thread spends nearly all of its time in fsync, with
+# The writer threads without the commit log (``Writers``; with it, one thread writes every
+# batch). A thread spends nearly all of its time in fsync, with
 # the GIL released: enough of them that the tables' commits wait on the disk side by side
 # (8 was saturated at 100 tables when each job had a thread of its own).
 WRITER_THREADS = 32
@@ -131,6 +137,8 @@ CACHE_KB = 64
 # header and first frames) is compared with what the last commit left, before each job:
 # a write anywhere also moves the file's change time, but only at the clock's next tick.
 WATCHED_BYTES = 16 * 1024
+# SQLite's wait for another process's lock on a table's file, for a write of its own.
+BUSY_MS = 5000
 
 
 @dataclass(frozen=True)
@@ -209,6 +217,47 @@ class Journal(Protocol):
     def bot_seeds(self) -> dict[tuple[int, int], tuple[bytes, int]]: ...
 
     def deal_record(self, deal_no: int) -> bytes | None: ...
+
+
+def logged_entry(entry: Entry) -> list[object]:
+    """An entry as the commit log keeps it (plain values)."""
+    extras = entry.extras
+    return [
+        entry.kind,
+        entry.seat,
+        entry.request_id,
+        entry.request,
+        entry.response,
+        [[e.seq, e.public, [[s, p] for s, p in e.private.items()]] for e in entry.events],
+        [
+            list(extras.host_seed) if extras.host_seed is not None else None,
+            list(extras.bot_seed) if extras.bot_seed is not None else None,
+            list(extras.deal_record) if extras.deal_record is not None else None,
+            [[digest, seat] for digest, seat in extras.tokens],
+            extras.forget_seat,
+        ],
+    ]
+
+
+def entry_from_log(value: Any) -> Entry:
+    """An entry from the commit log (``logged_entry``'s value)."""
+    kind, seat, request_id, request, response, events, extras = value
+    host_seed, bot_seed, deal_record, tokens, forget_seat = extras
+    return Entry(
+        kind,
+        seat,
+        request_id,
+        request,
+        response,
+        tuple(JournaledEvent(seq, public, dict(private)) for seq, public, private in events),
+        Extras(
+            host_seed=tuple(host_seed) if host_seed is not None else None,
+            bot_seed=tuple(bot_seed) if bot_seed is not None else None,
+            deal_record=tuple(deal_record) if deal_record is not None else None,
+            tokens=tuple((digest, s) for digest, s in tokens),
+            forget_seat=forget_seat,
+        ),
+    )
 
 
 def _private_file(path: Path) -> None:
@@ -319,31 +368,75 @@ def why_unmade(error: sqlite3.Error | OSError) -> str:
 # What a writer thread hands back to the loop for one job: how to tell it, and its failure.
 _Settle = Callable[[BaseException | None], None]
 _Job = tuple["TableJournal", Sequence[Entry], asyncio.AbstractEventLoop, _Settle]
+_Told = dict[asyncio.AbstractEventLoop, list[tuple[_Settle, BaseException | None]]]
+
+
+class _Busy(Exception):
+    """The table's file is locked by another process: its job waits for the next batch."""
+
+
+# A job whose table's file another process holds locked is tried again with each batch for
+# this long (what SQLite's busy timeout waited before), then refused; other tables go on.
+BUSY_SECONDS = 5.0
+BUSY_RETRY_SECONDS = 0.02
 
 
 class Writers:
     """The writer threads the journals of a host share: group commit of the tables' jobs.
 
-    Every job handed in waits in one queue; a thread that comes free takes its share of
-    what is waiting (all of it when no other thread is free: a batch), commits each in
-    its own table's transaction (``append_job``: a failure is that job's alone, the
-    others of the batch commit), and hands the whole batch back to the event loop in one
-    call. So the tables ready at the same moment while the writers are busy cost one
-    hand-off to a thread and one back, not one each; while threads are free, each job
-    has its own and no fsync waits behind another table's.
+    With a commit log (``log_folder``, the host's way): one thread takes every job
+    waiting, begins each in its table's transaction and writes its entries
+    (a failure there is that job's alone), appends them all to the log as one
+    record made durable by one ``fdatasync``, then commits each table's
+    transaction (``synchronous=NORMAL``: no fsync of its own) and hands the whole
+    batch back to the event loop in one call. A log write that fails rolls back
+    every transaction of the batch: each of its jobs fails, no other. A table
+    whose own commit fails after the log took its job has it voided in the log
+    (a second record) before the job is refused. Now and then (``CHECKPOINT_BYTES``
+    of log) the log starts a new file, and a checkpoint makes the table files
+    written meanwhile durable and removes the older file; at close the same for
+    all of it (``host.journal.commitlog``).
+
+    Without one (``threads`` threads, as the host wrote before): a free thread
+    takes its share of what is waiting (all of it when no other thread is free:
+    a batch), commits each in its own table's transaction with
+    ``synchronous=FULL`` (``append_job``: one fsync each), and hands its share
+    back to the event loop in one call.
     """
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, log_folder: Path | None = None) -> None:
         self._ready: collections.deque[_Job] = collections.deque()
         self._wake = threading.Condition()
         self._closing = False
         self._idle = 0  # threads waiting for work
+        self.log_syncs = 0  # the log's fdatasyncs, one a batch (read by tests and the bench)
+        self.table_syncs = 0  # the table files' fsyncs at checkpoints and closes
+        self.log_folder = log_folder
+        self._log: commitlog.LogFile | None = None
+        self._dirty: set[TableJournal] = set()  # written since the log's current file began
+        self._checkpointing: threading.Thread | None = None
+        if log_folder is not None:
+            log_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(log_folder, 0o700)
+            self._batch_no = commitlog.last_batch_no(log_folder)
+            self._log = self._new_log_file()
+            work, threads = self._work_logged, 1
+        else:
+            work = self._work
         self._threads = [
-            threading.Thread(target=self._work, name=f"journal-writer-{n}", daemon=True)
+            threading.Thread(target=work, name=f"journal-writer-{n}", daemon=True)
             for n in range(threads)
         ]
         for thread in self._threads:
             thread.start()
+
+    def _new_log_file(self) -> commitlog.LogFile:
+        assert self.log_folder is not None
+        files = commitlog.log_files(self.log_folder)
+        number = int(files[-1].name) + 1 if files else 1
+        made = commitlog.LogFile(self.log_folder / f"{number:08d}")
+        commitlog.sync_folder(self.log_folder)
+        return made
 
     def submit(
         self,
@@ -370,7 +463,7 @@ class Writers:
                 # This thread's share: the other free threads take the rest side by side.
                 share = -(-len(self._ready) // (self._idle + 1))
                 batch = [self._ready.popleft() for _ in range(share)]
-            told: dict[asyncio.AbstractEventLoop, list[tuple[_Settle, BaseException | None]]] = {}
+            told: _Told = {}
             for journal, entries, loop, settle in batch:
                 outcome: BaseException | None = None
                 try:
@@ -378,9 +471,174 @@ class Writers:
                 except BaseException as error:
                     outcome = error
                 told.setdefault(loop, []).append((settle, outcome))
-            for loop, settled in told.items():
-                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: nobody waits
-                    loop.call_soon_threadsafe(_settle_all, settled)
+            _tell(told)
+
+    # --- With the commit log ----------------------------------------------------------------
+
+    def _work_logged(self) -> None:
+        waiting: list[tuple[_Job, float]] = []  # jobs of locked tables, and when they give up
+        while True:
+            with self._wake:
+                while not self._ready and not self._closing and not waiting:
+                    self._wake.wait()
+                if not self._ready and waiting:
+                    self._wake.wait(BUSY_RETRY_SECONDS)
+                if not self._ready and not waiting:
+                    break  # closing, and nothing left to write
+                fresh = list(self._ready)
+                self._ready.clear()
+            given_up = time.monotonic() + BUSY_SECONDS
+            waiting = self._write_batch(waiting + [(job, given_up) for job in fresh])
+            self._maybe_checkpoint()
+        self._final_checkpoint()
+
+    def _write_batch(self, batch: list[tuple[_Job, float]]) -> list[tuple[_Job, float]]:
+        """Write one batch (see the class); returns the jobs whose table was locked."""
+        told: _Told = {}
+
+        def tell(job: _Job, outcome: BaseException | None) -> None:
+            told.setdefault(job[2], []).append((job[3], outcome))
+
+        later: list[tuple[_Job, float]] = []
+        begun: list[tuple[_Job, int]] = []
+        held: set[int] = set()  # the journals with a job begun
+        now = time.monotonic()
+        for job, given_up in batch:
+            journal = job[0]
+            if id(journal) in held:
+                later.append((job, given_up))  # its table's previous job first
+                continue
+            try:
+                begun.append((job, journal._begin_job(job[1], wait=now < given_up)))
+                held.add(id(journal))
+            except _Busy:
+                later.append((job, given_up))
+            except BaseException as error:
+                tell(job, error)
+        if begun:
+            assert self._log is not None
+            try:
+                payload = commitlog.encode_jobs(
+                    [
+                        commitlog.LoggedJob(
+                            job[0].table_id, first, [logged_entry(e) for e in job[1]]
+                        )
+                        for job, first in begun
+                    ]
+                )
+                self._append(commitlog.JOBS, payload, reserve=True)
+            except BaseException as error:
+                for job, _ in begun:
+                    job[0]._abandon_job()
+                    failed = error
+                    if isinstance(error, OSError):
+                        failed = JournalWriteFailed(job[0].path, _why(error))
+                    tell(job, failed)
+                begun = []
+            voids: list[tuple[_Job, int, BaseException]] = []
+            for job, first in begun:
+                try:
+                    job[0]._commit_job()
+                except BaseException as error:  # not the table's: voided, then refused
+                    voids.append((job, first, error))
+                    continue
+                self._dirty.add(job[0])
+                tell(job, None)
+            if voids:
+                self._void(voids, tell)
+        _tell(told)
+        return later
+
+    def _void(
+        self,
+        voids: list[tuple[_Job, int, BaseException]],
+        tell: Callable[[_Job, BaseException | None], None],
+    ) -> None:
+        """Jobs the log holds that their tables' files did not take: voided in the log before
+        they are refused (a void is written from the space the log keeps for it)."""
+        try:
+            payload = commitlog.encode_voids(
+                [commitlog.Void(job[0].table_id, first) for job, first, _ in voids]
+            )
+            self._append(commitlog.VOIDS, payload, reserve=False)
+        except Exception as error:
+            for job, _, _ in voids:
+                # The log says the job is the table's and its file does not: the table takes
+                # no more moves; the next start gives it the job from the log.
+                try:
+                    job[0]._damaged(
+                        f"its file did not take a job the host's commit log holds ({error})"
+                    )
+                except JournalDamaged as damaged:
+                    tell(job, damaged)
+            return
+        for job, _, refused in voids:
+            tell(job, refused)
+
+    def _append(self, kind: int, payload: bytes, *, reserve: bool) -> None:
+        assert self._log is not None
+        self._log.append(commitlog.record(kind, self._batch_no + 1, payload), reserve=reserve)
+        self._batch_no += 1
+        self.log_syncs += 1
+
+    def _maybe_checkpoint(self) -> None:
+        """Past ``CHECKPOINT_BYTES``: a new log file, and the older one checkpointed beside."""
+        assert self._log is not None
+        if self._log.end < commitlog.CHECKPOINT_BYTES:
+            return
+        if self._checkpointing is not None and self._checkpointing.is_alive():
+            return  # the one before is not done: this file grows meanwhile
+        try:
+            fresh = self._new_log_file()
+        except OSError:
+            return  # no room for a new file: the current one grows, or its writes fail
+        older, dirty = self._log, self._dirty
+        self._log, self._dirty = fresh, set()
+        self._checkpointing = threading.Thread(
+            target=self._checkpoint, args=(older, dirty), name="journal-checkpoint", daemon=True
+        )
+        self._checkpointing.start()
+
+    def _checkpoint(self, older: commitlog.LogFile, dirty: set[TableJournal]) -> None:
+        """Every table file written while ``older`` was the log's, made durable; then
+        ``older`` removed (kept, and read again at the next start, if a sync fails)."""
+        try:
+            for journal in dirty:
+                self.table_syncs += journal._sync_wal()
+        except OSError:
+            older.close()
+            return
+        older.close()
+        with contextlib.suppress(OSError):
+            older.path.unlink()
+            assert self.log_folder is not None
+            commitlog.sync_folder(self.log_folder)
+
+    def _final_checkpoint(self) -> None:
+        """At close: every table file the log covers made durable, then the log removed."""
+        if self._checkpointing is not None:
+            self._checkpointing.join()
+        assert self._log is not None and self.log_folder is not None
+        try:
+            for journal in self._dirty:
+                self.table_syncs += journal._sync_wal(clean=True)
+        except OSError:
+            self._log.close()
+            return  # the log stays, for the next start
+        self._log.close()
+        with contextlib.suppress(OSError):
+            for path in commitlog.log_files(self.log_folder):
+                path.unlink()
+            commitlog.sync_folder(self.log_folder)
+
+    def drop_older_logs(self) -> None:
+        """Remove the log files before the current one (their jobs are in the table files,
+        written there durably by ``JournalStore``'s recovery)."""
+        assert self._log is not None and self.log_folder is not None
+        for path in commitlog.log_files(self.log_folder):
+            if path != self._log.path:
+                path.unlink()
+        commitlog.sync_folder(self.log_folder)
 
     def close(self) -> None:
         """Write what was handed in, then stop the threads."""
@@ -389,6 +647,13 @@ class Writers:
             self._wake.notify_all()
         for thread in self._threads:
             thread.join()
+
+
+def _tell(told: _Told) -> None:
+    """Each loop handed its jobs' outcomes in one call."""
+    for loop, settled in told.items():
+        with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: nobody waits
+            loop.call_soon_threadsafe(_settle_all, settled)
 
 
 def _settle_all(settled: list[tuple[_Settle, BaseException | None]]) -> None:
@@ -419,6 +684,10 @@ class TableJournal:
         # The table's task writes one job at a time; reads may come from the event loop.
         self._lock = threading.Lock()
         self.damage: str | None = None  # what was found damaged; no write is taken since
+        # The connection and the synchronous level its writes are set to (``_db_at``).
+        self._leveled: tuple[sqlite3.Connection, str] | None = None
+        self._begun: tuple[_Transaction, int] | None = None  # a batch's job not yet committed
+        self._unsynced = False  # committed through the commit log since its file's last fsync
         _private_file(path)
         self._connection: sqlite3.Connection | None = self._connect()
         if config is not None:
@@ -525,8 +794,12 @@ class TableJournal:
                     self._connection = None
 
     def close(self) -> None:
-        """Close the connection for good (the host stops, or the journal moves away)."""
+        """Close the connection for good (the host stops, or the journal moves away); what
+        the commit log made durable is made durable in the file first."""
         with self._lock:
+            if self._unsynced:
+                with contextlib.suppress(OSError):  # the log keeps it for the next start
+                    self._writers.table_syncs += self._sync_wal(clean=True)
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
@@ -590,6 +863,85 @@ class TableJournal:
         self._seen = self._looks()
         self._next_entry += len(entries)
 
+    @property
+    def table_id(self) -> str:
+        return self.path.name.removesuffix(SUFFIX)
+
+    def _begin_job(self, entries: Sequence[Entry], *, wait: bool) -> int:
+        """The first half of a job of a ``Writers`` batch: its transaction begun and its
+        entries written, not committed; returns its job number (its first entry's).
+
+        Raises ``_Busy`` when another process holds the file locked and ``wait``;
+        ``JournalWriteFailed`` as ``append_job`` does (nothing of the job is kept).
+        """
+        if self.damage is not None:
+            self._damaged(self.damage)
+        transaction = self._transaction("NORMAL")
+        try:
+            transaction.__enter__()
+        except (sqlite3.Error, OSError) as error:
+            if wait and getattr(error, "sqlite_errorname", "").startswith("SQLITE_BUSY"):
+                raise _Busy() from error
+            self._after_failure(error)
+            raise JournalWriteFailed(self.path, _why(error)) from error
+        try:
+            if self._reopened:  # the first job since the journal rested
+                self._reopened = False
+                self._check_integrity()
+            self._unchanged()
+            job_no = self._next_entry
+            for offset, entry in enumerate(entries):
+                self._insert(job_no + offset, job_no, entry)
+        except BaseException as error:
+            transaction.__exit__(type(error), error, None)
+            if isinstance(error, (sqlite3.Error, OSError)):
+                self._after_failure(error)
+                raise JournalWriteFailed(self.path, _why(error)) from error
+            raise
+        self._begun = (transaction, len(entries))
+        return job_no
+
+    def _commit_job(self) -> None:
+        """The second half, once the commit log holds the job: its transaction committed
+        (``JournalWriteFailed`` when that fails: rolled back)."""
+        assert self._begun is not None
+        (transaction, count), self._begun = self._begun, None
+        try:
+            transaction.__exit__(None, None, None)
+        except (sqlite3.Error, OSError) as error:
+            self._after_failure(error)
+            raise JournalWriteFailed(self.path, _why(error)) from error
+        self._seen = self._looks()
+        self._next_entry += count
+        self._unsynced = True
+
+    def _abandon_job(self) -> None:
+        """The job begun is not kept (the commit log did not take its batch): rolled back."""
+        assert self._begun is not None
+        (transaction, _), self._begun = self._begun, None
+        transaction.__exit__(JournalWriteFailed, None, None)
+        with self._lock, contextlib.suppress(sqlite3.Error, OSError):
+            self._seen = self._looks()  # a rolled-back transaction may have left frames
+
+    def _sync_wal(self, *, clean: bool = False) -> bool:
+        """The commits made through the commit log, made durable in this file: an fsync of
+        its write-ahead log (what its commits wrote; a checkpoint into the database file,
+        SQLite's own, syncs both). None to do when the log is gone (checkpointed at close).
+        ``clean``: nothing is written meanwhile, so nothing is left unsynced. Returns
+        whether there was a log to sync."""
+        try:
+            fd = os.open(self._wal, os.O_RDONLY)
+        except FileNotFoundError:
+            fd = -1
+        if fd >= 0:
+            try:
+                os.fdatasync(fd)
+            finally:
+                os.close(fd)
+        if clean:
+            self._unsynced = False
+        return fd >= 0
+
     def _after_failure(self, error: sqlite3.Error | OSError) -> None:
         """A write failed: damage, if that is why (``JournalDamaged``). A transaction rolled
         back may have left frames in the write-ahead log (never committed, so never read):
@@ -640,8 +992,19 @@ class TableJournal:
         row = self._db.execute("SELECT MAX(entry_no) FROM entries").fetchone()
         return int(row[0] or 0)
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(lambda: self._db, self._lock)
+    def _transaction(self, level: str = "FULL") -> _Transaction:
+        return _Transaction(lambda: self._db_at(level), self._lock)
+
+    def _db_at(self, level: str) -> sqlite3.Connection:
+        """The connection, its writes set to ``level``: FULL (an fsync each commit, SQLite's
+        busy timeout) for a write made durable by the table file alone, NORMAL (no fsync,
+        no wait for another process's lock) for a job the commit log makes durable."""
+        db = self._db
+        if self._leveled is None or self._leveled[0] is not db or self._leveled[1] != level:
+            db.execute(f"PRAGMA synchronous={level}")
+            db.execute(f"PRAGMA busy_timeout={0 if level == 'NORMAL' else BUSY_MS}")
+            self._leveled = (db, level)
+        return db
 
     # --- Reading back ---------------------------------------------------------------------
 
@@ -708,16 +1071,65 @@ class JournalStore:
     each beside a ``.reason`` file that says why.
     """
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, group_commit: bool = True) -> None:
+        """The data dir's journals. ``group_commit`` (the host's way): the tables' jobs made
+        durable by the commit log, one fsync a batch, and what the log holds from before
+        (a host that died) written into the table files first (``recovered`` says what
+        could not be, each such table set aside alone). Without: one fsync a job, in its
+        table's file (for comparison, ``bench/bench_journal.py``)."""
         self.folder = data_dir / TABLES_FOLDER
         self.archive_folder = data_dir / ARCHIVE_FOLDER
         self.damaged_folder = data_dir / DAMAGED_FOLDER
         for folder in (self.folder, self.archive_folder, self.damaged_folder):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(folder, 0o700)
-        self._writers = Writers(WRITER_THREADS)
+        log_folder = data_dir / commitlog.LOG_FOLDER
+        left = commitlog.read_log(log_folder) if group_commit else {}
+        self._writers = Writers(WRITER_THREADS, log_folder if group_commit else None)
         self._makers = ThreadPoolExecutor(max_workers=MAKER_THREADS, thread_name_prefix="journal")
         self._open: dict[Path, TableJournal] = {}
+        self.recovered: list[str] = []  # the tables set aside while the log was written back
+        if group_commit:
+            self.recovered = self._write_back(left)
+            self._writers.drop_older_logs()
+
+    @property
+    def writers(self) -> Writers:
+        return self._writers
+
+    def _write_back(self, left: dict[str, list[commitlog.LoggedJob]]) -> list[str]:
+        """Each table's jobs the commit log holds past its file's last entry, written into
+        the file (each one a transaction with ``synchronous=FULL``). A table whose file
+        cannot take them is set aside alone; returns what was set aside, and why."""
+        problems = []
+        for table_id, jobs in sorted(left.items()):
+            path = self.path(table_id)
+            if not path.exists():
+                continue  # archived or removed since: its file was made durable before
+            try:
+                journal = TableJournal(path, self._writers)
+                try:
+                    for job in jobs:
+                        last = journal._next_entry - 1
+                        if job.first_entry + len(job.entries) - 1 <= last:
+                            continue  # the file has it
+                        if job.first_entry != last + 1:
+                            raise JournalWriteFailed(
+                                path,
+                                f"the host's commit log holds its job from entry "
+                                f"{job.first_entry} and its file ends at entry {last}",
+                            )
+                        journal.append_job([entry_from_log(e) for e in job.entries])
+                finally:
+                    journal.close()
+            except (sqlite3.Error, OSError, JournalWriteFailed) as error:
+                reason = (
+                    f"{type(error).__name__}: {error}; the host's commit log held "
+                    f"{len(jobs)} job(s) of it"
+                )
+                target = self.set_aside(path, reason)
+                problems.append(f"table {table_id} set aside as {target}: {reason}")
+        return problems
 
     def path(self, table_id: str) -> Path:
         return self.folder / f"{table_id}{SUFFIX}"
