@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from conftest import HostClient, until
+from hostproc import HostProcess, free_port
 from private_participant import Participant, play_all, private_table, quick_rules
 
 from scala40_net import verifier
 from scala40_net.fairdeal.record import DealRecord
-from scala40_net.pb import deal_pb2, lobby_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+from scala40_net.private.messages import Envelope
+from scala40_net.private.protocol import Phase
 
 
 async def deal_to_its_end(served: HostClient, seats: int, decks: int) -> tuple[str, list[Participant]]:
@@ -128,3 +131,71 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
         )
         print(record_verifies(tmp_path, record.record, f"deal-{p.seat}.json", capsys))
         assert audit_stream(p.received) == 1
+
+
+async def restarted(host: HostProcess, people: list[Participant],
+                    tasks: list[asyncio.Task[None]]) -> list[asyncio.Task[None]]:
+    """SIGKILL the host, start it again on its data dir; every seat follows it again from a
+    snapshot (its part of the deal rebuilt from the transcript the host kept)."""
+    await host.kill()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await host.start()
+    assert host.channel is not None
+    stub = table_pb2_grpc.TableServiceStub(host.channel)
+    for p in people:
+        p.table = stub
+    return play_all(people)
+
+
+@pytest.mark.long(30)
+@pytest.mark.timeout(300)
+async def test_a_host_killed_during_the_shuffle_and_during_a_draw_loses_nothing_acknowledged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host = HostProcess(tmp_path / "host", free_port())
+    await host.start()
+    try:
+        assert host.channel is not None
+        lobby = lobby_pb2_grpc.LobbyServiceStub(host.channel)
+        table_id, people = await private_table(
+            lobby, table_pb2_grpc.TableServiceStub(host.channel), 2, quick_rules(1),
+            turn_seconds=0, grace_seconds=600,
+        )
+        tasks = play_all(people)
+        await until(lambda: all(p.received for p in people))
+        await lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+        )
+
+        def shuffling() -> bool:
+            return any(
+                p.deal is not None and p.deal.ledger.phase == Phase.SHUFFLING
+                and p.deal.ledger.shuffles == 1
+                for p in people
+            )
+
+        await until(shuffling, 60)
+        tasks = await restarted(host, people, tasks)
+        await until(lambda: people[0].draws_seen >= 3, 60)
+        tasks = await restarted(host, people, tasks)
+        await until(lambda: all(1 in p.signed for p in people), 120,
+                    lambda: f"refusals {[p.refusals for p in people]}")
+        assert all(p.resumed >= 2 for p in people)
+        for p in people:
+            p.stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert host.channel is not None
+        record = await table_pb2_grpc.TableServiceStub(host.channel).GetDealRecord(
+            table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
+        )
+        record_verifies(tmp_path, record.record, "deal.json", capsys)
+        transcript = set(DealRecord.from_json(record.record).private_transcript)
+        for p in people:
+            acknowledged = {m for m in p.acked if Envelope.parse(m).deal_no == 1}
+            assert acknowledged <= transcript, "an acknowledged message was lost"
+    finally:
+        await host.stop()
