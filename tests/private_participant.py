@@ -69,6 +69,8 @@ class Participant:
     sent: list[bytes] = field(default_factory=list)
     acked: list[bytes] = field(default_factory=list)
     resumed: int = 0
+    #: Each acknowledged message's place in the deal's transcript.
+    placed: dict[bytes, int] = field(default_factory=dict)
     draws_seen: int = 0
 
     @property
@@ -81,11 +83,12 @@ class Participant:
     async def send(self, envelope: bytes, again: bool = False) -> None:
         if not again:
             self.sent.append(envelope)
-        await self.table.SendPrivate(
+        answer = await self.table.SendPrivate(
             table_pb2.SendPrivateRequest(context=self.context(), envelope=envelope),
             metadata=self.metadata,
         )
         self.acked.append(envelope)
+        self.placed[envelope] = answer.transcript_seq
 
     async def run(self, after_seq: int = 0) -> None:
         """Follow the stream until ``stop`` is set (or it ends)."""
@@ -116,8 +119,7 @@ class Participant:
             await self.act()
         elif which == "deal":
             await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
-        elif which == "private_reveal_due":
-            assert self.deal is not None
+        elif which == "private_reveal_due" and self.deal is not None:
             await self.send(self.deal.reveal_message())
         elif which == "deal_signed":
             self.signed.append(event.deal_signed.deal_no)
@@ -179,6 +181,8 @@ class Participant:
 
     async def on_deal(self, public: deal_pb2.DealEvent, event: table_pb2.TableEvent) -> None:
         which = public.WhichOneof("event")
+        if self.seat < 0:
+            return  # a spectator only keeps what it is sent
         if which == "announced":
             a = public.announced
             assert a.HasField("private_setup"), "a private table's deal names its keys"
@@ -283,6 +287,8 @@ class Participant:
                 return
             assert drawn.card == 0, "the host named a card drawn from a private stock"
             self.drawn = (drawn.position.round, drawn.position.position)
+            if len(self.views) < 2:
+                await self.view()  # what the host shows this seat mid-deal, for the audit
         place = self.drawn
         try:
             card = seat.read_card(*place)
