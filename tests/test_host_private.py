@@ -394,3 +394,39 @@ async def test_a_seat_gone_past_its_grace_voids_the_private_deal_r10_3(
     capsys.readouterr()
     assert verifier.main([str(path)]) == 0
     assert "void (R10.3: seat 1" in capsys.readouterr().out
+
+
+@pytest.mark.timeout(240)
+async def test_a_private_stock_is_rebuilt_by_every_seat_and_drawn_from_again_r10_1(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R10.1 at a private table: the discards below the top, encrypted openly, shuffled by
+    every seat again; draws from the new stock name round 1's positions; the record's audit
+    opens the rebuilt stock and the replay draws from it."""
+    table_id, people = await private_table(
+        served.lobby, served.table, 2, quick_rules(1, stall_rebuilds=2)
+    )
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+    )
+    await until(lambda: all(1 in p.signed for p in people), 200,
+                lambda: f"refusals {[p.refusals for p in people]}")
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    rounds = {
+        public.drawn.position.round
+        for data in people[0].received
+        if (event := table_pb2.SubscribeEventsResponse.FromString(data).event).HasField("deal")
+        and (public := deal_pb2.DealEvent.FromString(event.deal.public_event)).HasField("drawn")
+    }
+    assert rounds == {0, 1}
+    record = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[1].metadata
+    )
+    assert "1 stock rebuilds" in record_verifies(tmp_path, record.record, "deal.json", capsys)
+    assert audit_stream(people[1].received) == 1
