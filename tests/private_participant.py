@@ -239,16 +239,17 @@ class Participant:
         if seat is None:
             return
         ledger, setup = seat.ledger, seat.setup
-        if self.rebuild_due is not None and ledger.phase == Phase.PLAYING:
-            if setup.shuffle_order[0] == self.seat:
-                cards, self.rebuild_due = self.rebuild_due, None
-                self.sent_shuffles.add((ledger.round + 1, 0))
-                await self.send(seat.shuffle_message(rebuild=cards))
-                return
+        first = setup.shuffle_order[0] == self.seat
+        if self.rebuild_due is not None and ledger.phase == Phase.PLAYING and first:
+            cards, self.rebuild_due = self.rebuild_due, None
+            self.sent_shuffles.add((ledger.round + 1, 0))
+            await self.send(seat.shuffle_message(rebuild=cards))
+            return
         if ledger.phase == Phase.SHUFFLING:
             self.rebuild_due = None
-            if seat.my_turn_to_shuffle() and (ledger.round, ledger.shuffles) not in self.sent_shuffles:
-                self.sent_shuffles.add((ledger.round, ledger.shuffles))
+            turn = (ledger.round, ledger.shuffles)
+            if seat.my_turn_to_shuffle() and turn not in self.sent_shuffles:
+                self.sent_shuffles.add(turn)
                 await self.send(seat.shuffle_message())
             return
         if ledger.phase == Phase.CUTTING:

@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
-
 import pytest
 from conftest import HostClient, until
 from hostproc import HostProcess, free_port
