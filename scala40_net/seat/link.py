@@ -216,6 +216,13 @@ class GrpcTable:
         answer: table_pb2.GetDealRecordResponse = await self._unary("GetDealRecord", request)
         return answer.record
 
+    async def send_private(
+        self, request: table_pb2.SendPrivateRequest
+    ) -> table_pb2.SendPrivateResponse:
+        """One private-table protocol message (docs/PRIVATE_TABLES.md), on the seat's stream
+        while one is open."""
+        return cast(table_pb2.SendPrivateResponse, await self._unary("SendPrivate", request))
+
     async def decide_absence(
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:

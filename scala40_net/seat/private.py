@@ -217,6 +217,15 @@ class PrivateParticipant:
         self._started = True
         return self._due()
 
+    def has(self, data: bytes) -> bool:
+        """Whether this envelope is one the seat has already taken in (or wrote)."""
+        try:
+            env = Envelope.parse(data)
+        except EncodingError:
+            return False
+        chain = self.private.checker.chains.get(env.author, [])
+        return env.seq < len(chain) and chain[env.seq].digest == env.digest
+
     def receive(self, data: bytes) -> Step:
         """One relayed envelope, checked; what the seat sends because of it."""
         step = Step()
@@ -294,9 +303,10 @@ class PrivateParticipant:
         """Positions of the seat's hand whose card is not yet read (a share missing)."""
         return [p for p, card in self.held.items() if card is None]
 
-    def positions_of(self, cards: Iterable[int]) -> list[Position | None]:
+    def positions_of(self, cards: Iterable[int], strict: bool = True) -> list[Position | None]:
         """A play's cards named as the contract names them: each by its position in the
-        seat's hand, None for a public card it took (KeyError: not in the hand)."""
+        seat's hand, None for a public card it took (KeyError: not in the hand, unless not
+        ``strict``: a joker a play swaps off the table into the hand, say, is None too)."""
         used: set[Position] = set()
         public = list(self.public_cards)
         named: list[Position | None] = []
@@ -305,8 +315,9 @@ class PrivateParticipant:
             if found is not None:
                 used.add(found)
                 named.append(found)
-            elif card in public:
-                public.remove(card)
+            elif card in public or not strict:
+                if card in public:
+                    public.remove(card)
                 named.append(None)
             else:
                 raise KeyError(f"card {card} is not in this seat's hand")
