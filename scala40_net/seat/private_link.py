@@ -24,18 +24,21 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from scala40_net.pb import deal_pb2, table_pb2
 from scala40_net.private.chain import Fault
-from scala40_net.private.messages import Signer
+from scala40_net.private.messages import Ed25519Signer, Signer
 from scala40_net.private.protocol import DealSetup
 from scala40_net.seat.link import resend
 from scala40_net.seat.private import (
     HEADS_AFTER,
     PrivateParticipant,
-    deal_folder,
     random_cut,
 )
 from scala40_net.seat.refusal import HostRefusal
+from scala40_net.secretfile import read_secret, write_secret
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +49,17 @@ Sender = Callable[[table_pb2.SendPrivateRequest], Awaitable[table_pb2.SendPrivat
 
 #: How long a move waits for its hand's cards to be read (the other seats' shares).
 HAND_WAIT = 20.0
+
+
+#: The phases of a deal in play (its messages still due, or its turns).
+IN_PLAY = frozenset(
+    {
+        table_pb2.TURN_PHASE_PRIVATE_DEAL,
+        table_pb2.TURN_PHASE_DRAW,
+        table_pb2.TURN_PHASE_PLAY,
+        table_pb2.TURN_PHASE_PRIVATE_REVEAL,
+    }
+)
 
 
 def setup_of(table_id: str, event: deal_pb2.DealEvent) -> tuple[DealSetup, dict[int, bytes]]:
@@ -79,7 +93,7 @@ class PrivateDeals:
         seat: int,
         signer: Signer,
         send: Sender,
-        data_dir: Path | None,
+        folder: Path | None,
         *,
         choose_cut: Callable[[int], int | None] = random_cut,
         heads_after: float = HEADS_AFTER,
@@ -89,7 +103,8 @@ class PrivateDeals:
         self.seat = seat
         self.signer = signer
         self._send = send
-        self.folder = deal_folder(data_dir, table_id) if data_dir is not None else None
+        #: Where its per-deal keys and messages are kept (``deal_folder``); None: memory only.
+        self.folder = folder
         self._choose_cut = choose_cut
         self.heads_after = heads_after
         self.on_fault = on_fault
@@ -157,7 +172,7 @@ class PrivateDeals:
         from its transcript when this seat has no participant for it (a restart), the one
         it has is handed what it missed, and its hand is the host's (its positions)."""
         announced = _announcement(view)
-        if announced is None:
+        if announced is None or view.phase not in IN_PLAY:
             return
         transcript = list(view.private_transcript)
         if self.current is None or self.deal_no != announced.deal_no:
@@ -322,3 +337,17 @@ def _announcement(view: table_pb2.TableView) -> deal_pb2.DealEvent | None:
         return None
     first = deal_pb2.DealEvent.FromString(view.deal_events[0])
     return first if is_private(first) else None
+
+
+def signing_key_at(path: Path) -> Ed25519Signer:
+    """The seat's signing key for a private table's messages, kept at ``path`` (0600), made
+    there on first use: a seat restarted signs its chain on with the same key."""
+    if path.exists():
+        return Ed25519Signer(Ed25519PrivateKey.from_private_bytes(read_secret(path)))
+    key = Ed25519PrivateKey.generate()
+    raw = key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    if not write_secret(path, raw, replace=False):  # another start made it first
+        return signing_key_at(path)
+    return Ed25519Signer(key)
