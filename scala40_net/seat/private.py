@@ -293,6 +293,10 @@ class PrivateParticipant:
         self._heads_sent = True
         return [self._kept(self.private.heads_message())]
 
+    def waited(self, seconds: float) -> bool:
+        """Whether nothing of the deal has come for ``seconds``."""
+        return self._clock() - self._progress_at >= seconds
+
     # The hand.
 
     def hand(self) -> list[int]:
