@@ -283,6 +283,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.RematchResponse:
         return await self._as_seat(Table.rematch, request)
 
+    async def SendPrivate(
+        self, request: table_pb2.SendPrivateRequest, context: Context
+    ) -> table_pb2.SendPrivateResponse:
+        return await self._as_seat(Table.send_private, request)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

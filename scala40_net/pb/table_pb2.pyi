@@ -61,7 +61,7 @@ class SubscribeEventsResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ...) -> None: ...
 
 class TableEvent(_message.Message):
-    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started", "rematch", "private_message")
+    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started", "rematch", "private_message", "private_reveal_due")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +72,7 @@ class TableEvent(_message.Message):
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     REMATCH_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_REVEAL_DUE_FIELD_NUMBER: _ClassVar[int]
     seq: int
     snapshot: TableView
     deal: DealEventEnvelope
@@ -82,7 +83,14 @@ class TableEvent(_message.Message):
     match_started: MatchStarted
     rematch: RematchUpdate
     private_message: PrivateMessage
-    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., rematch: _Optional[_Union[RematchUpdate, _Mapping]] = ..., private_message: _Optional[_Union[PrivateMessage, _Mapping]] = ...) -> None: ...
+    private_reveal_due: PrivateRevealDue
+    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., rematch: _Optional[_Union[RematchUpdate, _Mapping]] = ..., private_message: _Optional[_Union[PrivateMessage, _Mapping]] = ..., private_reveal_due: _Optional[_Union[PrivateRevealDue, _Mapping]] = ...) -> None: ...
+
+class PrivateRevealDue(_message.Message):
+    __slots__ = ("deal_no",)
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    deal_no: int
+    def __init__(self, deal_no: _Optional[int] = ...) -> None: ...
 
 class PrivateMessage(_message.Message):
     __slots__ = ("envelope", "seq", "deal_no")
