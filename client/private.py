@@ -94,7 +94,7 @@ class PrivateDriver:
     @staticmethod
     def _concerns_private(event: table_pb2.TableEvent) -> bool:
         kind = event.WhichOneof("event")
-        if kind == "private_message":
+        if kind in ("private_message", "private_reveal_due"):
             return True
         if kind == "deal":
             return is_private(deal_pb2.DealEvent.FromString(event.deal.public_event))
@@ -118,6 +118,8 @@ class PrivateDriver:
         model = self.screen.model
         if kind == "private_message":
             await deals.on_private_message(event.private_message)
+        elif kind == "private_reveal_due":
+            await deals.on_reveal_due(event.private_reveal_due)
         elif kind == "deal":
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             await deals.on_deal_event(public)

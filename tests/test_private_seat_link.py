@@ -141,10 +141,8 @@ async def play_a_deal(tmp_path: Path) -> None:
         opened = relay.seats[2].current.opened(0, setup.positions.hands[0][0])  # type: ignore[union-attr]
         assert opened == card
         # The deal ends: every seat reveals, and the transcript audits.
-        ending = deal_pb2.DealEvent(deal_no=1)
-        ending.played.seat = 0
-        ending.played.went_out = True
-        relay.publish(ending)
+        for deals in relay.seats.values():
+            await deals.on_reveal_due(table_pb2.PrivateRevealDue(deal_no=1))
         await relay.quiet()
         audit = audit_deal(setup, keys, relay.transcript)
         assert sorted(audit.dealt.hands[2]) == sorted(hands[2])

@@ -285,6 +285,9 @@ class NetworkSeat:
         if kind == "private_message":
             if self.private is not None:
                 await self.private.on_private_message(event.private_message)
+        elif kind == "private_reveal_due":
+            if self.private is not None:
+                await self.private.on_reveal_due(event.private_reveal_due)
         elif kind == "deal":
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             private = event.deal.private_event if event.deal.HasField("private_event") else None

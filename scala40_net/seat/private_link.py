@@ -150,8 +150,6 @@ class PrivateDeals:
             played = event.played
             if played.HasField("discard"):
                 self.pile.append(played.discard)
-            if played.went_out:
-                await self._run(mine.deal_over)
         elif kind == "stock_rebuilt":
             discards, self.pile = self.pile[:-1], self.pile[-1:]
             await self._run(lambda: mine.rebuilt(discards))
@@ -164,8 +162,28 @@ class PrivateDeals:
         if mine is None or message.deal_no != self.deal_no:
             return
         self.taken = max(self.taken, message.seq)
+        if not message.envelope:
+            return  # this seat's own message: its place in the transcript, without its bytes
         data = bytes(message.envelope)
         await self._run(lambda: self._received(mine, data))
+
+    async def on_reveal_due(self, due: table_pb2.PrivateRevealDue) -> None:
+        """The deal's last move is played: the seat reveals its per-deal key."""
+        mine = self.current
+        if mine is not None and due.deal_no == self.deal_no:
+            await self._run(mine.deal_over)
+
+    async def on_event(self, event: table_pb2.TableEvent) -> None:
+        """One event of the seat's stream, whatever it is (the protocol's are taken)."""
+        kind = event.WhichOneof("event")
+        if kind == "private_message":
+            await self.on_private_message(event.private_message)
+        elif kind == "private_reveal_due":
+            await self.on_reveal_due(event.private_reveal_due)
+        elif kind == "deal":
+            await self.on_deal_event(deal_pb2.DealEvent.FromString(event.deal.public_event))
+        elif kind == "snapshot":
+            await self.on_view(event.snapshot)
 
     async def on_view(self, view: table_pb2.TableView) -> None:
         """A view of the table (a snapshot, a GetView): a private deal in play is taken up
