@@ -67,6 +67,7 @@ from scala40_net.pb import (
 )
 from scala40_net.players import PlayerKey
 from scala40_net.private.messages import Ed25519Signer, Signer
+from scala40_net.private.record import verify_private_record
 from scala40_net.seat.fairdeal import FairDealSteps
 from scala40_net.seat.link import CALL_TIMEOUT, GrpcTable, SeatLink, bearer, resend
 from scala40_net.seat.private import deal_folder
@@ -193,6 +194,9 @@ class NetworkSeat:
         self.signer: Signer | None = None
         self.private: PrivateDeals | None = None
         self._private_deals: set[int] = set()  # deal numbers dealt by private messages
+        # This seat's move waits for a card of its hand to be read (the other seats' shares
+        # come on the stream, which goes on meanwhile): made once it is.
+        self._move_when_read = False
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -285,6 +289,9 @@ class NetworkSeat:
         if kind == "private_message":
             if self.private is not None:
                 await self.private.on_private_message(event.private_message)
+                if self._move_when_read and self.private.read_hand() is not None:
+                    self._move_when_read = False
+                    await self._move()
         elif kind == "private_reveal_due":
             if self.private is not None:
                 await self.private.on_reveal_due(event.private_reveal_due)
@@ -594,6 +601,9 @@ class NetworkSeat:
             view, seen = wire.deal_view_from_pb(answer.view), answer.seq
             if view is not None and answer.view.deal_no in self._private_deals:
                 view = await self._private_hand(view, answer.view)
+                if view is None:
+                    self._move_when_read = True
+                    return True
             self._known = None if view is None else (view, seen)
         else:
             view, seen = known
@@ -633,14 +643,15 @@ class NetworkSeat:
         back = self.link.return_request(seen)
         return await self._send_move(self.table.return_discard, back) != "stale"
 
-    async def _private_hand(self, view: DealView, table: table_pb2.TableView) -> DealView:
+    async def _private_hand(self, view: DealView, table: table_pb2.TableView) -> DealView | None:
         """At a private table the host's view holds the hand's positions: the cards are the
-        participant's, once the other seats' shares of them are in."""
+        participant's, once the other seats' shares of them are in (None: not yet; the
+        move is made when they are)."""
         if self.private is None:
             return view
         await self.private.on_view(table)
-        hand = await self.private.hand()
-        return view if hand is None else dataclasses.replace(view, hand=tuple(hand))
+        hand = self.private.read_hand()
+        return None if hand is None else dataclasses.replace(view, hand=tuple(hand))
 
     async def _send_move(self, method: Callable[[Any], Awaitable[Any]], request: Any) -> str:
         """``taken``, ``stale`` (decide again from a fresh view), ``refused`` (a rule: try
@@ -833,6 +844,10 @@ async def _checked(
         if keeper is not None:
             keeper.keep(signed.deal_no, raw, seat.seat, mine)
         record = DealRecord.from_json(raw)
+        if record.private_transcript:
+            # A private deal: the host's signature, every seat's message audited, the replay.
+            verify_private_record(record, host.host_fingerprint)
+            return "record verified, private deal audited (every message, proof and share)"
         verify_record(
             record,
             host_fingerprint=host.host_fingerprint,

@@ -227,6 +227,13 @@ class PrivateDeals:
                             self.seat, wait, mine.unread())  # fmt: skip
         return mine.hand()
 
+    def read_hand(self) -> list[int] | None:
+        """The seat's hand as cards when every card of it is read, else None."""
+        mine = self.current
+        if mine is None or mine.unread():
+            return None
+        return mine.hand()
+
     async def open_for_play(self, cards: Iterable[int]) -> list[deal_pb2.PrivatePosition]:
         """The positions of the hand's ``cards`` a play lays or discards, the seat's shares
         of them to everyone sent first (a card not at a position, public, has none)."""
