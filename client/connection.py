@@ -311,9 +311,13 @@ class TableLink:
         return await self.link.draw(source)
 
     async def play(
-        self, operations: list[cards_pb2.Operation], discard: int | None
+        self,
+        operations: list[cards_pb2.Operation],
+        discard: int | None,
+        positions: list[deal_pb2.PrivatePosition] | None = None,
     ) -> table_pb2.PlayResponse:
-        return await self.link.play(operations, discard)
+        """``positions``: at a private table, the hand's positions the play lays or discards."""
+        return await self.link.play(operations, discard, positions=positions)
 
     async def return_discard(self) -> table_pb2.ReturnDiscardResponse:
         return await self.link.return_discard()

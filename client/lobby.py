@@ -90,6 +90,11 @@ def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = No
         phase += f" · {t('lobby_locked')}"
     if table.invited_only:
         phase += f" · {t('lobby_invited_only')}"
+    if table.private_cards:
+        phase += f" · {t('lobby_private')}"
+        readable = [s.name or f"#{s.seat}" for s in table.seats if s.taken and s.host_bot]
+        if readable:
+            phase += f" · {t('lobby_host_reads', names=', '.join(readable))}"
     if held is not None:
         phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
