@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -72,6 +73,9 @@ class Participant:
     #: Each acknowledged message's place in the deal's transcript.
     placed: dict[bytes, int] = field(default_factory=dict)
     draws_seen: int = 0
+    #: Each draw from the stock, from its call to its card read (bench/bench_private_host.py).
+    draw_times: list[float] = field(default_factory=list)
+    draw_sent: float | None = None
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -276,6 +280,7 @@ class Participant:
         if self.drawn is None:
             if seat.ledger.phase != Phase.PLAYING or self.stock == 0:
                 return  # a rebuilt stock being shuffled, or the deal's end coming
+            self.draw_sent = time.perf_counter()
             try:
                 drawn = await self.table.Draw(
                     table_pb2.DrawRequest(
@@ -296,6 +301,9 @@ class Participant:
         except KeyError:
             return  # the other seats' shares are on their way
         self.drawn = None
+        if self.draw_sent is not None:
+            self.draw_times.append(time.perf_counter() - self.draw_sent)
+            self.draw_sent = None
         self.cards[place] = card
         await self.send(seat.shares_message(place[0], [place[1]], EVERYONE))
         request = table_pb2.PlayRequest(context=self.context(), discard=card)
