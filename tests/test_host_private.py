@@ -429,3 +429,34 @@ async def test_a_private_stock_is_rebuilt_by_every_seat_and_drawn_from_again_r10
     )
     assert "1 stock rebuilds" in record_verifies(tmp_path, record.record, "deal.json", capsys)
     assert audit_stream(people[1].received) == 1
+
+
+@pytest.mark.timeout(120)
+async def test_a_timed_out_private_turn_is_not_played_by_the_host_and_voids_past_its_grace(
+    served: HostClient,
+) -> None:
+    """The host cannot play a private seat's turn (it cannot read the hand): when the turn
+    clock runs out it plays nothing, and past the seat's grace the deal is void (R10.3)."""
+    table_id, people = await private_table(
+        served.lobby, served.table, 2, quick_rules(1), turn_seconds=2, grace_seconds=1
+    )
+    ann, bob = people
+    bob.play_turns = False  # it answers the protocol but never moves
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    await until(lambda: 1 in ann.signed, 60)
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    events = [table_pb2.SubscribeEventsResponse.FromString(m).event for m in ann.received]
+    deal_events = [e for e in events if e.HasField("deal")]
+    assert not any(e.deal.by_host for e in deal_events), "the host played a private turn"
+    publics = [deal_pb2.DealEvent.FromString(e.deal.public_event) for e in deal_events]
+    ended = [p.ended for p in publics if p.HasField("ended")]
+    assert ended[0].outcome == deal_pb2.DEAL_OUTCOME_VOID
+    assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat}"), ended[0].void_reason
