@@ -28,9 +28,10 @@ from scala40_net.private.protocol import Phase
 async def deal_to_its_end(
     served: HostClient, seats: int, decks: int,
     meanwhile: Callable[[list[Participant]], Awaitable[None]] | None = None,
+    deals: int = 1,
 ) -> tuple[str, list[Participant]]:
-    """A private deal played by ``seats`` in-test seats to its signed end (``meanwhile``
-    run while it is played)."""
+    """``deals`` private deals played by ``seats`` in-test seats to their signed ends
+    (``meanwhile`` run while the first is played)."""
     table_id, people = await private_table(served.lobby, served.table, seats, quick_rules(decks))
     tasks = play_all(people)
     await until(lambda: all(p.received for p in people))
@@ -39,7 +40,7 @@ async def deal_to_its_end(
     )
     if meanwhile is not None:
         await meanwhile(people)
-    await until(lambda: all(1 in p.signed for p in people), 120,
+    await until(lambda: all(deals in p.signed for p in people), 120 * deals,
                 lambda: f"refusals {[p.refusals for p in people]}")
     for p in people:
         p.stop.set()
@@ -189,7 +190,7 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
         )
         again.append((key, bob.placed[key], answer.transcript_seq))
 
-    _table_id, people = await deal_to_its_end(served, 2, 1, meddle)
+    _table_id, people = await deal_to_its_end(served, 2, 1, meddle, deals=2)
     [(_key, first, second)] = again
     assert first == second
     relayed = [
@@ -198,15 +199,18 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
         if (event := table_pb2.SubscribeEventsResponse.FromString(data).event).HasField(
             "private_message"
         )
+        and event.private_message.deal_no == 1
     ]
     assert relayed.count(first) == 1, "a message sent again was relayed twice"
     for p in people:
         assert not p.refusals
-        record = await served.table.GetDealRecord(
-            table_pb2.GetDealRecordRequest(deal_no=1), metadata=p.metadata
-        )
-        print(record_verifies(tmp_path, record.record, f"deal-{p.seat}.json", capsys))
-        assert audit_stream(p.received) == 1
+        for deal_no in (1, 2):  # the second deal dealt afresh after the first's end
+            record = await served.table.GetDealRecord(
+                table_pb2.GetDealRecordRequest(deal_no=deal_no), metadata=p.metadata
+            )
+            print(record_verifies(tmp_path, record.record, f"deal-{p.seat}-{deal_no}.json",
+                                  capsys))
+        assert audit_stream(p.received) >= 2
 
 
 async def restarted(host: HostProcess, people: list[Participant],
