@@ -464,3 +464,31 @@ async def test_a_timed_out_private_turn_is_not_played_by_the_host_and_voids_past
     ended = [p.ended for p in publics if p.HasField("ended")]
     assert ended[0].outcome == deal_pb2.DEAL_OUTCOME_VOID
     assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat}"), ended[0].void_reason
+
+
+@pytest.mark.timeout(120)
+async def test_a_seat_that_leaves_a_private_deal_voids_it_at_once_r10_3(served: HostClient) -> None:
+    table_id, people = await private_table(
+        served.lobby, served.table, 2, quick_rules(1), grace_seconds=600, turn_seconds=0
+    )
+    ann, bob = people
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    await until(lambda: ann.started and bob.started, 60)
+    await served.lobby.LeaveTable(
+        lobby_pb2.LeaveTableRequest(table_id=table_id), metadata=bob.metadata
+    )
+    await until(lambda: 1 in ann.signed, 30)  # long before any grace or clock
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    events = [table_pb2.SubscribeEventsResponse.FromString(m).event for m in ann.received]
+    publics = [deal_pb2.DealEvent.FromString(e.deal.public_event) for e in events
+               if e.HasField("deal")]
+    ended = [p.ended for p in publics if p.HasField("ended")]
+    assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat} is away"), ended[0]
