@@ -12,8 +12,9 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, until
+from conftest import HostClient, bearer, until
 from hostproc import HostProcess, free_port
+from keyed_match import keyed_join
 from private_participant import Participant, play_all, private_table, quick_rules
 
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
@@ -21,7 +22,8 @@ from scala40_net import verifier
 from scala40_net.cards import face
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
-from scala40_net.private.messages import Envelope
+from scala40_net.players import PlayerKey
+from scala40_net.private.messages import Ed25519Signer, Envelope
 from scala40_net.private.protocol import Phase
 
 
@@ -492,3 +494,47 @@ async def test_a_seat_that_leaves_a_private_deal_voids_it_at_once_r10_3(served: 
                if e.HasField("deal")]
     ended = [p.ended for p in publics if p.HasField("ended")]
     assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat} is away"), ended[0]
+
+
+async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key(
+    served: HostClient,
+) -> None:
+    """CreateTable's private_cards is shown in the lobby; a join names its signing key or
+    signs with its player key, and one with neither is refused; the host seats no bot of its
+    own there; SendPrivate at an ordinary table is refused."""
+    table_id = await served.new_table(seats=3, private_cards=True)
+    with pytest.raises(grpc.aio.AioRpcError) as keyless:
+        await served.join(table_id, "ann")
+    assert keyless.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "signing key" in (keyless.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as weak:
+        await served.join(table_id, "ann", private_signing_key=bytes(32))
+    assert weak.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    signer = Ed25519Signer()
+    ann = await served.join(table_id, "ann", private_signing_key=signer.public_key())
+    key = PlayerKey.generate()
+    bob = await keyed_join(served, table_id, "bob", key)
+    with pytest.raises(grpc.aio.AioRpcError) as bot:
+        await served.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(ann.seat_token)
+        )
+    assert bot.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+    [summary] = [t for t in listed.tables if t.table_id == table_id]
+    assert summary.private_cards
+    seats = {s.seat: s for s in summary.seats}
+    assert seats[ann.seat].private_signing_key == signer.public_key()
+    assert seats[bob.seat].private_signing_key == key.public_key
+    assert not any(s.host_bot for s in summary.seats)
+    ordinary = await served.new_table(seats=2)
+    tables = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
+    assert not next(t for t in tables if t.table_id == ordinary).private_cards
+    carl = await served.join(ordinary, "carl")
+    with pytest.raises(grpc.aio.AioRpcError) as not_private:
+        await served.table.SendPrivate(
+            table_pb2.SendPrivateRequest(
+                context=table_pb2.MoveContext(request_id="x"), envelope=b"S40P"
+            ),
+            metadata=bearer(carl.seat_token),
+        )
+    assert not_private.value.code() == grpc.StatusCode.FAILED_PRECONDITION
