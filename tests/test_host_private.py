@@ -538,3 +538,47 @@ async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key
             metadata=bearer(carl.seat_token),
         )
     assert not_private.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+
+@pytest.mark.timeout(120)
+async def test_a_shuffle_whose_deck_is_not_its_proofs_is_refused_and_named(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every seat first sends a shuffle with two cards swapped after its proof: the host
+    refuses it, naming the seat and the proof, and relays nothing of it; the honest shuffle
+    after it is taken (its proof checked off the table's job) and the deal goes on."""
+    table_id, people = await private_table(served.lobby, served.table, 2, quick_rules(1))
+    for p in people:
+        p.tamper = True
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+    )
+    task = served.host.registry.tables[table_id]
+    prechecked: list[int] = []
+
+    def shuffled() -> bool:
+        current = task.table.state.current
+        if current is None or current.private is None or current.private.ledger.cut is None:
+            return False
+        prechecked.append(len(current.private.prechecked))
+        return True
+
+    await until(shuffled, 60)
+    await until(lambda: all(1 in p.signed for p in people), 120)
+    for p in people:
+        p.stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert prechecked == [2]  # both honest shuffles' proofs held off the table's job
+    for p in people:
+        [(code, why)] = p.private_refusals
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"seat {p.seat}'s shuffle proof does not hold" in why, why
+    record = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
+    )
+    record_verifies(tmp_path, record.record, "deal.json", capsys)
