@@ -18,11 +18,11 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from client.connection import private_signer
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2
 from scala40_net.private.chain import Fault
-from scala40_net.private.messages import Ed25519Signer
 from scala40_net.seat.private import deal_folder, fault_sentence, waiting_sentence
-from scala40_net.seat.private_link import PrivateDeals, is_private, signing_key_at
+from scala40_net.seat.private_link import PrivateDeals, is_private
 
 if TYPE_CHECKING:
     from client.app import TableScreen
@@ -72,9 +72,9 @@ class PrivateDriver:
             return None
         table_id = link.seat.table_id
         folder = deal_folder(self.data_dir, table_id) if self.data_dir is not None else None
-        # The key that signs this seat's messages: kept beside its per-deal keys, so that a
-        # screen started again signs its chain on with the key its join named.
-        signer = signing_key_at(folder / "signing.key") if folder is not None else Ed25519Signer()
+        # The key that signs this seat's messages, the one its join named (kept beside its
+        # per-deal keys, so that a screen started again signs its chain on with it).
+        signer = private_signer(self.data_dir, table_id)
         self.deals = PrivateDeals(
             table_id, model.my_seat, signer, link.table.send_private, folder,
             on_fault=self._fault,
