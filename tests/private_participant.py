@@ -10,7 +10,9 @@ by its share. Every byte it is sent is kept, for the privacy audits.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
-from scala40_net.private.messages import EVERYONE, Ed25519Signer
+from scala40_net.private.messages import EVERYONE, Ed25519Signer, Envelope
 from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat
 
 Place = tuple[int, int]
@@ -64,8 +66,16 @@ class Participant:
     seats: tuple[int, ...] = ()
     stock: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Messages sent to the host, in order (what this seat signed).
+    #: Messages sent to the host, in order (what this seat signed), and those it acknowledged.
     sent: list[bytes] = field(default_factory=list)
+    acked: list[bytes] = field(default_factory=list)
+    resumed: int = 0
+    #: Each acknowledged message's place in the deal's transcript.
+    placed: dict[bytes, int] = field(default_factory=dict)
+    draws_seen: int = 0
+    #: Each draw from the stock, from its call to its card read (bench/bench_private_host.py).
+    draw_times: list[float] = field(default_factory=list)
+    draw_sent: float | None = None
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -74,17 +84,20 @@ class Participant:
     def context(self) -> table_pb2.MoveContext:
         return table_pb2.MoveContext(request_id=str(uuid.uuid4()), last_seen_seq=self.last_seq)
 
-    async def send(self, envelope: bytes) -> None:
-        self.sent.append(envelope)
-        await self.table.SendPrivate(
+    async def send(self, envelope: bytes, again: bool = False) -> None:
+        if not again:
+            self.sent.append(envelope)
+        answer = await self.table.SendPrivate(
             table_pb2.SendPrivateRequest(context=self.context(), envelope=envelope),
             metadata=self.metadata,
         )
+        self.acked.append(envelope)
+        self.placed[envelope] = answer.transcript_seq
 
-    async def run(self) -> None:
+    async def run(self, after_seq: int = 0) -> None:
         """Follow the stream until ``stop`` is set (or it ends)."""
         stream = self.table.SubscribeEvents(
-            table_pb2.SubscribeEventsRequest(after_seq=0), metadata=self.metadata
+            table_pb2.SubscribeEventsRequest(after_seq=after_seq), metadata=self.metadata
         )
         try:
             async for response in stream:
@@ -101,21 +114,79 @@ class Participant:
     async def on_event(self, event: table_pb2.TableEvent) -> None:
         self.last_seq = max(self.last_seq, event.seq)
         which = event.WhichOneof("event")
-        if which == "private_message":
+        if which == "snapshot":
+            await self.on_snapshot(event.snapshot)
+        elif which == "private_message":
             message = event.private_message
             if message.envelope and self.deal is not None and message.deal_no == self.deal_no:
                 self.deal.receive(bytes(message.envelope))
             await self.act()
         elif which == "deal":
             await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
-        elif which == "private_reveal_due":
-            assert self.deal is not None
+        elif which == "private_reveal_due" and self.deal is not None:
             await self.send(self.deal.reveal_message())
         elif which == "deal_signed":
             self.signed.append(event.deal_signed.deal_no)
 
+    async def on_snapshot(self, view: table_pb2.TableView) -> None:
+        """A snapshot (a first subscription, or one after the host came back): the deal in
+        play rebuilt from the transcript the host kept, this seat's per-deal key kept here,
+        and this seat's own messages the host lost sent again, in their order."""
+        if not view.deal_events or self.deal is None:
+            return
+        first = deal_pb2.DealEvent.FromString(view.deal_events[0])
+        if first.WhichOneof("event") != "announced" or first.deal_no != self.deal_no:
+            return
+        old = self.deal
+        transcript = [bytes(m) for m in view.private_transcript]
+        self.deal = PrivateSeat.resumed(
+            old.setup, self.seat, self.signer, dict(old.checker.keys), old.secret, transcript
+        )
+        self.resumed += 1
+        held = {hashlib.sha256(m).digest() for m in transcript}
+        for data in self.sent:
+            env = Envelope.parse(data)
+            if env.deal_no != self.deal_no or env.author != self.seat or env.digest in held:
+                continue
+            self.deal.ledger.apply(env, own=True)
+            self.deal.checker.record_own(env)
+            await self.send(data, again=True)
+        publics = [deal_pb2.DealEvent.FromString(e) for e in view.deal_events]
+        kinds = [p.WhichOneof("event") for p in publics]
+        self.started = "started" in kinds
+        for private in view.my_private_events:
+            if private.HasField("hand_dealt"):
+                self.places = [(p.round, p.position) for p in private.hand_dealt.positions]
+        self.turn = view.turn_seat if view.HasField("turn_seat") else None
+        self.stock, self.pile = view.stock_count, list(view.discard_pile)
+        ledger, setup = self.deal.ledger, self.deal.setup
+        self.sent_shuffles = set()
+        self.cut_sent = ledger.cut is not None
+        self.dealt_shares_sent = any(
+            self.seat in ledger.shares.get((0, p), {})
+            for other, positions in setup.positions.hands.items()
+            if other != self.seat
+            for p in positions
+        )
+        self.drawn = None
+        last_drawn = next((p.drawn for p in reversed(publics) if p.WhichOneof("event") == "drawn"),
+                          None)
+        if view.phase == table_pb2.TURN_PHASE_PLAY and last_drawn is not None and (
+            last_drawn.source == deal_pb2.DRAW_SOURCE_STOCK
+        ):
+            place = (last_drawn.position.round, last_drawn.position.position)
+            if last_drawn.seat == self.seat:
+                self.drawn = place
+            elif self.seat not in ledger.shares.get(place, {}):
+                await self.send(self.deal.shares_message(place[0], [place[1]], last_drawn.seat))
+        if view.phase == table_pb2.TURN_PHASE_PRIVATE_REVEAL and self.seat not in ledger.secrets:
+            await self.send(self.deal.reveal_message())
+        await self.act()
+
     async def on_deal(self, public: deal_pb2.DealEvent, event: table_pb2.TableEvent) -> None:
         which = public.WhichOneof("event")
+        if self.seat < 0:
+            return  # a spectator only keeps what it is sent
         if which == "announced":
             a = public.announced
             assert a.HasField("private_setup"), "a private table's deal names its keys"
@@ -143,8 +214,12 @@ class Participant:
             drawn = public.drawn
             if drawn.source == deal_pb2.DRAW_SOURCE_STOCK:
                 self.stock -= 1
+                self.draws_seen += 1
                 place = (drawn.position.round, drawn.position.position)
-                if drawn.seat != self.seat:
+                if drawn.seat == self.seat and self.drawn is None and self.turn == self.seat:
+                    self.drawn = place  # the draw's answer was lost; its event says it
+                    await self.act()
+                elif drawn.seat != self.seat:
                     assert self.deal is not None
                     await self.send(self.deal.shares_message(place[0], [place[1]], drawn.seat))
             else:
@@ -168,16 +243,17 @@ class Participant:
         if seat is None:
             return
         ledger, setup = seat.ledger, seat.setup
-        if self.rebuild_due is not None and ledger.phase == Phase.PLAYING:
-            if setup.shuffle_order[0] == self.seat:
-                cards, self.rebuild_due = self.rebuild_due, None
-                self.sent_shuffles.add((ledger.round + 1, 0))
-                await self.send(seat.shuffle_message(rebuild=cards))
-                return
+        first = setup.shuffle_order[0] == self.seat
+        if self.rebuild_due is not None and ledger.phase == Phase.PLAYING and first:
+            cards, self.rebuild_due = self.rebuild_due, None
+            self.sent_shuffles.add((ledger.round + 1, 0))
+            await self.send(seat.shuffle_message(rebuild=cards))
+            return
         if ledger.phase == Phase.SHUFFLING:
             self.rebuild_due = None
-            if seat.my_turn_to_shuffle() and (ledger.round, ledger.shuffles) not in self.sent_shuffles:
-                self.sent_shuffles.add((ledger.round, ledger.shuffles))
+            turn = (ledger.round, ledger.shuffles)
+            if seat.my_turn_to_shuffle() and turn not in self.sent_shuffles:
+                self.sent_shuffles.add(turn)
                 await self.send(seat.shuffle_message())
             return
         if ledger.phase == Phase.CUTTING:
@@ -204,6 +280,7 @@ class Participant:
         if self.drawn is None:
             if seat.ledger.phase != Phase.PLAYING or self.stock == 0:
                 return  # a rebuilt stock being shuffled, or the deal's end coming
+            self.draw_sent = time.perf_counter()
             try:
                 drawn = await self.table.Draw(
                     table_pb2.DrawRequest(
@@ -216,12 +293,17 @@ class Participant:
                 return
             assert drawn.card == 0, "the host named a card drawn from a private stock"
             self.drawn = (drawn.position.round, drawn.position.position)
+            if len(self.views) < 2:
+                await self.view()  # what the host shows this seat mid-deal, for the audit
         place = self.drawn
         try:
             card = seat.read_card(*place)
         except KeyError:
             return  # the other seats' shares are on their way
         self.drawn = None
+        if self.draw_sent is not None:
+            self.draw_times.append(time.perf_counter() - self.draw_sent)
+            self.draw_sent = None
         self.cards[place] = card
         await self.send(seat.shares_message(place[0], [place[1]], EVERYONE))
         request = table_pb2.PlayRequest(context=self.context(), discard=card)
