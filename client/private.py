@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from client.connection import private_signer
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2
 from scala40_net.private.chain import Fault
+from scala40_net.private.messages import table_code
 from scala40_net.seat.private import deal_folder, fault_sentence, waiting_sentence
-from scala40_net.seat.private_link import PrivateDeals, is_private
+from scala40_net.seat.private_link import PrivateDeals, is_private, setup_of
 
 if TYPE_CHECKING:
     from client.app import TableScreen
@@ -111,6 +112,7 @@ class PrivateDriver:
             self.screen.invalidate()
 
     async def _take(self, event: table_pb2.TableEvent) -> None:
+        self._code_of(event)
         deals = self._deals()
         if deals is None:
             return
@@ -140,7 +142,7 @@ class PrivateDriver:
             mine = deals.current
             if mine is not None:
                 model.set_private_hand(mine.hand())
-        model.table_code = deals.table_code
+        model.table_code = deals.table_code or model.table_code
         self._read_draw()
         model.private_waiting = self.waiting_words()
         if self._watch is None or self._watch.done():
@@ -154,6 +156,20 @@ class PrivateDriver:
             if words != self.screen.model.private_waiting:
                 self.screen.model.private_waiting = words
                 self.screen.invalidate()
+
+    def _code_of(self, event: table_pb2.TableEvent) -> None:
+        """The table code from a private deal's announcement: a spectator compares it too."""
+        raw: list[bytes] = []
+        if event.WhichOneof("event") == "deal":
+            raw = [event.deal.public_event]
+        elif event.WhichOneof("event") == "snapshot" and event.snapshot.deal_events:
+            raw = [event.snapshot.deal_events[0]]
+        for data in raw:
+            announced = deal_pb2.DealEvent.FromString(data)
+            if is_private(announced):
+                table_id = announced.table_id or self.screen.model.table_id
+                _, keys = setup_of(table_id, announced)
+                self.screen.model.table_code = table_code(table_id, keys)
 
     def _read_draw(self) -> None:
         """This seat's card drawn from the stock, once the others' shares are in."""

@@ -80,7 +80,12 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
     stopping = asyncio.Event()
     tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
     tasks.append(asyncio.create_task(spectate()))
-    with create_pipe_input() as pipe:
+    with create_pipe_input() as pipe, create_pipe_input() as watching_pipe:
+        # A spectator's screen too: it says "private table" and shows the same table code.
+        watcher = await open_table(served.channel, watching, Text("en"), SessionState(host="h"),
+                                   tmp_path / "watcher", input=watching_pipe,
+                                   output=DummyOutput())  # fmt: skip
+        watching_task = asyncio.create_task(watcher.run_async())
         session = SessionState(host=f"127.0.0.1:{served.host.port}")
         screen = await open_table(served.channel, seat, Text("en"), session, ada_dir,
                                   input=pipe, output=DummyOutput())  # fmt: skip
@@ -98,6 +103,10 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
             assert bots[0].private is not None
             assert model.table_code == bots[0].private.table_code
             assert key_path(ada_dir / "private" / table_id, 1).exists()
+            await until(lambda: watcher.model.table_code == model.table_code, 30)
+            assert "private table" in render.plain(
+                render.title_line(watcher.model, watcher.session, watcher.text)
+            )
             first = model.deals[1]
             turns = 0
             while not first.ended:
@@ -129,6 +138,8 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
             stopping.set()
             screen.quit()
             await asyncio.wait_for(running, 30)
+            watcher.quit()
+            await asyncio.wait_for(watching_task, 30)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
