@@ -209,6 +209,8 @@ class PrivateDriver:
 
     def close(self) -> None:
         self._inbox.put_nowait(None)
+        if self._reader is not None:
+            self._reader.cancel()
         if self._watch is not None:
             self._watch.cancel()
         if self.deals is not None:

@@ -158,3 +158,54 @@ def render_row(summary: lobby_pb2.TableSummary) -> str:
     from client.lobby import table_row
 
     return table_row(summary, Text("en"))
+
+
+@pytest.mark.long(30)
+@pytest.mark.timeout(300)
+async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
+    served: HostClient, tmp_path: Path
+) -> None:
+    ada_dir = tmp_path / "ada"
+    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
+    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
+    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, 3,
+                                        settings=settings)  # fmt: skip
+    seat = await lobby.join(table_id, "Ada")
+    bots = []
+    for n in range(2):
+        bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)),
+                          log=SeatLog())  # fmt: skip
+        bot.private_dir = tmp_path / f"bot{n}"
+        await bot.join(f"medium {n}")
+        bots.append(bot)
+    stopping = asyncio.Event()
+    tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
+    try:
+        with create_pipe_input() as pipe:
+            screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                      ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+            running = asyncio.create_task(screen.run_async())
+            await until(lambda: screen.model.last_seq > 0, 30)
+            await lobby.start_match(seat)
+            await until(lambda: len(screen.model.hand) == 13, 120)
+            hand = sorted(screen.model.hand)
+            screen.quit()
+            await asyncio.wait_for(running, 30)
+        # The screen's process is gone; started again, it takes its seat back with its
+        # token and reads its hand from its per-deal key on disk and the host's transcript.
+        with create_pipe_input() as pipe:
+            again = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                     ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+            running = asyncio.create_task(again.run_async())
+            try:
+                await until(lambda: sorted(again.model.hand) == hand, 60,
+                            lambda: f"hand {sorted(again.model.hand)} != {hand}")  # fmt: skip
+                assert again.model.private_fault is None
+            finally:
+                again.quit()
+                await asyncio.wait_for(running, 30)
+    finally:
+        stopping.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
