@@ -716,5 +716,6 @@ class TableScreen:
                     await follower
             for task in list(self._tasks):
                 task.cancel()
+            self.private.close()  # its reader, its HEADS clock and its worker thread stop
             if self.on_exit is not None:
                 await self.on_exit()

@@ -388,6 +388,10 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_field_grace", "Seconds a lost connection waits before a bot plays"),
         M("lobby_field_pause", "Pause between deals, seconds"),
         M("lobby_field_rules", "Other rules, name=value (opening_points=40 max_run=5 …)"),
+        M(
+            "lobby_field_private",
+            "Private cards: nobody, not even the host, sees a hand (yes | no; no host bots)",
+        ),
         M("lobby_field_level", "Bots' level"),
         M("lobby_field_invited", "Invited player keys (their fingerprints)"),
         M("lobby_invited_anyone", "anyone"),

@@ -18,11 +18,12 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from client.connection import private_signer
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2
 from scala40_net.private.chain import Fault
-from scala40_net.private.messages import Ed25519Signer
+from scala40_net.private.messages import table_code
 from scala40_net.seat.private import deal_folder, fault_sentence, waiting_sentence
-from scala40_net.seat.private_link import PrivateDeals, is_private, signing_key_at
+from scala40_net.seat.private_link import PrivateDeals, is_private, setup_of
 
 if TYPE_CHECKING:
     from client.app import TableScreen
@@ -72,9 +73,9 @@ class PrivateDriver:
             return None
         table_id = link.seat.table_id
         folder = deal_folder(self.data_dir, table_id) if self.data_dir is not None else None
-        # The key that signs this seat's messages: kept beside its per-deal keys, so that a
-        # screen started again signs its chain on with the key its join named.
-        signer = signing_key_at(folder / "signing.key") if folder is not None else Ed25519Signer()
+        # The key that signs this seat's messages, the one its join named (kept beside its
+        # per-deal keys, so that a screen started again signs its chain on with it).
+        signer = private_signer(self.data_dir, table_id)
         self.deals = PrivateDeals(
             table_id, model.my_seat, signer, link.table.send_private, folder,
             on_fault=self._fault,
@@ -111,6 +112,7 @@ class PrivateDriver:
             self.screen.invalidate()
 
     async def _take(self, event: table_pb2.TableEvent) -> None:
+        self._code_of(event)
         deals = self._deals()
         if deals is None:
             return
@@ -140,7 +142,7 @@ class PrivateDriver:
             mine = deals.current
             if mine is not None:
                 model.set_private_hand(mine.hand())
-        model.table_code = deals.table_code
+        model.table_code = deals.table_code or model.table_code
         self._read_draw()
         model.private_waiting = self.waiting_words()
         if self._watch is None or self._watch.done():
@@ -154,6 +156,20 @@ class PrivateDriver:
             if words != self.screen.model.private_waiting:
                 self.screen.model.private_waiting = words
                 self.screen.invalidate()
+
+    def _code_of(self, event: table_pb2.TableEvent) -> None:
+        """The table code from a private deal's announcement: a spectator compares it too."""
+        raw: list[bytes] = []
+        if event.WhichOneof("event") == "deal":
+            raw = [event.deal.public_event]
+        elif event.WhichOneof("event") == "snapshot" and event.snapshot.deal_events:
+            raw = [event.snapshot.deal_events[0]]
+        for data in raw:
+            announced = deal_pb2.DealEvent.FromString(data)
+            if is_private(announced):
+                table_id = announced.table_id or self.screen.model.table_id
+                _, keys = setup_of(table_id, announced)
+                self.screen.model.table_code = table_code(table_id, keys)
 
     def _read_draw(self) -> None:
         """This seat's card drawn from the stock, once the others' shares are in."""
@@ -193,6 +209,8 @@ class PrivateDriver:
 
     def close(self) -> None:
         self._inbox.put_nowait(None)
+        if self._reader is not None:
+            self._reader.cancel()
         if self._watch is not None:
             self._watch.cancel()
         if self.deals is not None:

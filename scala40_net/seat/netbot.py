@@ -66,6 +66,7 @@ from scala40_net.pb import (
     table_pb2_grpc,
 )
 from scala40_net.players import PlayerKey
+from scala40_net.private.chain import Fault
 from scala40_net.private.messages import Ed25519Signer, Signer
 from scala40_net.private.record import verify_private_record
 from scala40_net.seat.fairdeal import FairDealSteps
@@ -132,6 +133,8 @@ class SeatLog:
     views: list[bytes] = field(default_factory=list)  # every GetViewResponse, as received
     received_at: list[float] = field(default_factory=list)  # perf_counter() at each message
     refusals: list[str] = field(default_factory=list)
+    #: At a private table: every fault this seat's checks found in a relayed message.
+    faults: list[Fault] = field(default_factory=list)
 
 
 class NetworkSeat:
@@ -220,8 +223,20 @@ class NetworkSeat:
         if self.private is not None:
             self.private.close()
         self.private = PrivateDeals(
-            self.table_id, seat, self._signing_key(), self.table.send_private, self.private_dir
+            self.table_id,
+            seat,
+            self._signing_key(),
+            self.table.send_private,
+            self.private_dir,
+            on_fault=self._fault,
         )
+
+    def _fault(self, fault: Fault) -> None:
+        """A relayed private message this seat's checks refused, naming who is to blame."""
+        if self.log is not None:
+            self.log.faults.append(fault)
+        log.warning("seat %d: private deal: %s is to blame (%s): %s", self.seat,
+                    fault.culprit, fault.kind, fault.detail)  # fmt: skip
 
     def _signing_key(self) -> Signer:
         """The key this seat signs a private table's messages with: kept in ``private_dir``
