@@ -67,7 +67,8 @@ LOCALE := scala40_net/locale
 messages: $(STAMP)
 	$(VENV)/bin/pybabel -q extract --no-location --omit-header --sort-output \
 		-k refuse:3 -k N_ -o $(LOCALE)/scala40.pot \
-		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py host/edge/refusal_words.py
+		scala40_net/deal.py scala40_net/melds.py scala40_net/refusals.py host/edge/refusal_words.py \
+		scala40_net/seat/private.py
 	$(VENV)/bin/pybabel -q update --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALE)/scala40.pot -d $(LOCALE) -D scala40
 	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D scala40

@@ -35,6 +35,7 @@ from client.i18n import Text
 from client.layout import build_layout
 from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
+from client.private import PrivateDriver
 from client.seats import SeatStore
 from client.session import LinkState, NoticeKind, SessionState
 from client.tableform import read_rule_changes
@@ -137,6 +138,8 @@ class TableScreen:
         self._start_pending = False
         self.seat_store = seat_store
         self.fair_deal = FairDealDriver(self, data_dir, seat_store)
+        # At a private table: this seat's part in each deal, and the hand it reads.
+        self.private = PrivateDriver(self, data_dir)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._preview_key: tuple[int, int] | None = None
         self._preview: Preview | None = None
@@ -225,6 +228,7 @@ class TableScreen:
             # The hand is not shown at the end of a deal: Enter there means "ready".
             self.app.layout.focus(self.input_field)
         self.fair_deal.on_event(event)
+        self.private.on_event(event)
         told = event.WhichOneof("event") in ("match_update", "snapshot")
         self._follow_rientro(told)
         self._follow_pause(told)
@@ -520,7 +524,9 @@ class TableScreen:
         steps = list(self.planner.steps)
 
         async def play(link: TableLink) -> None:
-            await link.play(operations, card)  # type: ignore[arg-type]
+            # At a private table the hand's cards go by position, opened to everyone first.
+            positions = await self.private.positions_for(operations, card)  # type: ignore[arg-type]
+            await link.play(operations, card, positions)  # type: ignore[arg-type]
             # Accepted: the plan is now on the table. Keep a plan changed meanwhile.
             if self.planner.steps == steps:
                 self.planner.clear()
@@ -710,5 +716,6 @@ class TableScreen:
                     await follower
             for task in list(self._tasks):
                 task.cancel()
+            self.private.close()  # its reader, its HEADS clock and its worker thread stop
             if self.on_exit is not None:
                 await self.on_exit()

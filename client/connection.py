@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import grpc
@@ -32,7 +33,10 @@ from scala40_net.pb import (
     table_pb2,
 )
 from scala40_net.players import PlayerKey
+from scala40_net.private.messages import Ed25519Signer, Signer
 from scala40_net.seat.link import CALL_TIMEOUT, RETRIES, GrpcTable, SeatLink, bearer, called, resend
+from scala40_net.seat.private import deal_folder
+from scala40_net.seat.private_link import signing_key_at
 from scala40_net.seat.proof import add_proof
 from scala40_net.seat.refusal import HostChanged, HostRefusal, Trouble
 from scala40_net.seat.stream import ResumableStream, gives_up_if_seat_refused
@@ -106,13 +110,31 @@ class Seat:
     token: str
 
 
+def private_signer(data_dir: Path | None, table_id: str) -> Signer:
+    """The key this client signs a private table's messages with: kept in its data dir
+    beside the table's per-deal keys (the screen started again signs on with it); without
+    a data dir, one for this run, kept for the table."""
+    if data_dir is not None:
+        return signing_key_at(deal_folder(data_dir, table_id) / "signing.key")
+    return _RUN_SIGNERS.setdefault(table_id, Ed25519Signer())
+
+
+_RUN_SIGNERS: dict[str, Ed25519Signer] = {}
+
+
 class LobbyClient:
     """The lobby calls of one host."""
 
     def __init__(
-        self, channel: grpc.aio.Channel, lang: str = "en", key: PlayerKey | None = None
+        self,
+        channel: grpc.aio.Channel,
+        lang: str = "en",
+        key: PlayerKey | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         self.stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        # Where a private table's signing key is kept (client/private.py): the join names it.
+        self.data_dir = data_dir
         self.players = players_pb2_grpc.PlayersServiceStub(channel)
         # The host says its refusals in this language (google.rpc.LocalizedMessage).
         self.language = (("accept-language", lang),)
@@ -166,6 +188,8 @@ class LobbyClient:
 
     async def join(self, table_id: str, name: str, password: str | None = None) -> Seat:
         request = lobby_pb2.JoinTableRequest(table_id=table_id, player_name=name)
+        # Read only by a private table: the key this seat signs its protocol messages with.
+        request.private_signing_key = private_signer(self.data_dir, table_id).public_key()
         if password:
             request.password = password
         key = self.key
@@ -311,9 +335,13 @@ class TableLink:
         return await self.link.draw(source)
 
     async def play(
-        self, operations: list[cards_pb2.Operation], discard: int | None
+        self,
+        operations: list[cards_pb2.Operation],
+        discard: int | None,
+        positions: list[deal_pb2.PrivatePosition] | None = None,
     ) -> table_pb2.PlayResponse:
-        return await self.link.play(operations, discard)
+        """``positions``: at a private table, the hand's positions the play lays or discards."""
+        return await self.link.play(operations, discard, positions=positions)
 
     async def return_discard(self) -> table_pb2.ReturnDiscardResponse:
         return await self.link.return_discard()

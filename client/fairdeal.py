@@ -128,6 +128,8 @@ class FairDealDriver:
     def _announced(self, me: int, event: deal_pb2.DealEvent) -> None:
         if me not in event.announced.seats_in_play or event.deal_no in self.exchanges:
             return
+        if event.announced.HasField("private_setup"):
+            return  # a private table's deal is dealt by its seats' messages (client/private.py)
         stored = self.store.seed(self.table_id, event.deal_no) if self.store else None
         if stored is not None:
             self._resume(me, event, *stored)

@@ -90,6 +90,11 @@ def table_row(table: lobby_pb2.TableSummary, t: Text, held: HeldSeat | None = No
         phase += f" · {t('lobby_locked')}"
     if table.invited_only:
         phase += f" · {t('lobby_invited_only')}"
+    if table.private_cards:
+        phase += f" · {t('lobby_private')}"
+        readable = [s.name or f"#{s.seat}" for s in table.seats if s.taken and s.host_bot]
+        if readable:
+            phase += f" · {t('lobby_host_reads', names=', '.join(readable))}"
     if held is not None:
         phase += f" · {t('lobby_rejoin', seat=held.seat)}"
     preset = t(_PRESET_KEY.get(table.preset, "preset_classic"))
@@ -521,6 +526,10 @@ class LobbyScreen:
         def other(value: str) -> None:
             tableform.read_rule_options(form, value)
 
+        def private(value: str) -> None:
+            # docs/PRIVATE_TABLES.md: every seat shuffles, nobody but a card's owner reads it.
+            form.settings.private_cards = tableform.read_yes_no(value)
+
         def password(value: str) -> None:
             form.password = "" if value == "-" else value
             if not asks_invites:
@@ -559,6 +568,7 @@ class LobbyScreen:
                 Question(t("lobby_field_grace"), str(tableform.GRACE_SECONDS), grace),
                 Question(t("lobby_field_pause"), str(tableform.PAUSE_SECONDS), pause),
                 Question(t("lobby_field_rules"), "-", other),
+                Question(t("lobby_field_private"), tableform.yes_no(False, t.lang), private),
                 Question(t("lobby_field_password"), "-", password, secret=True),
                 *([Question(t("lobby_field_invited"), anyone, invited)] if asks_invites else []),
             ]

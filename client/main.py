@@ -213,7 +213,9 @@ async def play_local(
     channel, proved = await open_channel("127.0.0.1", port, host.identity.fingerprint)
     pin = tls.PinnedHost("127.0.0.1", port, proved)
     try:
-        lobby = LobbyClient(channel, text.lang, identity.player_key(directory, text))
+        lobby = LobbyClient(
+            channel, text.lang, identity.player_key(directory, text), data_dir=directory
+        )
         session = SessionState(host=f"127.0.0.1:{port}")
         await trust_host(lobby, proved, session, directory, "local")
         name = options.name
@@ -392,7 +394,7 @@ async def _join(
         print(cannot_join(text, shown, error), file=sys.stderr)
         return 1
     try:
-        lobby = LobbyClient(channel, text.lang, player)
+        lobby = LobbyClient(channel, text.lang, player, data_dir=directory)
         session = SessionState(host=key)
         try:
             await trust_host(lobby, proved, session, directory, key)

@@ -12,6 +12,7 @@ move is legal.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -81,6 +82,9 @@ class SeatState:
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
     key_fingerprint: str = ""  # the player key the seat was joined with; "" without one
     decides_absences: bool = False  # the first person at the table (DecideAbsence)
+    # At a private table: the host holds this seat's keys and can read its hand (a host
+    # bot, or a stand-in its player handed it to).
+    host_bot: bool = False
 
 
 @dataclass(frozen=True)
@@ -264,6 +268,12 @@ class TableModel:
         # Who took which card from the discard pile this deal, latest last (a few are shown).
         self.pile_takes: list[tuple[int, int]] = []
         self._quiet = False
+        # A private table (docs/PRIVATE_TABLES.md): the code from every seat's signing key,
+        # for the players to compare aloud, and the last fault this seat's checks found.
+        self.private_cards = False
+        self.table_code: str | None = None
+        self.private_fault: str | None = None
+        self.private_waiting: str | None = None  # who a card this seat waits for is due from
 
     # --- queries ----------------------------------------------------------------------
 
@@ -417,6 +427,22 @@ class TableModel:
         still_in = [s.total for s in self.seats.values() if s.taken and not s.out]
         return max(still_in, default=0)
 
+    # --- a private table's hand ------------------------------------------------------
+
+    def set_private_hand(self, cards: list[int]) -> None:
+        """At a private table the host names the hand by positions: its cards as this seat
+        read them (at the deal's start, after a rejoin)."""
+        if self.deal is not None and self.deal.viewer is not None and cards:
+            self.deal = dataclasses.replace(self.deal, hand=tuple(cards))
+
+    def private_card_drawn(self, card: int) -> None:
+        """This seat's card drawn from the stock, read once the others' shares came."""
+        if self.deal is None or self.deal.hand is None or card in self.deal.hand:
+            return
+        self.deal = dataclasses.replace(self.deal, hand=(*self.deal.hand, card))
+        self.last_drawn = card
+        self._log("log_you_drew_stock", card=card_text(card))
+
     # --- events -----------------------------------------------------------------------
 
     def apply(self, event: table_pb2.TableEvent) -> bool:
@@ -545,6 +571,7 @@ class TableModel:
         self.preset = summary.preset
         self.ruleset = summary.ruleset
         self.table_phase = summary.phase
+        self.private_cards = summary.private_cards
         for info in summary.seats:
             self._set_info(self.seat(info.seat), info)
 
@@ -557,6 +584,7 @@ class TableModel:
         state.away = info.away
         state.decides_absences = info.decides_absences
         state.key_fingerprint = info.key_fingerprint
+        state.host_bot = info.host_bot
 
     def _set_turn_time(self, milliseconds: int) -> None:
         self.turn_time = milliseconds / 1000
@@ -721,7 +749,17 @@ class TableModel:
             )
         elif happened is not None and self.deal is not None:
             try:
-                self.deal = views.after_event(self.deal, happened)
+                if (
+                    isinstance(happened, CardDrawn)
+                    and happened.card is None
+                    and (happened.seat == self.deal.viewer)
+                ):
+                    # A private table's stock card: its shares come after the draw, and the
+                    # card with them (``private_card_drawn``); the rest of the view moves now.
+                    blind = views.after_event(dataclasses.replace(self.deal, viewer=None), happened)
+                    self.deal = dataclasses.replace(blind, viewer=self.deal.viewer)
+                else:
+                    self.deal = views.after_event(self.deal, happened)
             except _UNFOLLOWABLE:
                 self.deal = None
         return happened

@@ -142,8 +142,28 @@ def title_line(model: TableModel, session: SessionState, t: Text) -> StyleAndTex
     else:
         text = t("table_title_waiting", table=name)
     out: StyleAndTextTuples = [("class:title", f" {text} ")]
+    if model.private_cards:
+        out.append(("class:title.dim", f" [{t('private_table')}]"))
     if model.is_spectator:
         out.append(("class:title.dim", f" [{t('spectator')}]"))
+    return out
+
+
+def private_fragment(model: TableModel, t: Text) -> StyleAndTextTuples:
+    """A private table's line: a fault its checks found (loud), a wait on a card, else the
+    table code every player compares aloud, and the seats whose hands the host can read."""
+    if model.private_fault:
+        return [("class:alarm", model.private_fault)]
+    if model.private_waiting:
+        return [("class:warning", model.private_waiting)]
+    out: StyleAndTextTuples = []
+    if model.table_code:
+        out.append(("", t("private_code", code=model.table_code)))
+    readable = [model.name_of(s) for s, state in sorted(model.seats.items()) if state.host_bot]
+    if readable:
+        if out:
+            out.append(("", "  ·  "))
+        out.append(("class:warning", t("private_host_reads", names=", ".join(readable))))
     return out
 
 
@@ -172,6 +192,8 @@ def _seat_label(model: TableModel, t: Text, seat: int) -> str:
         name = f"{name} ({t('you')})"
     elif state.bot:
         name = f"{name} ({t('bot')})"
+    if state.host_bot and model.private_cards:
+        name = f"{name} ({t('host_reads_hand')})"
     if model.dealer == seat and model.deal_no:
         name = f"{name} ◆"
     return name
@@ -749,7 +771,7 @@ def status_lines(model: TableModel, session: SessionState, t: Text, width: int) 
         first: StyleAndTextTuples = [(style, t(notice.key, **fields))]
     else:
         first = [what_now(model, session, t)]
-    second = fair_deal_fragment(model, t)
+    second = private_fragment(model, t) if model.private_cards else fair_deal_fragment(model, t)
     fp = fingerprint_fragment(session, t)
     below: Lines = []
     if fp and second and fragments_width(second) + 5 + fragments_width(fp) > width:

@@ -12,6 +12,7 @@ from enum import StrEnum
 
 from scala40_net.actions import Action
 from scala40_net.deal import DealState, apply, set_at, start_deal
+from scala40_net.deal import Phase as DealPhase
 from scala40_net.errors import RuleViolation
 from scala40_net.events import (
     Busted,
@@ -150,6 +151,19 @@ def apply_match(
     if deal.result is None:
         return new, events
     return _deal_over(new, deal.result, events)
+
+
+def void_deal(match: MatchState, reason: str) -> tuple[MatchState, list[Event]]:
+    """The deal in play ends void for a reason outside its play (R10.3: a private table's
+    seat away past its grace): no score, counted as any void deal (R11.5), the deal passed
+    on. No hand is shown: at a private table nobody can read the cards left unopened."""
+    if match.phase is not MatchPhase.IN_DEAL or match.deal is None:
+        raise RuleViolation("R10.3", "no deal is being played")
+    played = match.deal
+    n = len(played.seats)
+    ended = DealEnded(DealOutcome.VOID, None, played.seats, ((),) * n, (0,) * n, False, reason)
+    over = replace(played, phase=DealPhase.OVER, result=ended)
+    return _deal_over(replace(match, deal=over), ended, [ended])
 
 
 def _next_dealer(match: MatchState) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 from scala40_net.fairdeal.record import DealRecord, RecordFormatError
 from scala40_net.fairdeal.replay import replay_deal
 from scala40_net.fairdeal.verify import VerificationFailed, verify_record
+from scala40_net.private.record import verify_private_record
 
 
 def _seed(text: str) -> bytes:
@@ -53,6 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecordFormatError as error:
         print(f"FAILED chain: {args.record} is not a deal record: {error}")
         return 1
+    if record.private_transcript:
+        try:
+            print(verify_private_record(record, args.host_fingerprint))
+        except VerificationFailed as failure:
+            print(failure.line())
+            return 1
+        return 0
     try:
         verified = verify_record(
             record,

@@ -52,8 +52,8 @@ async def test_the_form_creates_a_table_with_bots_and_joins_it(tmp_path: Path) -
     try:
         # Enter keeps the default shown.
         # n: new table; name, rules, seats, bots, bots' level; then the match, rientro, the
-        # clocks, other rules and the password, each left as it is shown.
-        keys = ["n", "\r", "semplice\r", "3\r", "2\r", "hard\r", *["\r"] * 7]
+        # clocks, other rules, private cards and the password, each left as it is shown.
+        keys = ["n", "\r", "semplice\r", "3\r", "2\r", "hard\r", *["\r"] * 8]
         chosen = await run_lobby(lobby, keys)
         assert chosen is not None
         seat, start = chosen  # type: ignore[misc]
@@ -103,7 +103,7 @@ def test_the_form_lists_the_presets_and_bot_levels_and_hides_the_password() -> N
         from client.lobby import LEVELS
 
         assert LEVELS["esperto"] == LEVELS["expert"] == lobby_pb2.BOT_LEVEL_EXPERT
-        assert [q.secret for q in screen.questions] == [False] * 11 + [True]
+        assert [q.secret for q in screen.questions] == [False] * 12 + [True]
         while len(screen.questions) > 1:
             screen.questions.pop(0)
         from prompt_toolkit.layout.processors import ConditionalProcessor, PasswordProcessor
@@ -131,7 +131,7 @@ async def test_the_form_sets_every_table_option_and_leaves_seats_free_by_default
     channel, _ = await open_channel("127.0.0.1", port)
     lobby = LobbyClient(channel)
     try:
-        chosen = await run_lobby(lobby, ["n", *["\r"] * 12])  # every default
+        chosen = await run_lobby(lobby, ["n", *["\r"] * 13])  # every default
         assert chosen is not None
         seat, start = chosen  # type: ignore[misc]
         assert seat.seat == 0 and not start  # it waits for the friends
@@ -141,7 +141,7 @@ async def test_the_form_sets_every_table_option_and_leaves_seats_free_by_default
         assert table.turn_seconds == 90 and table.grace_seconds == 60
 
         answers = ["Sera\r", "\r", "3\r", "1\r", "easy\r", "151\r", "yes\r", "45\r"]
-        answers += ["30\r", "5\r", "max_run=5 discard_pickup=free\r", "segreta\r"]
+        answers += ["30\r", "5\r", "max_run=5 discard_pickup=free\r", "\r", "segreta\r"]
         chosen = await run_lobby(lobby, ["n", *answers])
         assert chosen is not None
         (evening,) = [t for t in await lobby.tables() if t.name == "Sera"]
@@ -157,6 +157,30 @@ async def test_the_form_sets_every_table_option_and_leaves_seats_free_by_default
         keys = ["n", "Tre\r", "\r", "2\r", "\r", "\r", "3d\r", "no\r", "0\r", "\r", "\r"]
         keys += ["colour=red\r", "\x1b", "q"]
         assert await run_lobby(lobby, keys) is None
+    finally:
+        await channel.close()
+        await host.stop(grace=0.2)
+
+
+async def test_the_form_makes_a_private_table_which_the_lobby_marks(tmp_path: Path) -> None:
+    host = Host("127.0.0.1:0", tmp_path / "host", TableSettings())
+    port = await host.start()
+    channel, _ = await open_channel("127.0.0.1", port)
+    lobby = LobbyClient(channel, data_dir=tmp_path / "ada")
+    try:
+        # name, rules, seats 2, no bots (none at a private table), level; match, rientro,
+        # the clocks and other rules as shown; private cards: yes; no password.
+        keys = ["n", "\r", "\r", "2\r", "0\r", *["\r"] * 7, "yes\r", "\r"]
+        chosen = await run_lobby(lobby, keys)
+        assert chosen is not None
+        (table,) = await lobby.tables()
+        assert table.private_cards
+        # The join named this client's signing key for the table's messages.
+        (mine,) = [s for s in table.seats if s.taken]
+        assert len(mine.private_signing_key) == 32
+        from client.lobby import table_row
+
+        assert "private cards" in table_row(table, Text("en"))
     finally:
         await channel.close()
         await host.stop(grace=0.2)

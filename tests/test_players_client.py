@@ -114,7 +114,7 @@ async def test_a_table_made_with_invites_takes_only_the_invited_keys(tmp_path: P
     try:
         lobby = LobbyClient(served.channel, "en", ada)
         # n: a new table, every question of the form left as it is shown.
-        chosen = await run_lobby(lobby, ["n", *["\r"] * 12], invited=(bea.fingerprint,))
+        chosen = await run_lobby(lobby, ["n", *["\r"] * 13], invited=(bea.fingerprint,))
         seat, _ = chosen  # type: ignore[misc]
         (table,) = await lobby.tables()
         assert table.invited_only and "invited keys only" in table_row(table, Text("en"))
@@ -158,7 +158,7 @@ async def test_the_new_table_form_asks_last_which_keys_it_invites(
                 await until(lambda: screen.listed)
                 pipe.send_text("n")
                 await until(lambda: bool(screen.questions))
-                for _ in range(12):
+                for _ in range(13):
                     pipe.send_text("\r")
                     await asyncio.sleep(0.05)
                 await until(lambda: len(screen.questions) == 1)

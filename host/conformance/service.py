@@ -173,6 +173,11 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.RematchResponse:
         return await self._inner.Rematch(request, context)
 
+    async def SendPrivate(
+        self, request: table_pb2.SendPrivateRequest, context: Context
+    ) -> table_pb2.SendPrivateResponse:
+        return await self._inner.SendPrivate(request, context)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

@@ -68,6 +68,22 @@ BY_REASON: dict[str, str] = {
     "TOO_MANY_WRONG_GUESSES": N_("too many wrong tokens or passwords: wait a minute"),
     "TOO_MANY_NEW_TABLES": N_("too many new tables at once: wait a little"),
     "TOO_MUCH_CHAT": N_("too many chat lines: wait a little"),
+    # A private table (docs/PRIVATE_TABLES.md).
+    "PRIVATE_MESSAGE_REFUSED": N_(
+        "the host refuses that private-table message: its signature, its place or its proof "
+        "does not hold"
+    ),
+    "NOT_PRIVATE": N_("this table is not a private table"),
+    "SIGNING_KEY_NEEDED": N_("a private table needs a signing key for your seat"),
+    "POSITION_NOT_OPENED": N_(
+        "that card of your hand is not opened yet: its shares are still on their way"
+    ),
+    "SHUFFLE_PENDING": N_("the new stock is still being shuffled by every seat: draw once it is"),
+    "NO_HOST_BOT": N_("this host seats no bot of its own at a private table"),
+    "DISCARD_ATTACHES": N_(
+        "that discard could be attached to a meld on the table: at a private table it goes "
+        "only with the rest of your hand opened"
+    ),
 }
 
 # Sentences a refusal names itself (``Refusal.words``), where its reason alone says too

@@ -162,4 +162,14 @@ DEAL = HostStep("deal")
 REBUILD = HostStep("rebuild")
 DEAL_END = HostStep("deal_end")
 RIENTRO_TIMEOUT = HostStep("rientro_timeout")
-DEADLINE_STEPS = (ANNOUNCE, COMMITMENTS, DEAL, REBUILD, DEAL_END, RIENTRO_TIMEOUT)
+
+# --- A private table's deal (host.table.private_cycle) -------------------------------------------
+# A seat's signed protocol message, relayed as it came (its envelope is the request).
+PRIVATE = Request("private", table_pb2.SendPrivateRequest)
+# The deal's end once every seat revealed: it is scored on the opened hands.
+PRIVATE_END = HostStep("private_end")
+# R10.3: a seat the deal needed was absent past its grace: the deal is void.
+PRIVATE_VOID = HostStep("private_void")
+DEADLINE_STEPS = (
+    ANNOUNCE, COMMITMENTS, DEAL, REBUILD, DEAL_END, RIENTRO_TIMEOUT, PRIVATE_END, PRIVATE_VOID
+)

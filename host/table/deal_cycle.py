@@ -21,6 +21,7 @@ from host.journal.sqlite import Extras
 from host.table import durations
 from host.table.between_deals import BetweenDeals
 from host.table.outbox import EntryDraft
+from host.table.private_cycle import PrivateCycle
 from host.table.scribe import MadeEvent, Scribe
 from host.table.state import DealInProgress, TableState
 from scala40_net import actions, deal, events, match, rules, wire
@@ -72,6 +73,7 @@ class DealCycle:
         self.scribe = scribe
         self._settings = scribe.links.settings
         self._deadline = scribe.links.deadline
+        self.private = PrivateCycle(self)
 
     def _match_event(self) -> MadeEvent:
         return table_pb2.TableEvent(match_update=self.match_update()), {}
@@ -79,10 +81,14 @@ class DealCycle:
     def after_move(self, draft: EntryDraft, engine_events: list[events.Event]) -> None:
         """Journal and publish an accepted move, then take the table's own steps after it."""
         state = self.state
-        draft.events = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
         # A move's response names the seq of the move's own event, the first one it caused.
         if draft.response is not None and hasattr(draft.response, "seq"):
             draft.response.seq = state.seq + 1
+        self.private.moved()
+        if self.private.ends(engine_events):
+            self.private.hold_end(draft, engine_events)
+            return
+        draft.events = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
         self.scribe.commit(draft)
         assert state.match is not None
         if state.match.phase is match.MatchPhase.IN_DEAL and state.deal_state is not None:
@@ -95,7 +101,10 @@ class DealCycle:
         """R10.1: the table makes the new stock from the fair deal's stream (FAIR_DEAL.md)."""
         deal_state, current = self.state.deal_state, self.state.current
         assert deal_state is not None and current is not None
-        order = current.exchange.rebuilt_stock(deal_state.discard_pile)
+        if current.private is not None:
+            order = list(current.private.rebuild(deal_state.discard_pile[:-1]))
+        else:
+            order = current.exchange.rebuilt_stock(deal_state.discard_pile)
         engine_events = self.scribe.apply(None, actions.RebuildStock(tuple(order)))
         self.after_move(EntryDraft(journaled.REBUILD.kind, None), engine_events)
 
@@ -103,6 +112,9 @@ class DealCycle:
         """Step 1: a new deal attempt and the host's commitment; its seed is journaled, secret."""
         state = self.state
         assert state.match is not None
+        if state.private_cards:
+            self.private.announce()
+            return
         state.deal_no += 1
         setup = DealSetup(
             table_id=state.table_id,
@@ -284,6 +296,8 @@ class DealCycle:
         if m is not None and m.phase is match.MatchPhase.RIENTRO:
             self._rientro_unanswered()
             return
+        if self.private.deadline_passed():
+            return
         current = self.state.current
         if current is None:
             return
@@ -301,7 +315,11 @@ class DealCycle:
             # The answer's deadline starts with the offer, so the offer can say how long it has.
             self._deadline.arm(self._settings.reveal_timeout)
         self._pause_if_due()
-        out = [self.scribe.deal_event(current.exchange.reveal_host_seed())]
+        out: list[MadeEvent] = []
+        if current.private is None:
+            out.append(self.scribe.deal_event(current.exchange.reveal_host_seed()))
+        else:
+            current.recorder.private_transcript = tuple(current.private.transcript)
         record = current.recorder.finish(self.scribe.links.identity)
         signed = table_pb2.DealSigned(
             deal_no=current.deal_no, chain_head=current.recorder.head, signature=record.signature
@@ -396,7 +414,10 @@ class DealCycle:
         """After the journal was played back: the deadline starts afresh for the step waiting."""
         self._deadline.clear()
         current, m = self.state.current, self.state.match
-        if current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+        if current is not None and current.private is not None:
+            if current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+                self._deadline.arm(self.private.wait_seconds())
+        elif current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
             timeout = (
                 self._settings.commit_timeout
                 if current.step == table_pb2.TURN_PHASE_COMMIT

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.private.messages import ENVELOPE_MAGIC
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,25 @@ class Record:
     public: table_pb2.TableEvent
     private: Mapping[int, deal_pb2.PrivateDealEvent] = field(default_factory=dict)
 
+    @property
+    def author(self) -> int | None:
+        """The seat that sent a relayed private message: its own copy has no envelope."""
+        if self.public.WhichOneof("event") != "private_message":
+            return None
+        data = self.public.private_message.envelope
+        # The envelope's author byte follows its magic, table id and deal number (a length-
+        # prefixed text, then 4 bytes): docs/PRIVATE_TABLES.md "The messages".
+        at = len(ENVELOPE_MAGIC)
+        author_at = at + 2 + int.from_bytes(data[at : at + 2], "big") + 4
+        return data[author_at] if len(data) > author_at else None
+
     def for_seat(self, seat: int | None) -> table_pb2.TableEvent:
         """The event as ``seat`` (None: a spectator) may see it: the one place that picks."""
+        if seat is not None and seat == self.author:
+            event = table_pb2.TableEvent()
+            event.CopyFrom(self.public)
+            event.private_message.ClearField("envelope")
+            return event
         mine = self.private.get(seat) if seat is not None else None
         if mine is None:
             return self.public
@@ -56,9 +74,13 @@ class Ready:
 
 def prepare(record: Record) -> Ready:
     """Serialize ``record`` once for each distinct message its streams send."""
+    seats = set(record.private)
+    author = record.author
+    if author is not None:
+        seats.add(author)
     return Ready(
         _response(record.public),
-        {seat: _response(record.for_seat(seat)) for seat in record.private},
+        {seat: _response(record.for_seat(seat)) for seat in seats},
     )
 
 

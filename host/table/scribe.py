@@ -34,6 +34,9 @@ class Scribe:
     def __init__(self, state: TableState, links: TableLinks) -> None:
         self.state = state
         self.links = links
+        # The last action the engine accepted, with the match as it was before it: a private
+        # deal's end is applied again on the opened hands (host.table.private_cycle).
+        self.last_move: tuple[match.MatchState, int | None, match.MatchAction] | None = None
 
     def commit(self, draft: EntryDraft) -> list[int]:
         """Number one accepted action's events and hand it to the outbox.
@@ -56,10 +59,12 @@ class Scribe:
         """Ask the engine; on success the table's match state is the new one."""
         state = self.state
         assert state.match is not None
+        before = state.match
         try:
             state.match, engine_events = match.apply_match(state.match, seat, action)
         except RuleViolation as violation:
             raise rule_broken(violation) from None
+        self.last_move = (before, seat, action)
         return engine_events
 
     def deal_event(
@@ -92,7 +97,25 @@ class Scribe:
         public = wire.deal_event_to_pb(
             views.view_event(event, None), table.table_id, table.deal_no, deal_state.opened
         )
-        private = {}
+        private: dict[int, deal_pb2.PrivateDealEvent] = {}
+        secret = table.current.private if table.current is not None else None
+        if secret is not None:
+            # A private deal: the host knows no hidden card; a hand is its positions, a draw
+            # from the stock the position drawn (docs/PRIVATE_TABLES.md).
+            if isinstance(event, events.DealStarted):
+                for seat, positions in secret.setup.positions.hands.items():
+                    hand = deal_pb2.PrivateDealEvent(table_id=table.table_id, deal_no=table.deal_no)
+                    hand.hand_dealt.positions.extend(
+                        deal_pb2.PrivatePosition(round=0, position=p) for p in positions
+                    )
+                    private[seat] = hand
+            elif isinstance(event, events.CardDrawn) and secret.last_draw is not None:
+                public.drawn.position.round, public.drawn.position.position = secret.last_draw
+                secret.last_draw = None
+            out = self.deal_event(public, private)
+            if table.turn_seconds and self._starts_a_turn(event):
+                out[0].deal.turn_time_ms = table.turn_seconds * 1000
+            return out
         for seat in deal_state.seats:
             part = wire.private_event_to_pb(
                 views.view_event(event, seat), seat, table.table_id, table.deal_no

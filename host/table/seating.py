@@ -22,6 +22,7 @@ from host.table.state import SeatState, TableState
 from scala40_net import names
 from scala40_net.fairdeal.identity import fingerprint
 from scala40_net.pb import lobby_pb2, table_pb2
+from scala40_net.players import weak_key
 
 MAX_NAME = 24
 
@@ -56,6 +57,7 @@ class Seating:
             away=s.away,  # type: ignore[arg-type]
             decides_absences=seat == self.decider(),
             key_fingerprint=fingerprint(s.key) if s.key else "",
+            private_signing_key=s.signing_key,
         )
 
     def seat_changed(self, seat: int) -> MadeEvent:
@@ -205,10 +207,11 @@ class Seating:
             raise precondition(
                 "MATCH_STARTED", "the match has started: seats can no longer be taken"
             )
+        signing_key = self._signing_key(request, key)
         seat = self._open_seat(request.seat if request.HasField("seat") else None)
         token = auth.new_token()
         digest = auth.token_digest(token)
-        state.seats[seat] = SeatState(seat, name, True, 0, key=key)
+        state.seats[seat] = SeatState(seat, name, True, 0, key=key, signing_key=signing_key)
         state.joined.append(seat)
         response = lobby_pb2.JoinTableResponse(seat=seat, seat_token=token)
         stored = lobby_pb2.JoinTableResponse(seat=seat)  # the journal never holds the token itself
@@ -225,6 +228,22 @@ class Seating:
         )
         self._hand_out(digest, seat)
         return response
+
+    def _signing_key(self, request: lobby_pb2.JoinTableRequest, player_key: bytes) -> bytes:
+        """At a private table, the key the seat signs its private messages with: the join's
+        own, or its player key (docs/PROTOCOL.md "Private tables"); elsewhere none."""
+        if not self.state.private_cards:
+            return b""
+        key = bytes(request.private_signing_key) or player_key
+        if not key:
+            raise precondition(
+                "SIGNING_KEY_NEEDED",
+                "a private table needs a signing key for the seat (private_signing_key) "
+                "or a join with a player key",
+            )
+        if weak_key(key):
+            raise malformed("the private signing key is no Ed25519 key that can sign")
+        return key
 
     def spectate(self, request: lobby_pb2.SpectateTableRequest) -> lobby_pb2.SpectateTableResponse:
         if self.state.spectators >= SPECTATORS_PER_TABLE:
@@ -248,6 +267,12 @@ class Seating:
             raise precondition("MATCH_STARTED", "bots are seated before the match starts")
         if request.level not in lobby_pb2.BotLevel.values():
             raise malformed(f"bot level {request.level} is not a known level")
+        if state.private_cards:
+            raise precondition(
+                "NO_HOST_BOT",
+                "this host seats no bot of its own at a private table: seat a network bot "
+                "(scala40-bot), which holds its own keys",
+            )
         seat = self._open_seat(request.seat if request.HasField("seat") else None)
         level = request.level or lobby_pb2.BOT_LEVEL_MEDIUM
         state.seats[seat] = SeatState(seat, f"Bot {seat}", True, level)

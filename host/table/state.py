@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from host.table import durations
+from host.table.private_deal import HostPrivateDeal
 from scala40_net import deal, match, rules, wire
 from scala40_net.fairdeal.exchange import HostExchange
 from scala40_net.fairdeal.record import DealRecorder
@@ -52,6 +53,8 @@ class SeatState:
     bot_level: int = 0  # lobby_pb2.BotLevel; 0 for a person
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for the person; 0 otherwise
     key: bytes = b""  # the player key the seat was joined with (its proof checked by the lobby)
+    # At a private table: the Ed25519 key the seat signs its private messages with.
+    signing_key: bytes = b""
     # What the table's last seat_changed for this seat said of its connection: a stream
     # opening or closing is news only when it changes that.
     told_connected: bool = False
@@ -74,6 +77,8 @@ class DealInProgress:
     recorder: DealRecorder
     step: int = table_pb2.TURN_PHASE_COMMIT  # COMMIT, REVEAL, then UNSPECIFIED once dealt
     private_events: dict[int, list[deal_pb2.PrivateDealEvent]] = field(default_factory=dict)
+    # A private table's deal: its messages and the engine's stand-in ids (host.table.private_deal).
+    private: HostPrivateDeal | None = None
 
     @property
     def deal_no(self) -> int:
@@ -150,6 +155,11 @@ class TableState:
         return wire.preset_name(self.config.ruleset.preset)
 
     @property
+    def private_cards(self) -> bool:
+        """A private table (docs/PRIVATE_TABLES.md): its deals are dealt by its seats."""
+        return self.config.private_cards
+
+    @property
     def deal_state(self) -> deal.DealState | None:
         return None if self.match is None else self.match.deal
 
@@ -160,6 +170,7 @@ class TableState:
 
     def bot_seats(self) -> list[int]:
         """The seats a host bot plays now: bot seats, and people's seats while they are away."""
-        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING:
+        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING or self.private_cards:
+            # At a private table the host plays no seat: it cannot read a hand.
             return []
         return [seat.number for seat in self.seats if seat.played_by_host]

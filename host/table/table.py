@@ -90,7 +90,9 @@ class Table:
     def leave(
         self, seat: int, request: lobby_pb2.LeaveTableRequest
     ) -> lobby_pb2.LeaveTableResponse:
-        return self.seating.leave(seat, request)
+        response = self.seating.leave(seat, request)
+        self.deals.private.seat_gone(seat)  # a private deal cannot go on without its key
+        return response
 
     def free_seat(self, caller: int, seat: int) -> None:
         self.seating.free_seat(caller, seat)
@@ -101,10 +103,12 @@ class Table:
 
     def mark_away(self, seat: int, reason: int) -> None:
         self.seating.mark_away(seat, reason, self._rematch_if_agreed)
+        self.deals.private.seat_gone(seat)
 
     @journaled.AWAY.accepts
     def _marked_away(self, seat: int, said: lobby_pb2.SeatInfo) -> None:
         self.seating.mark_away(seat, said.away, self._rematch_if_agreed)
+        self.deals.private.seat_gone(seat)
 
     @journaled.BACK.accepts
     def mark_back(self, seat: int) -> None:
@@ -144,6 +148,12 @@ class Table:
         self, seat: int, request: table_pb2.RevealSeedRequest
     ) -> table_pb2.RevealSeedResponse:
         return self.deals.reveal_seed(seat, request)
+
+    @journaled.PRIVATE.accepts
+    def send_private(
+        self, seat: int, request: table_pb2.SendPrivateRequest
+    ) -> table_pb2.SendPrivateResponse:
+        return self.deals.private.send_private(seat, request)
 
     @journaled.READY.accepts
     def ready(self, seat: int, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
@@ -197,6 +207,7 @@ class Table:
             phase=state.phase,  # type: ignore[arg-type]
             has_password=state.password is not None,
             invited_only=bool(state.config.invited_keys),
+            private_cards=state.private_cards,
             turn_seconds=state.turn_seconds,
             grace_seconds=state.grace_seconds,
         )
@@ -386,6 +397,9 @@ class Table:
 
     def _turn_state(self, seat: int) -> deal.DealState:
         m, deal_state = self.state.match, self.state.deal_state
+        current = self.state.current
+        if current is not None and current.step != table_pb2.TURN_PHASE_UNSPECIFIED:
+            raise precondition("NO_DEAL", "no deal is being played now", "R3")
         if m is None or m.phase is not match.MatchPhase.IN_DEAL or deal_state is None:
             raise precondition("NO_DEAL", "no deal is being played now", "R3")
         if seat not in deal_state.seats:
@@ -407,10 +421,19 @@ class Table:
             raise malformed(str(error)) from None
         self._turn_state(seat)
         self._check_fresh(request.context)
+        private = self.deals.private
+        private.before_draw(request.source)
         engine_events = self.scribe.apply(seat, actions.Draw(source))
         deal_state = self.state.deal_state
         assert deal_state is not None
         response = table_pb2.DrawResponse(card=deal_state.hand(seat)[-1])
+        secret = private.deal
+        if secret is not None and source is actions.DrawSource.STOCK:
+            # The host does not know the card: the position drawn is what the seat reads.
+            response.card = 0
+            response.position.round, response.position.position = secret.place_of[
+                deal_state.hand(seat)[-1]
+            ]
         self._moved(journaled.DRAW, seat, request, response, engine_events)
         return response
 
@@ -443,7 +466,9 @@ class Table:
             raise malformed(str(error)) from None
         self._turn_state(seat)
         self._check_fresh(request.context)
+        self.deals.private.check_play_positions(seat, request)
         engine_events = self.scribe.apply(seat, play)
+        self.deals.private.check_played(seat, play)
         response = table_pb2.PlayResponse()
         self._moved(journaled.PLAY, seat, request, response, engine_events)
         return response
@@ -471,6 +496,9 @@ class Table:
         plays the seat until its player is back. Played back, the discard is the journal's
         (an older host discarded the costliest card)."""
         state = self.state
+        if state.private_cards:
+            self.deals.private.timed_out()
+            return
         deal_state = state.deal_state
         if (
             state.match is None

@@ -386,6 +386,8 @@ class TableTask:
         turn_due = left is not None and left <= 0
         if turn_due and not await self._run_job(lambda table: table.play_timed_out_turn(), None):
             self.clock.restart(self.table)  # not saved: tried again a whole turn later
+        elif turn_due and self.table.state.private_cards:
+            self.clock.stop()  # the seat's grace runs on the table's deadline (R10.3)
         for seat in self.absences.due(self.table.state.grace_seconds):
             if not await self._run_job(_gone(seat), None):
                 self.absences.retry(seat)  # not saved: tried again a grace period later

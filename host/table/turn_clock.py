@@ -48,6 +48,11 @@ class TurnClock:
         latest = self._started + table.state.turn_seconds + grace_seconds
         self._due = min(_now() + table.state.turn_seconds, latest)
 
+    def stop(self) -> None:
+        """The running turn's clock has run out and nobody plays it for the seat (a private
+        table's host cannot): it stays stopped until the next turn."""
+        self._due = None
+
     @property
     def seat(self) -> int | None:
         return self._turn[1] if self._turn is not None else None

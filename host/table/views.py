@@ -50,7 +50,15 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         out.phase = current.step  # type: ignore[assignment]
         out.dealer_seat = current.dealer
     elif deal_view is not None and deal_view.result is None:
-        if deal_view.hand is not None:
+        secret = current.private if current is not None else None
+        if deal_view.hand is not None and secret is not None and seat is not None:
+            # A private deal: the host knows only the hand's public cards; the rest are
+            # positions, which the seat reads from its shares (host.table.private_deal).
+            out.my_hand.extend(secret.known_hand(deal_view.hand))
+            assert state.deal_state is not None
+            for round_, position in secret.hand_positions(state.deal_state, seat):
+                out.my_positions.add(round=round_, position=position)
+        elif deal_view.hand is not None:
             out.my_hand.extend(deal_view.hand)
         for index, meld in enumerate(deal_view.table):
             out.melds.append(wire.table_meld_to_pb(index, meld, deal_view.owners[index]))
@@ -76,6 +84,8 @@ def table_view(table: Table, seat: int | None) -> table_pb2.TableView:
         # During the pause the deal that just ended is still what the table shows: a client
         # joining now reads its end (every hand) from its events like everyone else did.
         recorder = state.recorders.get(state.deal_no)
+    if current is not None and current.private is not None:
+        out.private_transcript.extend(current.private.transcript)
     if recorder is not None:
         out.deal_events.extend(recorder.events)
         for entry in recorder.private_for(seat) if seat is not None else ():

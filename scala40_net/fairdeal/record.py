@@ -50,6 +50,9 @@ class DealRecord:
     signature: bytes
     private_seat: int | None = None
     private_events: tuple[PrivateEntry, ...] = field(default=())
+    #: A private table's deal (docs/PRIVATE_TABLES.md): every signed message of its seats, in
+    #: the host's order; empty for an ordinary deal.
+    private_transcript: tuple[bytes, ...] = field(default=())
 
     @property
     def chain_head(self) -> bytes:
@@ -79,6 +82,8 @@ class DealRecord:
             "signature": self.signature.hex(),
             "private": None,
         }
+        if self.private_transcript:
+            document["private_deal"] = {"transcript": [m.hex() for m in self.private_transcript]}
         if self.private_seat is not None:
             document["private"] = {
                 "seat": self.private_seat,
@@ -96,6 +101,12 @@ class DealRecord:
             if not isinstance(document, dict) or document.get("format") != RECORD_FORMAT:
                 raise RecordFormatError(f"not a {RECORD_FORMAT} file")
             private = document.get("private")
+            private_deal = document.get("private_deal")
+            transcript = (
+                ()
+                if private_deal is None
+                else tuple(bytes.fromhex(_typed(m, str)) for m in private_deal["transcript"])
+            )
             record = cls(
                 table_id=_typed(document["table_id"], str),
                 deal_no=_typed(document["deal_no"], int),
@@ -114,6 +125,7 @@ class DealRecord:
                     PrivateEntry(_typed(p["with_event"], int), _unb64(p["event"]))
                     for p in private["events"]
                 ),
+                private_transcript=transcript,
             )
         except RecordFormatError:
             raise
@@ -188,6 +200,8 @@ class DealRecorder:
         self.head = chain_start(table_id, deal_no)
         self._private: dict[int, list[PrivateEntry]] = {}
         self._signed: DealRecord | None = None
+        # A private deal's transcript, set by the host before ``finish``.
+        self.private_transcript: tuple[bytes, ...] = ()
 
     def public(self, event_bytes: bytes) -> bytes:
         """Append one public event; returns the new chain head ``h_k``."""
@@ -227,6 +241,7 @@ class DealRecorder:
             events=tuple(self.events),
             host_public_key=identity.public_key,
             signature=identity.sign_record(self.table_id, self.deal_no, self.head),
+            private_transcript=self.private_transcript,
         )
         return self._signed
 

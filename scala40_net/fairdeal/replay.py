@@ -7,7 +7,7 @@ refuses any card laid, discarded or drawn that the rules do not allow then.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from scala40_net import wire
 from scala40_net.actions import Action, Draw, RebuildStock, ReturnDiscard
@@ -25,10 +25,27 @@ def _fail(events: Sequence[deal_pb2.DealEvent], index: int, reason: str) -> Veri
     return VerificationFailed("replay", index, events[index].WhichOneof("event"), reason)
 
 
+#: The r-th rebuilt stock (top first) from the discard pile as the replay has it.
+Rebuilt = Callable[[int, Sequence[int]], Sequence[int]]
+
+
 def replay_deal(
     record: DealRecord, events: Sequence[deal_pb2.DealEvent], derivation: Derivation
 ) -> str:
     """Replay from the ``started`` event on; a summary such as ``"ok, 143 actions"``."""
+
+    def rebuilt(r: int, pile: Sequence[int]) -> Sequence[int]:
+        return rebuild_stock(derivation.mix_key, r, pile)
+
+    return replay_cards(record, events, derivation.deck, rebuilt)
+
+
+def replay_cards(
+    record: DealRecord, events: Sequence[deal_pb2.DealEvent], deck: Sequence[int],
+    rebuilt: Rebuilt,
+) -> str:
+    """Replay a deal dealt from ``deck`` whose r-th rebuilt stock ``rebuilt`` gives (a private
+    deal's, as its audit opened them: scala40_net.private.record)."""
     announced = events[0].announced
     seats = list(announced.seats_in_play)
     decks = announced.deck_size // CARDS_PER_DECK
@@ -40,7 +57,7 @@ def replay_deal(
     started = kinds.index("started")
     try:
         state, _ = start_deal(
-            ruleset, seats, announced.dealer_seat, derivation.deck, record.deal_no
+            ruleset, seats, announced.dealer_seat, deck, record.deal_no
         )
     except RuleViolation as violation:
         raise _fail(events, started, str(violation)) from violation
@@ -66,7 +83,7 @@ def replay_deal(
                 raise _fail(events, index, str(error)) from error
             seat = played.seat
         elif kind == "stock_rebuilt":
-            order = rebuild_stock(derivation.mix_key, state.rebuilds + 1, state.discard_pile)
+            order = rebuilt(state.rebuilds + 1, state.discard_pile)
             seat, action = None, RebuildStock(tuple(order))
         else:
             raise _fail(events, index, f"{kind} does not belong to the play")

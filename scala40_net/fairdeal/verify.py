@@ -48,6 +48,7 @@ CHECKS = (
     "draw",
     "rebuild",
     "replay",
+    "private",  # a private deal's audit (scala40_net.private.record)
 )
 
 _PLAY = {"drawn", "discard_returned", "played", "stock_rebuilt", "ended"}

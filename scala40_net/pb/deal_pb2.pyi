@@ -69,20 +69,44 @@ class DealEvent(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., deal_no: _Optional[int] = ..., announced: _Optional[_Union[DealAnnounced, _Mapping]] = ..., commitments: _Optional[_Union[CommitmentsPublished, _Mapping]] = ..., reveals: _Optional[_Union[SeedsRevealed, _Mapping]] = ..., started: _Optional[_Union[DealStarted, _Mapping]] = ..., drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., stock_rebuilt: _Optional[_Union[StockRebuilt, _Mapping]] = ..., ended: _Optional[_Union[DealEnded, _Mapping]] = ..., host_seed_revealed: _Optional[_Union[HostSeedRevealed, _Mapping]] = ..., discard_returned: _Optional[_Union[DiscardReturned, _Mapping]] = ...) -> None: ...
 
 class DealAnnounced(_message.Message):
-    __slots__ = ("dealer_seat", "cutter_seat", "seats_in_play", "deck_size", "host_commitment", "ruleset")
+    __slots__ = ("dealer_seat", "cutter_seat", "seats_in_play", "deck_size", "host_commitment", "ruleset", "private_setup")
     DEALER_SEAT_FIELD_NUMBER: _ClassVar[int]
     CUTTER_SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_IN_PLAY_FIELD_NUMBER: _ClassVar[int]
     DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     HOST_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_SETUP_FIELD_NUMBER: _ClassVar[int]
     dealer_seat: int
     cutter_seat: int
     seats_in_play: _containers.RepeatedScalarFieldContainer[int]
     deck_size: int
     host_commitment: bytes
     ruleset: _ruleset_pb2.Ruleset
-    def __init__(self, dealer_seat: _Optional[int] = ..., cutter_seat: _Optional[int] = ..., seats_in_play: _Optional[_Iterable[int]] = ..., deck_size: _Optional[int] = ..., host_commitment: _Optional[bytes] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ...) -> None: ...
+    private_setup: PrivateDealSetup
+    def __init__(self, dealer_seat: _Optional[int] = ..., cutter_seat: _Optional[int] = ..., seats_in_play: _Optional[_Iterable[int]] = ..., deck_size: _Optional[int] = ..., host_commitment: _Optional[bytes] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., private_setup: _Optional[_Union[PrivateDealSetup, _Mapping]] = ...) -> None: ...
+
+class PrivateDealSetup(_message.Message):
+    __slots__ = ("signing_keys",)
+    SIGNING_KEYS_FIELD_NUMBER: _ClassVar[int]
+    signing_keys: _containers.RepeatedCompositeFieldContainer[PrivateSigningKey]
+    def __init__(self, signing_keys: _Optional[_Iterable[_Union[PrivateSigningKey, _Mapping]]] = ...) -> None: ...
+
+class PrivateSigningKey(_message.Message):
+    __slots__ = ("seat", "key")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    key: bytes
+    def __init__(self, seat: _Optional[int] = ..., key: _Optional[bytes] = ...) -> None: ...
+
+class PrivatePosition(_message.Message):
+    __slots__ = ("round", "position")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    position: int
+    def __init__(self, round: _Optional[int] = ..., position: _Optional[int] = ...) -> None: ...
 
 class SeatCommitment(_message.Message):
     __slots__ = ("seat", "commitment", "host_played")
@@ -139,14 +163,16 @@ class DealStarted(_message.Message):
     def __init__(self, first_discard: _Optional[int] = ..., stock_count: _Optional[int] = ..., first_seat: _Optional[int] = ...) -> None: ...
 
 class CardDrawn(_message.Message):
-    __slots__ = ("seat", "source", "card")
+    __slots__ = ("seat", "source", "card", "position")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
     seat: int
     source: DrawSource
     card: int
-    def __init__(self, seat: _Optional[int] = ..., source: _Optional[_Union[DrawSource, str]] = ..., card: _Optional[int] = ...) -> None: ...
+    position: PrivatePosition
+    def __init__(self, seat: _Optional[int] = ..., source: _Optional[_Union[DrawSource, str]] = ..., card: _Optional[int] = ..., position: _Optional[_Union[PrivatePosition, _Mapping]] = ...) -> None: ...
 
 class Played(_message.Message):
     __slots__ = ("seat", "operations", "discard", "opened", "went_out", "new_meld_ids")
@@ -225,10 +251,12 @@ class PrivateDealEvent(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., deal_no: _Optional[int] = ..., hand_dealt: _Optional[_Union[HandDealt, _Mapping]] = ..., stock_card_drawn: _Optional[_Union[StockCardDrawn, _Mapping]] = ...) -> None: ...
 
 class HandDealt(_message.Message):
-    __slots__ = ("cards",)
+    __slots__ = ("cards", "positions")
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
     cards: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, cards: _Optional[_Iterable[int]] = ...) -> None: ...
+    positions: _containers.RepeatedCompositeFieldContainer[PrivatePosition]
+    def __init__(self, cards: _Optional[_Iterable[int]] = ..., positions: _Optional[_Iterable[_Union[PrivatePosition, _Mapping]]] = ...) -> None: ...
 
 class StockCardDrawn(_message.Message):
     __slots__ = ("card",)

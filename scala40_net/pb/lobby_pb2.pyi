@@ -64,7 +64,7 @@ class GetHostInfoResponse(_message.Message):
     def __init__(self, host_public_key: _Optional[bytes] = ..., host_fingerprint: _Optional[str] = ..., version: _Optional[str] = ..., fair_deal_version: _Optional[int] = ..., contract_version: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds", "invited_keys")
+    __slots__ = ("name", "ruleset", "seats", "password", "turn_seconds", "grace_seconds", "stand_in_level", "between_deals_seconds", "invited_keys", "private_cards")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,7 @@ class CreateTableRequest(_message.Message):
     STAND_IN_LEVEL_FIELD_NUMBER: _ClassVar[int]
     BETWEEN_DEALS_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INVITED_KEYS_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_CARDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     ruleset: _ruleset_pb2.Ruleset
     seats: int
@@ -83,7 +84,8 @@ class CreateTableRequest(_message.Message):
     stand_in_level: BotLevel
     between_deals_seconds: int
     invited_keys: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ..., between_deals_seconds: _Optional[int] = ..., invited_keys: _Optional[_Iterable[str]] = ...) -> None: ...
+    private_cards: bool
+    def __init__(self, name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.Ruleset, _Mapping]] = ..., seats: _Optional[int] = ..., password: _Optional[str] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., stand_in_level: _Optional[_Union[BotLevel, str]] = ..., between_deals_seconds: _Optional[int] = ..., invited_keys: _Optional[_Iterable[str]] = ..., private_cards: _Optional[bool] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id",)
@@ -96,7 +98,7 @@ class ListTablesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "taken", "name", "bot", "connected", "away", "decides_absences", "key_fingerprint")
+    __slots__ = ("seat", "taken", "name", "bot", "connected", "away", "decides_absences", "key_fingerprint", "private_signing_key", "host_bot")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +107,8 @@ class SeatInfo(_message.Message):
     AWAY_FIELD_NUMBER: _ClassVar[int]
     DECIDES_ABSENCES_FIELD_NUMBER: _ClassVar[int]
     KEY_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
+    HOST_BOT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     taken: bool
     name: str
@@ -113,10 +117,12 @@ class SeatInfo(_message.Message):
     away: AwayReason
     decides_absences: bool
     key_fingerprint: str
-    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ..., away: _Optional[_Union[AwayReason, str]] = ..., decides_absences: _Optional[bool] = ..., key_fingerprint: _Optional[str] = ...) -> None: ...
+    private_signing_key: bytes
+    host_bot: bool
+    def __init__(self, seat: _Optional[int] = ..., taken: _Optional[bool] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., connected: _Optional[bool] = ..., away: _Optional[_Union[AwayReason, str]] = ..., decides_absences: _Optional[bool] = ..., key_fingerprint: _Optional[str] = ..., private_signing_key: _Optional[bytes] = ..., host_bot: _Optional[bool] = ...) -> None: ...
 
 class TableSummary(_message.Message):
-    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password", "invited_only", "turn_seconds", "grace_seconds")
+    __slots__ = ("table_id", "name", "ruleset", "preset", "seats", "phase", "has_password", "invited_only", "turn_seconds", "grace_seconds", "private_cards")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +133,7 @@ class TableSummary(_message.Message):
     INVITED_ONLY_FIELD_NUMBER: _ClassVar[int]
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_CARDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     ruleset: _ruleset_pb2.RulesetOptions
@@ -137,7 +144,8 @@ class TableSummary(_message.Message):
     invited_only: bool
     turn_seconds: int
     grace_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ..., invited_only: _Optional[bool] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ...) -> None: ...
+    private_cards: bool
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ..., preset: _Optional[_Union[_ruleset_pb2.Preset, str]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., phase: _Optional[_Union[TablePhase, str]] = ..., has_password: _Optional[bool] = ..., invited_only: _Optional[bool] = ..., turn_seconds: _Optional[int] = ..., grace_seconds: _Optional[int] = ..., private_cards: _Optional[bool] = ...) -> None: ...
 
 class ListTablesResponse(_message.Message):
     __slots__ = ("tables",)
@@ -146,18 +154,20 @@ class ListTablesResponse(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[TableSummary, _Mapping]]] = ...) -> None: ...
 
 class JoinTableRequest(_message.Message):
-    __slots__ = ("table_id", "player_name", "seat", "password", "proof")
+    __slots__ = ("table_id", "player_name", "seat", "password", "proof", "private_signing_key")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
     PROOF_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     player_name: str
     seat: int
     password: str
     proof: PlayerProof
-    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ..., proof: _Optional[_Union[PlayerProof, _Mapping]] = ...) -> None: ...
+    private_signing_key: bytes
+    def __init__(self, table_id: _Optional[str] = ..., player_name: _Optional[str] = ..., seat: _Optional[int] = ..., password: _Optional[str] = ..., proof: _Optional[_Union[PlayerProof, _Mapping]] = ..., private_signing_key: _Optional[bytes] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
     __slots__ = ("seat", "seat_token")

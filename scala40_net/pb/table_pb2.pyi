@@ -19,6 +19,8 @@ class TurnPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TURN_PHASE_REVEAL: _ClassVar[TurnPhase]
     TURN_PHASE_DRAW: _ClassVar[TurnPhase]
     TURN_PHASE_PLAY: _ClassVar[TurnPhase]
+    TURN_PHASE_PRIVATE_DEAL: _ClassVar[TurnPhase]
+    TURN_PHASE_PRIVATE_REVEAL: _ClassVar[TurnPhase]
 
 class AbsenceChoice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -31,6 +33,8 @@ TURN_PHASE_COMMIT: TurnPhase
 TURN_PHASE_REVEAL: TurnPhase
 TURN_PHASE_DRAW: TurnPhase
 TURN_PHASE_PLAY: TurnPhase
+TURN_PHASE_PRIVATE_DEAL: TurnPhase
+TURN_PHASE_PRIVATE_REVEAL: TurnPhase
 ABSENCE_CHOICE_UNSPECIFIED: AbsenceChoice
 ABSENCE_CHOICE_HAND_TO_BOT: AbsenceChoice
 ABSENCE_CHOICE_MORE_TIME: AbsenceChoice
@@ -57,7 +61,7 @@ class SubscribeEventsResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ...) -> None: ...
 
 class TableEvent(_message.Message):
-    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started", "rematch")
+    __slots__ = ("seq", "snapshot", "deal", "seat_changed", "chat", "match_update", "deal_signed", "match_started", "rematch", "private_message", "private_reveal_due")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
@@ -67,6 +71,8 @@ class TableEvent(_message.Message):
     DEAL_SIGNED_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     REMATCH_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_REVEAL_DUE_FIELD_NUMBER: _ClassVar[int]
     seq: int
     snapshot: TableView
     deal: DealEventEnvelope
@@ -76,7 +82,39 @@ class TableEvent(_message.Message):
     deal_signed: DealSigned
     match_started: MatchStarted
     rematch: RematchUpdate
-    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., rematch: _Optional[_Union[RematchUpdate, _Mapping]] = ...) -> None: ...
+    private_message: PrivateMessage
+    private_reveal_due: PrivateRevealDue
+    def __init__(self, seq: _Optional[int] = ..., snapshot: _Optional[_Union[TableView, _Mapping]] = ..., deal: _Optional[_Union[DealEventEnvelope, _Mapping]] = ..., seat_changed: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., match_update: _Optional[_Union[MatchUpdate, _Mapping]] = ..., deal_signed: _Optional[_Union[DealSigned, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., rematch: _Optional[_Union[RematchUpdate, _Mapping]] = ..., private_message: _Optional[_Union[PrivateMessage, _Mapping]] = ..., private_reveal_due: _Optional[_Union[PrivateRevealDue, _Mapping]] = ...) -> None: ...
+
+class PrivateRevealDue(_message.Message):
+    __slots__ = ("deal_no",)
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    deal_no: int
+    def __init__(self, deal_no: _Optional[int] = ...) -> None: ...
+
+class PrivateMessage(_message.Message):
+    __slots__ = ("envelope", "seq", "deal_no")
+    ENVELOPE_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    envelope: bytes
+    seq: int
+    deal_no: int
+    def __init__(self, envelope: _Optional[bytes] = ..., seq: _Optional[int] = ..., deal_no: _Optional[int] = ...) -> None: ...
+
+class SendPrivateRequest(_message.Message):
+    __slots__ = ("context", "envelope")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    ENVELOPE_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    envelope: bytes
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., envelope: _Optional[bytes] = ...) -> None: ...
+
+class SendPrivateResponse(_message.Message):
+    __slots__ = ("transcript_seq",)
+    TRANSCRIPT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    transcript_seq: int
+    def __init__(self, transcript_seq: _Optional[int] = ...) -> None: ...
 
 class DealEventEnvelope(_message.Message):
     __slots__ = ("public_event", "private_event", "turn_time_ms", "by_host")
@@ -195,7 +233,7 @@ class SeatView(_message.Message):
     def __init__(self, info: _Optional[_Union[_lobby_pb2.SeatInfo, _Mapping]] = ..., hand_count: _Optional[int] = ..., opened: _Optional[bool] = ..., score: _Optional[_Union[SeatScore, _Mapping]] = ..., in_deal: _Optional[bool] = ..., turns_played: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms", "between_deals", "my_private_with_event")
+    __slots__ = ("table", "my_seat", "my_hand", "seats", "melds", "discard_top", "discard_count", "stock_count", "deal_no", "dealer_seat", "turn_seat", "phase", "taken_discard", "deal_events", "my_private_events", "discard_pile", "rebuilds", "drawn_from", "rientro_offers", "agreed_discard", "turn_time_left_ms", "between_deals", "my_private_with_event", "private_transcript", "my_positions")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MY_SEAT_FIELD_NUMBER: _ClassVar[int]
     MY_HAND_FIELD_NUMBER: _ClassVar[int]
@@ -219,6 +257,8 @@ class TableView(_message.Message):
     TURN_TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     BETWEEN_DEALS_FIELD_NUMBER: _ClassVar[int]
     MY_PRIVATE_WITH_EVENT_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    MY_POSITIONS_FIELD_NUMBER: _ClassVar[int]
     table: _lobby_pb2.TableSummary
     my_seat: int
     my_hand: _containers.RepeatedScalarFieldContainer[int]
@@ -242,7 +282,9 @@ class TableView(_message.Message):
     turn_time_left_ms: int
     between_deals: BetweenDeals
     my_private_with_event: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ..., my_private_with_event: _Optional[_Iterable[int]] = ...) -> None: ...
+    private_transcript: _containers.RepeatedScalarFieldContainer[bytes]
+    my_positions: _containers.RepeatedCompositeFieldContainer[_deal_pb2.PrivatePosition]
+    def __init__(self, table: _Optional[_Union[_lobby_pb2.TableSummary, _Mapping]] = ..., my_seat: _Optional[int] = ..., my_hand: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[_cards_pb2.TableMeld, _Mapping]]] = ..., discard_top: _Optional[int] = ..., discard_count: _Optional[int] = ..., stock_count: _Optional[int] = ..., deal_no: _Optional[int] = ..., dealer_seat: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[TurnPhase, str]] = ..., taken_discard: _Optional[int] = ..., deal_events: _Optional[_Iterable[bytes]] = ..., my_private_events: _Optional[_Iterable[_Union[_deal_pb2.PrivateDealEvent, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[int]] = ..., rebuilds: _Optional[int] = ..., drawn_from: _Optional[_Union[_deal_pb2.DrawSource, str]] = ..., rientro_offers: _Optional[_Iterable[_Union[RientroOffer, _Mapping]]] = ..., agreed_discard: _Optional[int] = ..., turn_time_left_ms: _Optional[int] = ..., between_deals: _Optional[_Union[BetweenDeals, _Mapping]] = ..., my_private_with_event: _Optional[_Iterable[int]] = ..., private_transcript: _Optional[_Iterable[bytes]] = ..., my_positions: _Optional[_Iterable[_Union[_deal_pb2.PrivatePosition, _Mapping]]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
     __slots__ = ()
@@ -265,22 +307,28 @@ class DrawRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., source: _Optional[_Union[_deal_pb2.DrawSource, str]] = ...) -> None: ...
 
 class DrawResponse(_message.Message):
-    __slots__ = ("card", "seq")
+    __slots__ = ("card", "seq", "position")
     CARD_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
     card: int
     seq: int
-    def __init__(self, card: _Optional[int] = ..., seq: _Optional[int] = ...) -> None: ...
+    position: _deal_pb2.PrivatePosition
+    def __init__(self, card: _Optional[int] = ..., seq: _Optional[int] = ..., position: _Optional[_Union[_deal_pb2.PrivatePosition, _Mapping]] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
-    __slots__ = ("context", "operations", "discard")
+    __slots__ = ("context", "operations", "discard", "positions", "shares")
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     OPERATIONS_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    SHARES_FIELD_NUMBER: _ClassVar[int]
     context: MoveContext
     operations: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Operation]
     discard: int
-    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., operations: _Optional[_Iterable[_Union[_cards_pb2.Operation, _Mapping]]] = ..., discard: _Optional[int] = ...) -> None: ...
+    positions: _containers.RepeatedCompositeFieldContainer[_deal_pb2.PrivatePosition]
+    shares: bytes
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., operations: _Optional[_Iterable[_Union[_cards_pb2.Operation, _Mapping]]] = ..., discard: _Optional[int] = ..., positions: _Optional[_Iterable[_Union[_deal_pb2.PrivatePosition, _Mapping]]] = ..., shares: _Optional[bytes] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
     __slots__ = ("seq",)
@@ -403,7 +451,7 @@ class RematchResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class SeatRequest(_message.Message):
-    __slots__ = ("subscribe", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch")
+    __slots__ = ("subscribe", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch", "send_private")
     SUBSCRIBE_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
@@ -415,6 +463,7 @@ class SeatRequest(_message.Message):
     DECIDE_ABSENCE_FIELD_NUMBER: _ClassVar[int]
     READY_FIELD_NUMBER: _ClassVar[int]
     REMATCH_FIELD_NUMBER: _ClassVar[int]
+    SEND_PRIVATE_FIELD_NUMBER: _ClassVar[int]
     subscribe: SubscribeEventsRequest
     draw: DrawRequest
     play: PlayRequest
@@ -426,7 +475,8 @@ class SeatRequest(_message.Message):
     decide_absence: DecideAbsenceRequest
     ready: ReadyRequest
     rematch: RematchRequest
-    def __init__(self, subscribe: _Optional[_Union[SubscribeEventsRequest, _Mapping]] = ..., draw: _Optional[_Union[DrawRequest, _Mapping]] = ..., play: _Optional[_Union[PlayRequest, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardRequest, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedRequest, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedRequest, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroRequest, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatRequest, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceRequest, _Mapping]] = ..., ready: _Optional[_Union[ReadyRequest, _Mapping]] = ..., rematch: _Optional[_Union[RematchRequest, _Mapping]] = ...) -> None: ...
+    send_private: SendPrivateRequest
+    def __init__(self, subscribe: _Optional[_Union[SubscribeEventsRequest, _Mapping]] = ..., draw: _Optional[_Union[DrawRequest, _Mapping]] = ..., play: _Optional[_Union[PlayRequest, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardRequest, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedRequest, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedRequest, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroRequest, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatRequest, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceRequest, _Mapping]] = ..., ready: _Optional[_Union[ReadyRequest, _Mapping]] = ..., rematch: _Optional[_Union[RematchRequest, _Mapping]] = ..., send_private: _Optional[_Union[SendPrivateRequest, _Mapping]] = ...) -> None: ...
 
 class SeatResponse(_message.Message):
     __slots__ = ("event", "answer")
@@ -437,7 +487,7 @@ class SeatResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[TableEvent, _Mapping]] = ..., answer: _Optional[_Union[SeatAnswer, _Mapping]] = ...) -> None: ...
 
 class SeatAnswer(_message.Message):
-    __slots__ = ("request_id", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch", "refused")
+    __slots__ = ("request_id", "draw", "play", "return_discard", "commit_seed", "reveal_seed", "answer_rientro", "send_chat", "decide_absence", "ready", "rematch", "send_private", "refused")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
@@ -449,6 +499,7 @@ class SeatAnswer(_message.Message):
     DECIDE_ABSENCE_FIELD_NUMBER: _ClassVar[int]
     READY_FIELD_NUMBER: _ClassVar[int]
     REMATCH_FIELD_NUMBER: _ClassVar[int]
+    SEND_PRIVATE_FIELD_NUMBER: _ClassVar[int]
     REFUSED_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     draw: DrawResponse
@@ -461,5 +512,6 @@ class SeatAnswer(_message.Message):
     decide_absence: DecideAbsenceResponse
     ready: ReadyResponse
     rematch: RematchResponse
+    send_private: SendPrivateResponse
     refused: _status_pb2.Status
-    def __init__(self, request_id: _Optional[str] = ..., draw: _Optional[_Union[DrawResponse, _Mapping]] = ..., play: _Optional[_Union[PlayResponse, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardResponse, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedResponse, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedResponse, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroResponse, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatResponse, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceResponse, _Mapping]] = ..., ready: _Optional[_Union[ReadyResponse, _Mapping]] = ..., rematch: _Optional[_Union[RematchResponse, _Mapping]] = ..., refused: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+    def __init__(self, request_id: _Optional[str] = ..., draw: _Optional[_Union[DrawResponse, _Mapping]] = ..., play: _Optional[_Union[PlayResponse, _Mapping]] = ..., return_discard: _Optional[_Union[ReturnDiscardResponse, _Mapping]] = ..., commit_seed: _Optional[_Union[CommitSeedResponse, _Mapping]] = ..., reveal_seed: _Optional[_Union[RevealSeedResponse, _Mapping]] = ..., answer_rientro: _Optional[_Union[AnswerRientroResponse, _Mapping]] = ..., send_chat: _Optional[_Union[SendChatResponse, _Mapping]] = ..., decide_absence: _Optional[_Union[DecideAbsenceResponse, _Mapping]] = ..., ready: _Optional[_Union[ReadyResponse, _Mapping]] = ..., rematch: _Optional[_Union[RematchResponse, _Mapping]] = ..., send_private: _Optional[_Union[SendPrivateResponse, _Mapping]] = ..., refused: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...

@@ -107,6 +107,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.SeatRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.SeatResponse.FromString,
                 _registered_method=True)
+        self.SendPrivate = channel.unary_unary(
+                '/scala40.v1.TableService/SendPrivate',
+                request_serializer=scala40_dot_v1_dot_table__pb2.SendPrivateRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.SendPrivateResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -256,6 +261,21 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendPrivate(self, request, context):
+        """At a private table: one message of the private protocol (a signed envelope,
+        docs/PRIVATE_TABLES.md), seat tokens only. The host checks that the seat
+        signed it as itself, that it is this deal's and the next of the seat's
+        chain, and that its content holds (every proof); then journals it and relays
+        it to every other seat and to spectators (TableEvent.private_message),
+        unchanged. The same envelope sent again is answered as the first time and
+        relayed once. Refused: INVALID_ARGUMENT PRIVATE_MESSAGE_REFUSED (naming the
+        fault), FAILED_PRECONDITION NOT_PRIVATE (an ordinary table) or
+        WRONG_DEAL (no private deal in play, or another deal's).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -328,6 +348,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Seat,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.SeatRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.SeatResponse.SerializeToString,
+            ),
+            'SendPrivate': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendPrivate,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.SendPrivateRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.SendPrivateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -711,6 +736,33 @@ class TableService:
             '/scala40.v1.TableService/Seat',
             scala40_dot_v1_dot_table__pb2.SeatRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.SeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendPrivate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/SendPrivate',
+            scala40_dot_v1_dot_table__pb2.SendPrivateRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.SendPrivateResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -216,6 +216,13 @@ class GrpcTable:
         answer: table_pb2.GetDealRecordResponse = await self._unary("GetDealRecord", request)
         return answer.record
 
+    async def send_private(
+        self, request: table_pb2.SendPrivateRequest
+    ) -> table_pb2.SendPrivateResponse:
+        """One private-table protocol message (docs/PRIVATE_TABLES.md), on the seat's stream
+        while one is open."""
+        return cast(table_pb2.SendPrivateResponse, await self._unary("SendPrivate", request))
+
     async def decide_absence(
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
@@ -374,8 +381,13 @@ class SeatLink:
         operations: list[cards_pb2.Operation],
         discard: int | None,
         seen: int | None = None,
+        positions: list[deal_pb2.PrivatePosition] | None = None,
     ) -> table_pb2.PlayRequest:
-        request = table_pb2.PlayRequest(context=self.context(seen), operations=operations)
+        """``positions``: at a private table, the hand's positions whose cards the play lays,
+        attaches, swaps in or discards (their shares sent first, by SendPrivate)."""
+        request = table_pb2.PlayRequest(
+            context=self.context(seen), operations=operations, positions=positions or []
+        )
         if discard is not None:
             request.discard = discard
         return request
@@ -406,8 +418,9 @@ class SeatLink:
         operations: list[cards_pb2.Operation],
         discard: int | None,
         seen: int | None = None,
+        positions: list[deal_pb2.PrivatePosition] | None = None,
     ) -> table_pb2.PlayResponse:
-        request = self.play_request(operations, discard, seen)
+        request = self.play_request(operations, discard, seen, positions)
         return await resend(lambda: self.transport.play(request))
 
     async def return_discard(self, seen: int | None = None) -> table_pb2.ReturnDiscardResponse:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -45,7 +46,7 @@ import grpc  # type: ignore[import-untyped,unused-ignore]
 import platformdirs
 
 from scala40_net import collector, invite, names, views, wire
-from scala40_net.actions import DrawSource, Play
+from scala40_net.actions import Attach, DrawSource, NewMeld, Play, SwapJoker
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
@@ -65,8 +66,13 @@ from scala40_net.pb import (
     table_pb2_grpc,
 )
 from scala40_net.players import PlayerKey
+from scala40_net.private.chain import Fault
+from scala40_net.private.messages import Ed25519Signer, Signer
+from scala40_net.private.record import verify_private_record
 from scala40_net.seat.fairdeal import FairDealSteps
 from scala40_net.seat.link import CALL_TIMEOUT, GrpcTable, SeatLink, bearer, resend
+from scala40_net.seat.private import deal_folder
+from scala40_net.seat.private_link import PrivateDeals, is_private, signing_key_at
 from scala40_net.seat.proof import add_proof
 from scala40_net.seat.refusal import HostRefusal
 from scala40_net.seat.stream import RECONNECT_CODES, HostLost, ResumableStream
@@ -127,6 +133,8 @@ class SeatLog:
     views: list[bytes] = field(default_factory=list)  # every GetViewResponse, as received
     received_at: list[float] = field(default_factory=list)  # perf_counter() at each message
     refusals: list[str] = field(default_factory=list)
+    #: At a private table: every fault this seat's checks found in a relayed message.
+    faults: list[Fault] = field(default_factory=list)
 
 
 class NetworkSeat:
@@ -182,6 +190,16 @@ class NetworkSeat:
         self.rematch_wait = 0.0
         self.matches = 0  # the matches this seat has seen end
         self._rematch_timer: asyncio.TimerHandle | None = None
+        # At a private table (docs/PRIVATE_TABLES.md): where the seat keeps its signing key,
+        # per-deal keys and messages (None: in memory only, lost with the process), its
+        # signing key, and its part in each private deal once it has a seat.
+        self.private_dir: Path | None = None
+        self.signer: Signer | None = None
+        self.private: PrivateDeals | None = None
+        self._private_deals: set[int] = set()  # deal numbers dealt by private messages
+        # This seat's move waits for a card of its hand to be read (the other seats' shares
+        # come on the stream, which goes on meanwhile): made once it is.
+        self._move_when_read = False
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -202,6 +220,33 @@ class NetworkSeat:
         self.seat = seat
         self.reader = wire.DealEventReader(seat)
         self.table.metadata = bearer(token)
+        if self.private is not None:
+            self.private.close()
+        self.private = PrivateDeals(
+            self.table_id,
+            seat,
+            self._signing_key(),
+            self.table.send_private,
+            self.private_dir,
+            on_fault=self._fault,
+        )
+
+    def _fault(self, fault: Fault) -> None:
+        """A relayed private message this seat's checks refused, naming who is to blame."""
+        if self.log is not None:
+            self.log.faults.append(fault)
+        log.warning("seat %d: private deal: %s is to blame (%s): %s", self.seat,
+                    fault.culprit, fault.kind, fault.detail)  # fmt: skip
+
+    def _signing_key(self) -> Signer:
+        """The key this seat signs a private table's messages with: kept in ``private_dir``
+        (a restarted bot signs on with it), else made for this run."""
+        if self.signer is None:
+            if self.private_dir is not None:
+                self.signer = signing_key_at(self.private_dir / "signing.key")
+            else:
+                self.signer = Ed25519Signer()
+        return self.signer
 
     async def join(
         self,
@@ -214,6 +259,8 @@ class NetworkSeat:
         the host whose fingerprint is ``host_fingerprint``), so the key's seat at the table,
         if it has one, is given back."""
         request = lobby_pb2.JoinTableRequest(table_id=self.table_id, player_name=name)
+        # Read only by a private table: the key that signs this seat's protocol messages.
+        request.private_signing_key = self._signing_key().public_key()
         if password:
             request.password = password
         if key is not None:
@@ -254,22 +301,45 @@ class NetworkSeat:
 
     async def _on_event(self, event: table_pb2.TableEvent) -> None:
         kind = event.WhichOneof("event")
-        if kind == "deal":
+        if kind == "private_message":
+            if self.private is not None:
+                await self.private.on_private_message(event.private_message)
+                if self._move_when_read and self.private.read_hand() is not None:
+                    self._move_when_read = False
+                    await self._move()
+        elif kind == "private_reveal_due":
+            if self.private is not None:
+                await self.private.on_reveal_due(event.private_reveal_due)
+        elif kind == "deal":
             public = deal_pb2.DealEvent.FromString(event.deal.public_event)
             private = event.deal.private_event if event.deal.HasField("private_event") else None
+            if is_private(public):
+                self._private_deals.add(public.deal_no)
+            dealt_privately = public.deal_no in self._private_deals
+            if dealt_privately and self.private is not None:
+                await self.private.on_deal_event(public)
+                private = self._with_hand(public, private)
             happened = self._observe(public, private)
             self._follow(happened, event.seq)
-            await self._fair_deal(public)
+            if dealt_privately:
+                self._known = None  # the hand is the participant's: the view is asked for
+            else:
+                await self._fair_deal(public)
             if public.WhichOneof("event") in TURN_EVENTS and self._may_be_my_move(public):
                 await self._move(self._known)
         elif kind == "snapshot":
             # The deal so far, from its start: the bot's memory is rebuilt from it. The
             # fair-deal steps in it are past: only this run's exchange may still act on them.
             self.reader = wire.DealEventReader(self.seat)
+            if self.private is not None:
+                await self.private.on_view(event.snapshot)
             for raw in event.snapshot.deal_events:
                 public = deal_pb2.DealEvent.FromString(raw)
-                self._observe(public, None)
-                await self._fair_deal(public, replaying=True)
+                if is_private(public):
+                    self._private_deals.add(public.deal_no)
+                self._observe(public, self._with_hand(public, None))
+                if public.deal_no not in self._private_deals:
+                    await self._fair_deal(public, replaying=True)
             await self._commit_late(event.snapshot)
             scores = [view.score for view in event.snapshot.seats if view.HasField("score")]
             await self._answer_rientro(event.snapshot.rientro_offers, scores)
@@ -279,6 +349,8 @@ class NetworkSeat:
             seen = wire.deal_view_from_pb(event.snapshot)
             if seen is not None:
                 self._known = seen, event.seq
+                if event.snapshot.deal_no in self._private_deals:
+                    self._known = None  # its hand is the participant's: asked for at the move
                 await self._move(self._known)
         elif kind == "deal_signed":
             if self.log is not None:
@@ -357,6 +429,23 @@ class NetworkSeat:
         if happened is not None:
             self.bot.observe(happened)
         return happened
+
+    def _with_hand(
+        self, public: deal_pb2.DealEvent, private: deal_pb2.PrivateDealEvent | None
+    ) -> deal_pb2.PrivateDealEvent | None:
+        """At a private deal's start the host names the hand's positions, not its cards: the
+        bot is told the cards its participant read, in the order dealt."""
+        mine = self.private.current if self.private is not None else None
+        if public.WhichOneof("event") != "started" or mine is None:
+            return private
+        if public.deal_no != mine.setup.deal_no:
+            return private
+        cards = [mine.held.get((0, p)) for p in mine.setup.positions.hands.get(self.seat, [])]
+        if any(card is None for card in cards):
+            return private
+        told = deal_pb2.PrivateDealEvent()
+        told.hand_dealt.cards.extend(card for card in cards if card is not None)
+        return told
 
     def _follow(self, happened: Event | None, seq: int) -> None:
         """Carry the seat's view across a deal event (the fair-deal steps change nothing of
@@ -525,6 +614,11 @@ class NetworkSeat:
             if self.log is not None:
                 self.log.views.append(answer.SerializeToString())
             view, seen = wire.deal_view_from_pb(answer.view), answer.seq
+            if view is not None and answer.view.deal_no in self._private_deals:
+                view = await self._private_hand(view, answer.view)
+                if view is None:
+                    self._move_when_read = True
+                    return True
             self._known = None if view is None else (view, seen)
         else:
             view, seen = known
@@ -554,11 +648,25 @@ class NetworkSeat:
         for play in tries:
             operations, discard = wire.play_to_pb(play)
             playing = self.link.play_request(operations, discard, seen)
+            if view.deal_no in self._private_deals and self.private is not None:
+                # The hand's cards this play lays or discards, opened to everyone first.
+                positions = await self.private.open_for_play(cards_from_hand(play))
+                playing.positions.extend(positions)
             outcome = await self._send_move(self.table.play, playing)
             if outcome != "refused":
                 return outcome != "stale"
         back = self.link.return_request(seen)
         return await self._send_move(self.table.return_discard, back) != "stale"
+
+    async def _private_hand(self, view: DealView, table: table_pb2.TableView) -> DealView | None:
+        """At a private table the host's view holds the hand's positions: the cards are the
+        participant's, once the other seats' shares of them are in (None: not yet; the
+        move is made when they are)."""
+        if self.private is None:
+            return view
+        await self.private.on_view(table)
+        hand = self.private.read_hand()
+        return None if hand is None else dataclasses.replace(view, hand=tuple(hand))
 
     async def _send_move(self, method: Callable[[Any], Awaitable[Any]], request: Any) -> str:
         """``taken``, ``stale`` (decide again from a fresh view), ``refused`` (a rule: try
@@ -638,6 +746,10 @@ async def run(
             trace=keeper.trace if keeper is not None else None,
             pin=None if pinned is None else tls.PinnedHost(place.host, place.port, pinned),
         )
+        # A private table's keys: one folder per table and bot name, as its player key.
+        seat.private_dir = deal_folder(data_dir(), table_id) / urllib.parse.quote(
+            names.fold(name or default_name(level)), safe=""
+        )
         host = await seat.lobby.GetHostInfo(lobby_pb2.GetHostInfoRequest(), timeout=CALL_TIMEOUT)
         if pinned is not None and host.host_fingerprint != pinned:
             raise tls.PinError("the host signs deals with another identity than its TLS one")
@@ -663,6 +775,19 @@ async def run(
         await channel.close()
         if keeper is not None:
             keeper.close()
+
+
+def cards_from_hand(play: Play) -> list[int]:
+    """The cards a play takes from the hand: laid, attached, swapped in, discarded."""
+    taken: list[int] = []
+    for operation in play.operations:
+        if isinstance(operation, (NewMeld, Attach)):
+            taken += operation.cards
+        elif isinstance(operation, SwapJoker):
+            taken.append(operation.card)
+    if play.discard is not None:
+        taken.append(play.discard)
+    return taken
 
 
 def default_name(level: str) -> str:
@@ -734,6 +859,10 @@ async def _checked(
         if keeper is not None:
             keeper.keep(signed.deal_no, raw, seat.seat, mine)
         record = DealRecord.from_json(raw)
+        if record.private_transcript:
+            # A private deal: the host's signature, every seat's message audited, the replay.
+            verify_private_record(record, host.host_fingerprint)
+            return "record verified, private deal audited (every message, proof and share)"
         verify_record(
             record,
             host_fingerprint=host.host_fingerprint,

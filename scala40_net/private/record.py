@@ -1,0 +1,91 @@
+"""A private deal's record checked offline: the host's signature, the seats' audit, the replay.
+
+A private table's deal record (FAIR_DEAL.md "Record file", with ``private_deal``) holds the
+signed chain of public events, whose announcement carries every seat's signing key, and
+the transcript of the seats' messages. ``verify_private_record`` checks the host's
+signature over the chain, runs ``audit.audit_deal`` over the transcript (every signature,
+chain, proof and share; every per-deal key revealed), and replays the deal through the
+engine on the cards the audit opens (``fairdeal.replay.replay_cards``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scala40_net.fairdeal.identity import fingerprint, verify_record_signature
+from scala40_net.fairdeal.record import DealRecord, parse_deal_event
+from scala40_net.fairdeal.replay import replay_cards
+from scala40_net.fairdeal.verify import VerificationFailed
+from scala40_net.pb import deal_pb2
+from scala40_net.private.audit import audit_deal
+from scala40_net.private.chain import FaultFound, FaultKind
+from scala40_net.private.protocol import DealSetup
+
+#: The reason a private deal is void for a seat gone (R10.3): its cards cannot be opened.
+GONE_RULE = "R10.3"
+
+
+def setup_of(announced: deal_pb2.DealEvent) -> tuple[DealSetup, dict[int, bytes]]:
+    """The deal's setup and every seat's signing key, from its signed announcement."""
+    a = announced.announced
+    setup = DealSetup(
+        announced.table_id, announced.deal_no, tuple(a.seats_in_play), a.dealer_seat,
+        a.deck_size,
+    )
+    return setup, {k.seat: bytes(k.key) for k in a.private_setup.signing_keys}
+
+
+def verify_private_record(record: DealRecord, host_fingerprint: str | None = None) -> str:
+    """The one-line summary of a checked private deal; VerificationFailed names what failed."""
+    actual = fingerprint(record.host_public_key) if len(record.host_public_key) == 32 else "?"
+    if host_fingerprint is not None and actual != host_fingerprint.upper():
+        raise VerificationFailed(
+            "signature", None, None,
+            f"signed by host {actual}, but the host you know is {host_fingerprint}",
+        )
+    if not verify_record_signature(
+        record.host_public_key, record.table_id, record.deal_no, record.chain_head,
+        record.signature,
+    ):
+        raise VerificationFailed(
+            "signature", None, None, "the host's signature does not match the chain of events"
+        )
+    try:
+        events = [parse_deal_event(e) for e in record.events]
+    except ValueError as error:
+        raise VerificationFailed("chain", None, None, str(error)) from error
+    if not events or events[0].WhichOneof("event") != "announced":
+        raise VerificationFailed("chain", 0, None, "the deal does not start with its setup")
+    if not events[0].announced.HasField("private_setup"):
+        raise VerificationFailed("private", 0, "announced", "the deal is not a private deal")
+    setup, keys = setup_of(events[0])
+    ended = [e.ended for e in events if e.WhichOneof("event") == "ended"]
+    gone = bool(ended) and ended[0].void_reason.startswith(GONE_RULE)
+    try:
+        audit = audit_deal(setup, keys, record.private_transcript)
+    except FaultFound as found:
+        if gone and found.fault.kind is FaultKind.MISSING:
+            return (
+                f"verified: table {record.table_id} deal {record.deal_no}, private, void "
+                f"({ended[0].void_reason}); its messages check, its cards are not opened"
+            )
+        raise VerificationFailed(
+            "private", None, None,
+            f"{found.fault.culprit}: {found.fault.kind}: {found.fault.detail}",
+        ) from found
+    stocks = audit.rebuilt_stocks
+
+    def rebuilt(r: int, pile: Sequence[int]) -> Sequence[int]:
+        if r > len(stocks):
+            raise VerificationFailed("rebuild", None, None, f"rebuild {r} was never shuffled")
+        return stocks[r - 1]
+
+    replay = replay_cards(record, events, audit.deck, rebuilt)
+    outcome = deal_pb2.DealOutcome.Name(ended[0].outcome) if ended else "not ended"
+    return (
+        f"verified: table {record.table_id} deal {record.deal_no}, private, "
+        f"{len(setup.seats)} seats, table code {audit.table_code}, "
+        f"{len(record.private_transcript)} messages, {len(audit.opened)} cards opened in play, "
+        f"{len(stocks)} stock rebuilds, "
+        f"{outcome.removeprefix('DEAL_OUTCOME_').lower()}, replay {replay}"
+    )

@@ -1,0 +1,389 @@
+"""A seat of a private table played over gRPC by a test: ``PrivateSeat`` answering the protocol.
+
+It follows the seat's event stream, sends every message its part of the deal needs (its
+key, its shuffle, the cut, the shares of every other hand, of the first discard and of each
+draw, its reveal) through ``TableService.SendPrivate``, and plays each turn as plainly as a
+turn can be played: a draw from the stock, then the card drawn discarded, opened to everyone
+by its share. Every byte it is sent is kept, for the privacy audits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import grpc
+
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
+from scala40_net.private.group import random_scalar
+from scala40_net.private.messages import EVERYONE, Ed25519Signer, Envelope, ShuffleBody, seal
+from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat, digest_of, shuffle_step
+from scala40_net.private.shuffle import shuffle_deck
+
+Place = tuple[int, int]
+
+
+def quick_rules(decks: int = 2, stall_rebuilds: int = 1) -> ruleset_pb2.Ruleset:
+    """Rules under which a deal of draws and discards ends soon: void once the stock runs
+    out with nothing laid since (R10.2, ``stall_rebuilds``)."""
+    options = ruleset_pb2.RulesetOptions(stall_rebuilds=stall_rebuilds, decks=decks)
+    if decks == 1:
+        options.max_players = 2
+    return ruleset_pb2.Ruleset(options=options)
+
+
+@dataclass
+class Participant:
+    """One seat: its token, its signing key, its part of the current deal, what it received."""
+
+    table: table_pb2_grpc.TableServiceStub
+    table_id: str
+    seat: int
+    token: str
+    signer: Ed25519Signer = field(default_factory=Ed25519Signer)
+    play_turns: bool = True
+    received: list[bytes] = field(default_factory=list)  # every stream message's bytes
+    views: list[bytes] = field(default_factory=list)  # GetViewResponse bytes
+    signed: list[int] = field(default_factory=list)  # deals whose record is signed
+    deal: PrivateSeat | None = None
+    deal_no: int = 0
+    #: The places of this seat's hand, and the cards read from them.
+    places: list[Place] = field(default_factory=list)
+    cards: dict[Place, int] = field(default_factory=dict)
+    refusals: list[str] = field(default_factory=list)
+    last_seq: int = 0
+    dealt_shares_sent: bool = False
+    sent_shuffles: set[tuple[int, int]] = field(default_factory=set)
+    cut_sent: bool = False
+    turn: int | None = None
+    started: bool = False
+    drawn: Place | None = None
+    pile: list[int] = field(default_factory=list)
+    rebuild_due: tuple[int, ...] | None = None
+    seats: tuple[int, ...] = ()
+    stock: int = 0
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Messages sent to the host, in order (what this seat signed), and those it acknowledged.
+    sent: list[bytes] = field(default_factory=list)
+    acked: list[bytes] = field(default_factory=list)
+    resumed: int = 0
+    #: Each acknowledged message's place in the deal's transcript.
+    placed: dict[bytes, int] = field(default_factory=dict)
+    draws_seen: int = 0
+    #: Each draw from the stock, from its call to its card read (bench/bench_private_host.py).
+    draw_times: list[float] = field(default_factory=list)
+    draw_sent: float | None = None
+    #: Send first a shuffle whose deck is changed after its proof (a cheat the host refuses).
+    tamper: bool = False
+    private_refusals: list[tuple[grpc.StatusCode, str]] = field(default_factory=list)
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.token}"),)
+
+    def context(self) -> table_pb2.MoveContext:
+        return table_pb2.MoveContext(request_id=str(uuid.uuid4()), last_seen_seq=self.last_seq)
+
+    async def send(self, envelope: bytes, again: bool = False) -> None:
+        if not again:
+            self.sent.append(envelope)
+        answer = await self.table.SendPrivate(
+            table_pb2.SendPrivateRequest(context=self.context(), envelope=envelope),
+            metadata=self.metadata,
+        )
+        self.acked.append(envelope)
+        self.placed[envelope] = answer.transcript_seq
+
+    async def run(self, after_seq: int = 0) -> None:
+        """Follow the stream until ``stop`` is set (or it ends)."""
+        stream = self.table.SubscribeEvents(
+            table_pb2.SubscribeEventsRequest(after_seq=after_seq), metadata=self.metadata
+        )
+        try:
+            async for response in stream:
+                self.received.append(response.SerializeToString())
+                try:
+                    await self.on_event(response.event)
+                except grpc.aio.AioRpcError as refused:
+                    if refused.code() not in (
+                        grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
+                        grpc.StatusCode.UNAUTHENTICATED,
+                    ):
+                        raise
+                    # A message or move of a deal that ended meanwhile (or of a seat given
+                    # up): kept for the test to judge, and the stream followed on.
+                    self.refusals.append(refused.details() or "")
+                if self.stop.is_set():
+                    break
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                raise
+        finally:
+            stream.cancel()
+
+    async def on_event(self, event: table_pb2.TableEvent) -> None:
+        self.last_seq = max(self.last_seq, event.seq)
+        which = event.WhichOneof("event")
+        if which == "snapshot":
+            await self.on_snapshot(event.snapshot)
+        elif which == "private_message":
+            message = event.private_message
+            if message.envelope and self.deal is not None and message.deal_no == self.deal_no:
+                self.deal.receive(bytes(message.envelope))
+            await self.act()
+        elif which == "deal":
+            await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
+        elif which == "private_reveal_due" and self.deal is not None:
+            await self.send(self.deal.reveal_message())
+        elif which == "deal_signed":
+            self.signed.append(event.deal_signed.deal_no)
+
+    async def on_snapshot(self, view: table_pb2.TableView) -> None:
+        """A snapshot (a first subscription, or one after the host came back): the deal in
+        play rebuilt from the transcript the host kept, this seat's per-deal key kept here,
+        and this seat's own messages the host lost sent again, in their order."""
+        if not view.deal_events or self.deal is None:
+            return
+        first = deal_pb2.DealEvent.FromString(view.deal_events[0])
+        if first.WhichOneof("event") != "announced" or first.deal_no != self.deal_no:
+            return
+        old = self.deal
+        transcript = [bytes(m) for m in view.private_transcript]
+        self.deal = PrivateSeat.resumed(
+            old.setup, self.seat, self.signer, dict(old.checker.keys), old.secret, transcript
+        )
+        self.resumed += 1
+        held = {hashlib.sha256(m).digest() for m in transcript}
+        for data in self.sent:
+            env = Envelope.parse(data)
+            if env.deal_no != self.deal_no or env.author != self.seat or env.digest in held:
+                continue
+            self.deal.ledger.apply(env, own=True)
+            self.deal.checker.record_own(env)
+            await self.send(data, again=True)
+        publics = [deal_pb2.DealEvent.FromString(e) for e in view.deal_events]
+        kinds = [p.WhichOneof("event") for p in publics]
+        self.started = "started" in kinds
+        for private in view.my_private_events:
+            if private.HasField("hand_dealt"):
+                self.places = [(p.round, p.position) for p in private.hand_dealt.positions]
+        self.turn = view.turn_seat if view.HasField("turn_seat") else None
+        self.stock, self.pile = view.stock_count, list(view.discard_pile)
+        ledger, setup = self.deal.ledger, self.deal.setup
+        self.sent_shuffles = set()
+        self.cut_sent = ledger.cut is not None
+        self.dealt_shares_sent = any(
+            self.seat in ledger.shares.get((0, p), {})
+            for other, positions in setup.positions.hands.items()
+            if other != self.seat
+            for p in positions
+        )
+        self.drawn = None
+        last_drawn = next((p.drawn for p in reversed(publics) if p.WhichOneof("event") == "drawn"),
+                          None)
+        if view.phase == table_pb2.TURN_PHASE_PLAY and last_drawn is not None and (
+            last_drawn.source == deal_pb2.DRAW_SOURCE_STOCK
+        ):
+            place = (last_drawn.position.round, last_drawn.position.position)
+            if last_drawn.seat == self.seat:
+                self.drawn = place
+            elif self.seat not in ledger.shares.get(place, {}):
+                await self.send(self.deal.shares_message(place[0], [place[1]], last_drawn.seat))
+        if view.phase == table_pb2.TURN_PHASE_PRIVATE_REVEAL and self.seat not in ledger.secrets:
+            await self.send(self.deal.reveal_message())
+        await self.act()
+
+    async def on_deal(self, public: deal_pb2.DealEvent, event: table_pb2.TableEvent) -> None:
+        which = public.WhichOneof("event")
+        if self.seat < 0:
+            return  # a spectator only keeps what it is sent
+        if which == "announced":
+            a = public.announced
+            assert a.HasField("private_setup"), "a private table's deal names its keys"
+            keys = {k.seat: bytes(k.key) for k in a.private_setup.signing_keys}
+            setup = DealSetup(self.table_id, public.deal_no, tuple(a.seats_in_play),
+                              a.dealer_seat, a.deck_size)
+            self.deal = PrivateSeat(setup, self.seat, self.signer, keys)
+            self.deal_no = public.deal_no
+            self.seats = tuple(a.seats_in_play)
+            self.places, self.cards = [], {}
+            self.dealt_shares_sent, self.cut_sent, self.started = False, False, False
+            self.sent_shuffles = set()
+            self.rebuild_due = None
+            await self.send(self.deal.key_message())
+            await self.act()
+        elif which == "started":
+            private = event.deal.private_event
+            assert not private.hand_dealt.cards, "the host sent cards of a private hand"
+            self.places = [(p.round, p.position) for p in private.hand_dealt.positions]
+            self.pile = [public.started.first_discard]
+            self.turn, self.started = public.started.first_seat, True
+            self.stock = public.started.stock_count
+            await self.act()
+        elif which == "drawn":
+            drawn = public.drawn
+            if drawn.source == deal_pb2.DRAW_SOURCE_STOCK:
+                self.stock -= 1
+                self.draws_seen += 1
+                place = (drawn.position.round, drawn.position.position)
+                if drawn.seat == self.seat and self.drawn is None and self.turn == self.seat:
+                    self.drawn = place  # the draw's answer was lost; its event says it
+                    await self.act()
+                elif drawn.seat != self.seat:
+                    assert self.deal is not None
+                    await self.send(self.deal.shares_message(place[0], [place[1]], drawn.seat))
+            else:
+                self.pile.pop()
+        elif which == "played":
+            played = public.played
+            if played.HasField("discard"):
+                self.pile.append(played.discard)
+            following = sorted(self.seats)
+            self.turn = following[(following.index(played.seat) + 1) % len(following)]
+            await self.act()
+        elif which == "stock_rebuilt":
+            self.rebuild_due = tuple(self.pile[:-1])
+            self.stock = public.stock_rebuilt.stock_count
+            self.pile = self.pile[-1:]
+            await self.act()
+
+    async def act(self) -> None:
+        """Whatever this seat's part of the deal asks now, sent at once."""
+        seat = self.deal
+        if seat is None:
+            return
+        ledger, setup = seat.ledger, seat.setup
+        first = setup.shuffle_order[0] == self.seat
+        if self.rebuild_due is not None and ledger.phase == Phase.PLAYING and first:
+            cards, self.rebuild_due = self.rebuild_due, None
+            self.sent_shuffles.add((ledger.round + 1, 0))
+            await self.send(seat.shuffle_message(rebuild=cards))
+            return
+        if ledger.phase == Phase.SHUFFLING:
+            self.rebuild_due = None
+            turn = (ledger.round, ledger.shuffles)
+            if seat.my_turn_to_shuffle() and turn not in self.sent_shuffles:
+                self.sent_shuffles.add(turn)
+                if self.tamper:
+                    self.tamper = False
+                    try:
+                        await self.send(self.swapped_shuffle(seat), again=True)
+                    except grpc.aio.AioRpcError as error:
+                        self.private_refusals.append((error.code(), error.details() or ""))
+                await self.send(seat.shuffle_message())
+            return
+        if ledger.phase == Phase.CUTTING:
+            if setup.cutter == self.seat and not self.cut_sent:
+                self.cut_sent = True
+                await self.send(seat.cut_message(1 + secrets.randbelow(setup.deck_size - 1)))
+            return
+        if ledger.phase != Phase.PLAYING:
+            return
+        if not self.dealt_shares_sent and ledger.round == 0 and not self.started:
+            self.dealt_shares_sent = True
+            for other, positions in setup.positions.hands.items():
+                if other != self.seat:
+                    await self.send(seat.shares_message(0, positions, other))
+            await self.send(seat.shares_message(0, [setup.positions.first_discard], EVERYONE))
+            return
+        await self.take_turn()
+
+    def swapped_shuffle(self, seat: PrivateSeat) -> bytes:
+        """This seat's shuffle with two cards of its deck swapped after the proof, signed."""
+        ledger = seat.ledger
+        round_, index = ledger.round, ledger.shuffles
+        deck = ledger.decks[round_]
+        ctx = seat.setup.context(self.seat, shuffle_step(round_, index))
+        out, proof = shuffle_deck(ctx, ledger.joint_key, deck, random_scalar)
+        out = (out[1], out[0], *out[2:])
+        seq, prev = seat.checker.next_place(self.seat)
+        body = ShuffleBody(round_, index, (), digest_of(deck), tuple(out), proof)
+        env = seal(self.signer, seat.setup.table_id, seat.setup.deal_no, self.seat, seq, prev,
+                   seat.checker.heads(excluding=self.seat), body)
+        return bytes(env)
+
+    async def take_turn(self) -> None:
+        if not (self.play_turns and self.started and self.turn == self.seat):
+            return
+        seat = self.deal
+        assert seat is not None
+        if self.drawn is None:
+            if seat.ledger.phase != Phase.PLAYING or self.stock == 0:
+                return  # a rebuilt stock being shuffled, or the deal's end coming
+            self.draw_sent = time.perf_counter()
+            try:
+                drawn = await self.table.Draw(
+                    table_pb2.DrawRequest(
+                        context=self.context(), source=deal_pb2.DRAW_SOURCE_STOCK
+                    ),
+                    metadata=self.metadata,
+                )
+            except grpc.aio.AioRpcError as error:
+                self.refusals.append(error.details() or "")
+                return
+            assert drawn.card == 0, "the host named a card drawn from a private stock"
+            self.drawn = (drawn.position.round, drawn.position.position)
+            if len(self.views) < 2:
+                await self.view()  # what the host shows this seat mid-deal, for the audit
+        place = self.drawn
+        try:
+            card = seat.read_card(*place)
+        except KeyError:
+            return  # the other seats' shares are on their way
+        self.drawn = None
+        if self.draw_sent is not None:
+            self.draw_times.append(time.perf_counter() - self.draw_sent)
+            self.draw_sent = None
+        self.cards[place] = card
+        await self.send(seat.shares_message(place[0], [place[1]], EVERYONE))
+        request = table_pb2.PlayRequest(context=self.context(), discard=card)
+        request.positions.add(round=place[0], position=place[1])
+        self.turn = None  # the next turn is the `played` event's to say
+        await self.table.Play(request, metadata=self.metadata)
+
+    def hand_cards(self) -> dict[Place, int]:
+        """The cards this seat reads of its dealt hand (once every share is in)."""
+        assert self.deal is not None
+        return {p: self.deal.read_card(*p) for p in self.places}
+
+    async def view(self) -> table_pb2.GetViewResponse:
+        response: table_pb2.GetViewResponse = await self.table.GetView(
+            table_pb2.GetViewRequest(), metadata=self.metadata
+        )
+        self.views.append(response.SerializeToString())
+        return response
+
+
+async def private_table(
+    lobby: object, table: table_pb2_grpc.TableServiceStub, seats: int,
+    rules: ruleset_pb2.Ruleset, **config: object,
+) -> tuple[str, list[Participant]]:
+    """A private table of ``seats`` people, each joined with a signing key of its own."""
+    from scala40_net.pb import lobby_pb2_grpc
+
+    assert isinstance(lobby, lobby_pb2_grpc.LobbyServiceStub)
+    created = await lobby.CreateTable(
+        lobby_pb2.CreateTableRequest(
+            name="private", seats=seats, ruleset=rules, private_cards=True, **config  # type: ignore[arg-type]
+        )
+    )
+    people = []
+    for n in range(seats):
+        signer = Ed25519Signer()
+        joined = await lobby.JoinTable(
+            lobby_pb2.JoinTableRequest(
+                table_id=created.table_id, player_name=f"p{n}",
+                private_signing_key=signer.public_key(),
+            )
+        )
+        people.append(Participant(table, created.table_id, joined.seat, joined.seat_token, signer))
+    return created.table_id, people
+
+
+def play_all(people: Sequence[Participant]) -> list[asyncio.Task[None]]:
+    return [asyncio.create_task(p.run()) for p in people]

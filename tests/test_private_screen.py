@@ -1,0 +1,211 @@
+"""The screen at a private table over a real host, beside two scala40-bot processes and a bot
+of this process, driven by typed keys: its hand read from
+the other seats' shares, a card drawn from the stock read once theirs come, its discards
+opened by position; the title says "private table", the status line the table code; a
+spectator is never sent a card before it is opened; the deal's record audits."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+from conftest import HostClient, until
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_client_host import legal_discard
+from test_host_private import audit_stream, record_verifies
+from test_private_restart import start_bot
+
+from client import render
+from client.connection import LobbyClient
+from client.i18n import Text
+from client.main import open_table
+from client.model import Phase
+from client.session import SessionState
+from scala40_net.bots import make_bot
+from scala40_net.cards import card_text
+from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.seat.link import GrpcTable
+from scala40_net.seat.netbot import NetworkSeat, SeatLog
+from scala40_net.seat.private import key_path
+
+
+@pytest.mark.long(60)
+@pytest.mark.timeout(400)
+async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ada_dir = tmp_path / "ada"
+    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
+    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
+    options = ruleset_pb2.RulesetOptions(stall_rebuilds=1)
+    table_id = await lobby.create_table(
+        "private", ruleset_pb2.PRESET_CLASSIC, 4, options=options, settings=settings
+    )
+    seat = await lobby.join(table_id, "Ada")
+    bots = []
+    for n in range(1):
+        bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)),
+                          log=SeatLog())  # fmt: skip
+        bot.private_dir = tmp_path / f"bot{n}"
+        await bot.join(f"medium {n}")
+        bots.append(bot)
+    # Two scala40-bot processes take the other seats, as two players' machines would.
+    processes = [start_bot(served, table_id, f"medium p{n}", tmp_path / "bots") for n in range(2)]
+
+    async def seated() -> lobby_pb2.TableSummary:
+        while True:
+            listed = await lobby.tables()
+            summary = next(t for t in listed if t.table_id == table_id)
+            if all(s.taken for s in summary.seats):
+                return summary
+            await asyncio.sleep(0.05)
+
+    summary = await asyncio.wait_for(seated(), 60)
+    assert summary.private_cards
+    row = render_row(summary)
+    assert "private cards" in row
+
+    # A spectator follows the table's events.
+    watching = await lobby.spectate(table_id)
+    spectator = GrpcTable(served.channel, watching.token, seat_stream=False)
+    seen: list[bytes] = []
+
+    async def spectate() -> None:
+        async for message in spectator.events(0):
+            seen.append(message.SerializeToString())
+
+    stopping = asyncio.Event()
+    tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
+    tasks.append(asyncio.create_task(spectate()))
+    with create_pipe_input() as pipe, create_pipe_input() as watching_pipe:
+        # A spectator's screen too: it says "private table" and shows the same table code.
+        watcher = await open_table(served.channel, watching, Text("en"), SessionState(host="h"),
+                                   tmp_path / "watcher", input=watching_pipe,
+                                   output=DummyOutput())  # fmt: skip
+        watching_task = asyncio.create_task(watcher.run_async())
+        session = SessionState(host=f"127.0.0.1:{served.host.port}")
+        screen = await open_table(served.channel, seat, Text("en"), session, ada_dir,
+                                  input=pipe, output=DummyOutput())  # fmt: skip
+        running = asyncio.create_task(screen.run_async())
+        model = screen.model
+        try:
+            await until(lambda: model.last_seq > 0, 30)
+            await lobby.start_match(seat)
+            await until(lambda: len(model.hand) == 13, 120)
+            title = render.plain(render.title_line(model, session, screen.text))
+            assert "private table" in title
+            await until(lambda: model.table_code is not None, 30)
+            status = render.plain(render.private_fragment(model, screen.text))
+            assert model.table_code is not None and model.table_code in status
+            assert bots[0].private is not None
+            assert model.table_code == bots[0].private.table_code
+            assert key_path(ada_dir / "private" / table_id, 1).exists()
+            await until(lambda: watcher.model.table_code == model.table_code, 30)
+            assert "private table" in render.plain(
+                render.title_line(watcher.model, watcher.session, watcher.text)
+            )
+            first = model.deals[1]
+            turns = 0
+            while not first.ended:
+                await until(lambda: (model.my_turn and model.phase is Phase.DRAW) or first.ended,
+                            120)  # fmt: skip
+                if first.ended:
+                    break
+                size = len(model.hand)
+                pipe.send_text("draw\r")
+                # The stock card is read once the other seats' shares come.
+                await until(lambda n=size: len(model.hand) == n + 1 or first.ended, 60)  # type: ignore[misc]
+                if first.ended:
+                    break
+                drawn = model.last_drawn
+                assert drawn is not None and drawn in model.hand
+                me = model.my_seat
+                done = model.turns_played.get(me, 0)  # type: ignore[arg-type]
+                # A discard the rules allow (R8.2), by the engine's own check.
+                pipe.send_text(f"discard {card_text(legal_discard(screen))}\r")
+                await until(
+                    lambda d=done, me=me: model.turns_played.get(me, 0) > d or first.ended,  # type: ignore[misc]
+                    60,
+                    lambda: f"notice {screen.session.notice}, fault {model.private_fault}",
+                )
+                turns += 1
+            assert model.private_fault is None
+            await until(lambda: any(b.log and b.log.signed for b in bots), 60)
+        finally:
+            stopping.set()
+            screen.quit()
+            await asyncio.wait_for(running, 30)
+            watcher.quit()
+            await asyncio.wait_for(watching_task, 30)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for process in processes:
+                process.kill()
+                process.wait(10)
+    assert turns >= 1
+    assert audit_stream(seen) >= 1  # the spectator was sent no card before its opening
+    told = next(b for b in bots if b.log and b.log.signed)
+    assert told.log is not None
+    record = await told.link.deal_record(told.log.signed[0].deal_no)
+    print(record_verifies(tmp_path, record, "deal.json", capsys))
+
+
+def render_row(summary: lobby_pb2.TableSummary) -> str:
+    from client.lobby import table_row
+
+    return table_row(summary, Text("en"))
+
+
+@pytest.mark.long(30)
+@pytest.mark.timeout(300)
+async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
+    served: HostClient, tmp_path: Path
+) -> None:
+    ada_dir = tmp_path / "ada"
+    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
+    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
+    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, 3,
+                                        settings=settings)  # fmt: skip
+    seat = await lobby.join(table_id, "Ada")
+    bots = []
+    for n in range(2):
+        bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)),
+                          log=SeatLog())  # fmt: skip
+        bot.private_dir = tmp_path / f"bot{n}"
+        await bot.join(f"medium {n}")
+        bots.append(bot)
+    stopping = asyncio.Event()
+    tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
+    try:
+        with create_pipe_input() as pipe:
+            screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                      ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+            running = asyncio.create_task(screen.run_async())
+            await until(lambda: screen.model.last_seq > 0, 30)
+            await lobby.start_match(seat)
+            await until(lambda: len(screen.model.hand) == 13, 120)
+            hand = sorted(screen.model.hand)
+            screen.quit()
+            await asyncio.wait_for(running, 30)
+        # The screen's process is gone; started again, it takes its seat back with its
+        # token and reads its hand from its per-deal key on disk and the host's transcript.
+        with create_pipe_input() as pipe:
+            again = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                     ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+            running = asyncio.create_task(again.run_async())
+            try:
+                await until(lambda: sorted(again.model.hand) == hand, 60,
+                            lambda: f"hand {sorted(again.model.hand)} != {hand}")  # fmt: skip
+                assert again.model.private_fault is None
+            finally:
+                again.quit()
+                await asyncio.wait_for(running, 30)
+    finally:
+        stopping.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
