@@ -278,6 +278,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def loop_thread_seconds(pid: int) -> float:
+    """The CPU time of process ``pid``'s main thread (the event loop's) so far: the rest of
+    ``cpu_seconds`` is its other threads' (the journal's writers, gRPC's own)."""
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Outcome:
     """One scenario's figures for one server (the host or a floor), as the client measured them."""
@@ -291,6 +298,7 @@ class Outcome:
     play_server_cpu: float  # seconds, over the play phase
     play_client_cpu: float
     matches: int = 0  # matches begun (the host; more than the tables: new ones in play)
+    play_server_loop_cpu: float = 0.0  # seconds, the server's main thread over the play phase
 
 
 async def scenario(
@@ -349,11 +357,13 @@ async def scenario(
         phase.at = time.perf_counter()
         phase.ready.set()
         server1, own1 = cpu_seconds(server_pid), cpu_seconds(os.getpid())
+        loop1 = loop_thread_seconds(server_pid)
         if runs:
             await asyncio.sleep(seconds)
         stop.set()
         played = time.perf_counter() - phase.at
         server2, own2 = cpu_seconds(server_pid), cpu_seconds(os.getpid())
+        loop2 = loop_thread_seconds(server_pid)
         results = await asyncio.gather(*runs, return_exceptions=True)
         # A table that failed (a limit, a refused call) must show, not leave its figure short.
         for failure in [r for r in results if isinstance(r, BaseException)]:
@@ -375,6 +385,7 @@ async def scenario(
             server2 - server1,
             own2 - own1,
             matches,
+            loop2 - loop1,
         )
 
 
@@ -450,7 +461,8 @@ def report(outcomes: dict[tuple[str, str], Outcome], echo: list[float]) -> None:
         per_play = 1000 / max(1, host.plays)
         print(
             f"CPU a play costs, {labels[name].split(',')[0]}, set-up excluded: host "
-            f"{host.play_server_cpu * per_play:.2f} ms, its client "
+            f"{host.play_server_cpu * per_play:.2f} ms (its loop's thread "
+            f"{host.play_server_loop_cpu * per_play:.2f} ms), its client "
             f"{host.play_client_cpu * per_play:.2f} ms ({host.plays} plays in "
             f"{host.seconds:.1f} s = {host.plays / host.seconds:.0f} plays/s; "
             f"{host.matches} matches begun)"
@@ -459,7 +471,8 @@ def report(outcomes: dict[tuple[str, str], Outcome], echo: list[float]) -> None:
             out = outcomes[(kind, name)]
             per = 1000 / max(1, out.plays)
             print(
-                f"    {kind}: server {out.play_server_cpu * per:.2f} ms, client "
+                f"    {kind}: server {out.play_server_cpu * per:.2f} ms (loop "
+                f"{out.play_server_loop_cpu * per:.2f} ms), client "
                 f"{out.play_client_cpu * per:.2f} ms ({out.plays / out.seconds:.0f} plays/s); "
                 f"the host is {ratio(host.play_server_cpu * per_play, out.play_server_cpu * per)} "
                 "its server's CPU a play"
