@@ -103,7 +103,7 @@ async def serve(data_dir: Path) -> None:
         profile.enable()
     # As scala40-host does (``host.edge.server.serve``); every collection's pause is kept, to
     # tell at the end how long the collector held up the host's loop.
-    collector.keep_out_of_the_way(young=collector.HOST_YOUNG)
+    collector.keep_out_of_the_way()
     pauses = Collections()
     gc.callbacks.append(pauses)
 

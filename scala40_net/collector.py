@@ -25,14 +25,6 @@ from typing import Any
 # about every tenth collection of the middle generation while the heap grows.
 THAW_EVERY = 160
 
-# The host's youngest generation is collected after this many allocations (Python's: 700).
-# Its loop holds many young containers at any moment (futures, queued messages, timer
-# handles), each walked at every collection of that generation: at 100 busy tables
-# (``bench/bench_host.py flat``, five pairs on a loaded machine) a tenth as many collections
-# took the loop's CPU a play from 1.60 to 1.45 ms on average. A cycle of garbage lives a few
-# thousand allocations longer.
-HOST_YOUNG = 10_000
-
 
 class Settler:
     """The ``gc.callbacks`` entry that freezes the survivors of each collection of the middle
@@ -40,7 +32,6 @@ class Settler:
 
     def __init__(self, thaw_every: int = THAW_EVERY) -> None:
         self.thaw_every = thaw_every
-        self.thresholds = gc.get_threshold()  # Python's, given back by ``let_be``
         self.settled = 0  # collections whose survivors were frozen since the last thaw
         self.thawed = False  # everything thawed, until a full collection has walked it
         self.full = 0  # full collections seen
@@ -67,16 +58,13 @@ class Settler:
             gc.freeze()
 
 
-def keep_out_of_the_way(thaw_every: int = THAW_EVERY, young: int | None = None) -> Settler:
+def keep_out_of_the_way(thaw_every: int = THAW_EVERY) -> Settler:
     """From now on, what survives the collections of the older two generations is frozen;
     what exists now (imports, tables played back) is collected once and frozen at once.
-    ``young``: the youngest generation collected after that many allocations (a host's
-    ``HOST_YOUNG``); None leaves Python's. Returns the callback (for ``let_be``)."""
+    Returns the callback (for ``let_be``)."""
     gc.collect()
     gc.freeze()
     settler = Settler(thaw_every)
-    if young is not None:
-        gc.set_threshold(young, *settler.thresholds[1:])
     gc.callbacks.append(settler)
     return settler
 
@@ -85,5 +73,4 @@ def let_be(settler: Settler) -> None:
     """Undo ``keep_out_of_the_way``: the collector as Python has it, every object thawed."""
     if settler in gc.callbacks:
         gc.callbacks.remove(settler)
-    gc.set_threshold(*settler.thresholds)
     gc.unfreeze()

@@ -86,17 +86,3 @@ def test_let_be_gives_the_collector_back_as_it_was() -> None:
     collector.let_be(settler)
     assert settler not in gc.callbacks
     assert gc.get_freeze_count() == 0
-
-
-def test_a_host_walks_its_youngest_generation_less_often_and_gives_it_back() -> None:
-    """A host's loop makes many short-lived containers (futures, messages, handles) and holds
-    many at any moment: its youngest generation is collected after ``young`` allocations, not
-    Python's 700, so the ones alive are walked less often; ``let_be`` puts Python's back."""
-    before = gc.get_threshold()
-    settler = collector.keep_out_of_the_way(young=collector.HOST_YOUNG)
-    try:
-        assert gc.get_threshold() == (collector.HOST_YOUNG, *before[1:])
-        assert before[0] < collector.HOST_YOUNG
-    finally:
-        collector.let_be(settler)
-    assert gc.get_threshold() == before

@@ -342,9 +342,8 @@ async def serve(host: Host) -> None:
     """Run ``host`` until SIGINT or SIGTERM, then shut it down gracefully."""
     await host.start()
     # The host's process for its life: what the start made (every table played back) and,
-    # from now on, whatever outlives a full collection stays out of the collector's walks,
-    # and the loop's many young objects are walked less often.
-    collector.keep_out_of_the_way(young=collector.HOST_YOUNG)
+    # from now on, whatever outlives a full collection stays out of the collector's walks.
+    collector.keep_out_of_the_way()
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
