@@ -1,12 +1,15 @@
 """Host benchmark against the floor: every figure of a play measured on the host and on the floor.
 
-Run with ``make bench`` or ``.venv/bin/python bench/bench_host.py [SCENARIO ...]``
-(scenarios: one, many, flat, setup; all by default). The host runs in its own
-process (with a bare gRPC echo server beside it), and so do two floors
+Run with ``make bench`` or ``.venv/bin/python bench/bench_host.py [--network-seats]
+[SCENARIO ...]`` (scenarios: one, many, flat, setup; all by default). The host runs in
+its own process (with a bare gRPC echo server beside it), and so do two floors
 (``bench/floor.py``: only the necessary work of a play, its moves as unary calls
 or on a bidirectional stream). Each scenario is played against each of the
 three by a client process of its own, so the host's CPU and its client's are
-read apart (``/proc/PID/stat``), in two phases: set-up (every table created,
+read apart (``/proc/PID/stat``). The host's tables are played by the scripted
+seats of ``seat_driver`` (the seat's stream, a draw from the stock and a discard,
+as light as the floor's driver); ``--network-seats``: by ``NetworkSeat`` bots, the
+clients' own code. Each scenario has two phases: set-up (every table created,
 seated and started, to its first play) and play (every play after that, timed
 from sending it to the last of its three subscribers receiving its event).
 Printed: p50/p99 with 1 table, with 100 tables thinking ~0.8 s, with 100 not
@@ -19,6 +22,7 @@ A whole run takes about five minutes (a fresh server for each scenario and serve
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import gc
 import json
 import os
@@ -29,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import grpc
@@ -39,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 import floor  # noqa: E402
 from bench_gc import Collections  # noqa: E402
+from seat_driver import Phase, ScriptedTable  # noqa: E402
 
 from host.edge.limits import Limits  # noqa: E402
 from host.edge.server import Host  # noqa: E402
@@ -90,6 +95,12 @@ async def serve(data_dir: Path) -> None:
         ),
     )
     await host.start()
+    # BENCH_HOST_PROFILE=DIR: a cProfile of the host process over the whole scenario, in
+    # DIR/<the data dir's name>.prof (``python -m pstats`` reads it).
+    profile_dir = os.environ.get("BENCH_HOST_PROFILE")
+    profile = cProfile.Profile() if profile_dir else None
+    if profile is not None:
+        profile.enable()
     # As scala40-host does (``host.edge.server.serve``); every collection's pause is kept, to
     # tell at the end how long the collector held up the host's loop.
     collector.keep_out_of_the_way()
@@ -111,6 +122,9 @@ async def serve(data_dir: Path) -> None:
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     await echo_server.stop(0)
     await host.stop(grace=0)
+    if profile is not None and profile_dir:
+        profile.disable()
+        profile.dump_stats(Path(profile_dir, f"{data_dir.name}.prof"))
     gc.callbacks.remove(pauses)
     print(json.dumps({str(g): ps for g, ps in pauses.pauses.items()}), flush=True)
 
@@ -148,16 +162,11 @@ class StockBot(SimpleBot):
         return actions.DrawSource.STOCK
 
 
-@dataclass
-class Phase:
-    """Set once every table has made its first play: from then on plays are timed and counted."""
-
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    at: float = float("inf")  # perf_counter when it was set
-
-
 class TimedTable:
     """2-seat matches played one after another by bot clients, with a spectator; Plays are timed.
+
+    The driver of ``--network-seats``: the clients' own code, heavier than the scripted seats
+    of ``seat_driver`` (a view carried from event to event, a bot deciding each move).
 
     The seats are ``NetworkSeat``s: their moves go through the seat's link and its
     ``TableTransport`` (``GrpcTable``). ``seat_stream``: the bots move on their seat's stream
@@ -166,11 +175,15 @@ class TimedTable:
     """
 
     def __init__(
-        self, channel: grpc.aio.Channel, think: float, phase: Phase, seat_stream: bool = True
+        self,
+        channel: grpc.aio.Channel,
+        think: float,
+        phase: Phase | None = None,
+        seat_stream: bool = True,
     ) -> None:
         self.channel = channel
         self.think = think
-        self.phase = phase
+        self.phase = phase or Phase(at=0.0)  # no phase: every play is timed
         self.seat_stream = seat_stream
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         self.stub = table_pb2_grpc.TableServiceStub(channel)
@@ -265,6 +278,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def loop_thread_seconds(pid: int) -> float:
+    """The CPU time of process ``pid``'s main thread (the event loop's) so far: the rest of
+    ``cpu_seconds`` is its other threads' (the journal's writers, gRPC's own)."""
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Outcome:
     """One scenario's figures for one server (the host or a floor), as the client measured them."""
@@ -278,10 +298,18 @@ class Outcome:
     play_server_cpu: float  # seconds, over the play phase
     play_client_cpu: float
     matches: int = 0  # matches begun (the host; more than the tables: new ones in play)
+    play_server_loop_cpu: float = 0.0  # seconds, the server's main thread over the play phase
 
 
 async def scenario(
-    kind: str, port: int, server_pid: int, tables: int, seconds: float, think: float, once: bool
+    kind: str,
+    port: int,
+    server_pid: int,
+    tables: int,
+    seconds: float,
+    think: float,
+    once: bool,
+    network_seats: bool = False,
 ) -> Outcome:
     """``tables`` tables set up at once (``once``: one after another, each only to its first
     play), then played for ``seconds``; CPU of the server and of this process in each phase."""
@@ -291,7 +319,8 @@ async def scenario(
         phase, stop = Phase(), asyncio.Event()
         server0, own0 = cpu_seconds(server_pid), cpu_seconds(os.getpid())
         if kind == "host":
-            hosts = [TimedTable(channel, think, phase) for _ in range(tables)]
+            driver = TimedTable if network_seats else ScriptedTable
+            hosts = [driver(channel, think, phase) for _ in range(tables)]
             if once:
                 for table in hosts:
                     await table.play(stop, once=True)
@@ -328,11 +357,13 @@ async def scenario(
         phase.at = time.perf_counter()
         phase.ready.set()
         server1, own1 = cpu_seconds(server_pid), cpu_seconds(os.getpid())
+        loop1 = loop_thread_seconds(server_pid)
         if runs:
             await asyncio.sleep(seconds)
         stop.set()
         played = time.perf_counter() - phase.at
         server2, own2 = cpu_seconds(server_pid), cpu_seconds(os.getpid())
+        loop2 = loop_thread_seconds(server_pid)
         results = await asyncio.gather(*runs, return_exceptions=True)
         # A table that failed (a limit, a refused call) must show, not leave its figure short.
         for failure in [r for r in results if isinstance(r, BaseException)]:
@@ -354,6 +385,7 @@ async def scenario(
             server2 - server1,
             own2 - own1,
             matches,
+            loop2 - loop1,
         )
 
 
@@ -365,19 +397,23 @@ SCENARIOS: dict[str, tuple[int, float, float, bool]] = {
     "setup": (SETUP_TABLES, 0.0, 0.0, True),
 }
 KINDS = ("host", "floor-unary", "floor-stream")
+# The flag that plays the host's tables with ``NetworkSeat``s (the clients' code) instead of
+# the scripted seats of ``seat_driver``.
+NETWORK_SEATS = "--network-seats"
 
 
-def client(kind: str, port: int, server_pid: int, name: str) -> None:
+def client(kind: str, port: int, server_pid: int, name: str, driver: str) -> None:
     """The client process of one scenario: its outcome as one JSON line on stdout."""
     gc.freeze()  # the bots' set-up is not what the figures are of
-    outcome = asyncio.run(scenario(kind, port, server_pid, *SCENARIOS[name]))
+    network_seats = driver == NETWORK_SEATS
+    outcome = asyncio.run(scenario(kind, port, server_pid, *SCENARIOS[name], network_seats))
     print(json.dumps(asdict(outcome)), flush=True)
 
 
-def run_client(kind: str, port: int, server_pid: int, name: str) -> Outcome:
+def run_client(kind: str, port: int, server_pid: int, name: str, driver: str) -> Outcome:
     """One scenario played by a client process of its own (its CPU apart from the server's)."""
     answer = subprocess.run(
-        [sys.executable, __file__, "--client", kind, str(port), str(server_pid), name],
+        [sys.executable, __file__, "--client", kind, str(port), str(server_pid), name, driver],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -425,7 +461,8 @@ def report(outcomes: dict[tuple[str, str], Outcome], echo: list[float]) -> None:
         per_play = 1000 / max(1, host.plays)
         print(
             f"CPU a play costs, {labels[name].split(',')[0]}, set-up excluded: host "
-            f"{host.play_server_cpu * per_play:.2f} ms, its client "
+            f"{host.play_server_cpu * per_play:.2f} ms (its loop's thread "
+            f"{host.play_server_loop_cpu * per_play:.2f} ms), its client "
             f"{host.play_client_cpu * per_play:.2f} ms ({host.plays} plays in "
             f"{host.seconds:.1f} s = {host.plays / host.seconds:.0f} plays/s; "
             f"{host.matches} matches begun)"
@@ -434,7 +471,8 @@ def report(outcomes: dict[tuple[str, str], Outcome], echo: list[float]) -> None:
             out = outcomes[(kind, name)]
             per = 1000 / max(1, out.plays)
             print(
-                f"    {kind}: server {out.play_server_cpu * per:.2f} ms, client "
+                f"    {kind}: server {out.play_server_cpu * per:.2f} ms (loop "
+                f"{out.play_server_loop_cpu * per:.2f} ms), client "
                 f"{out.play_client_cpu * per:.2f} ms ({out.plays / out.seconds:.0f} plays/s); "
                 f"the host is {ratio(host.play_server_cpu * per_play, out.play_server_cpu * per)} "
                 "its server's CPU a play"
@@ -506,10 +544,12 @@ def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] == "--serve":
         asyncio.run(serve(Path(sys.argv[2])))
         return 0
-    if len(sys.argv) == 6 and sys.argv[1] == "--client":
-        client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    if len(sys.argv) == 7 and sys.argv[1] == "--client":
+        client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6])
         return 0
-    only = sys.argv[1:] or list(SCENARIOS)
+    args = sys.argv[1:]
+    driver = NETWORK_SEATS if NETWORK_SEATS in args else "scripted"
+    only = [a for a in args if a != NETWORK_SEATS] or list(SCENARIOS)
     with tempfile.TemporaryDirectory(
         prefix="scala40-bench-", dir=os.environ.get("BENCH_DIR")
     ) as data_dir:
@@ -535,7 +575,7 @@ def main() -> int:
                 try:
                     if not echo and kind == "host":
                         echo = asyncio.run(echo_round_trips(ports[1]))
-                    outcomes[(kind, name)] = run_client(kind, ports[0], server.pid, name)
+                    outcomes[(kind, name)] = run_client(kind, ports[0], server.pid, name, driver)
                 finally:
                     printed = stop_server(server)
                 if kind == "host":

@@ -195,7 +195,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         try:
             async for request in requests:
                 kind = request.WhichOneof("request")
-                answer = table_pb2.SeatAnswer()
+                message = table_pb2.SeatResponse()
+                answer = message.answer  # built in place: no copy of it into the message
+                answer.SetInParent()
                 try:
                     if kind is None or kind not in SEAT_MOVES:
                         raise malformed(
@@ -210,9 +212,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     getattr(answer, kind).CopyFrom(response)
                 except Refusal as refusal:
                     answer.refused.CopyFrom(refusal.rpc_status(lang))
-                task.fanout.send(
-                    subscriber, table_pb2.SeatResponse(answer=answer).SerializeToString()
-                )
+                task.fanout.send(subscriber, message.SerializeToString())
             task.fanout.finish(subscriber)  # the seat closed its side: the stream ends
         except asyncio.CancelledError:
             raise

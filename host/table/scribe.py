@@ -94,9 +94,8 @@ class Scribe:
         table = self.state
         deal_state = table.deal_state
         assert deal_state is not None
-        public = wire.deal_event_to_pb(
-            views.view_event(event, None), table.table_id, table.deal_no, deal_state.opened
-        )
+        seen = views.view_event(event, None)
+        public = wire.deal_event_to_pb(seen, table.table_id, table.deal_no, deal_state.opened)
         private: dict[int, deal_pb2.PrivateDealEvent] = {}
         secret = table.current.private if table.current is not None else None
         if secret is not None:
@@ -116,7 +115,8 @@ class Scribe:
             if table.turn_seconds and self._starts_a_turn(event):
                 out[0].deal.turn_time_ms = table.turn_seconds * 1000
             return out
-        for seat in deal_state.seats:
+        # An event a spectator sees whole hides nothing: no seat learns more of it alone.
+        for seat in deal_state.seats if seen is not event else ():
             part = wire.private_event_to_pb(
                 views.view_event(event, seat), seat, table.table_id, table.deal_no
             )

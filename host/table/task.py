@@ -48,6 +48,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Job = Callable[[Table], Any]
+
+
+class _Wake:
+    """What the table's timer puts in its inbox: a deadline, the turn clock, a grace period or
+    the pause may be due (``TableTask._wake`` looks which)."""
+
+
+WAKE = _Wake()
 # How long streams may come and go before the table says who is connected.
 PRESENCE_SETTLE_SECONDS = 0.5
 # How a host bot is seated: the registry's driver, given the task and the seat.
@@ -88,7 +96,13 @@ class TableTask:
         self._on_over = on_over  # told once each match is over (and durable): the history
         self.bots: dict[int, asyncio.Task[None]] = {}
         self.table = self._new_table()
-        self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | None] = asyncio.Queue()
+        self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | _Wake | None] = (
+            asyncio.Queue()
+        )
+        # One timer for the table, moved only when what is due comes sooner than it fires (one
+        # firing early finds nothing due and is set again): not a timeout around every job.
+        self._timer: asyncio.TimerHandle | None = None
+        self._wake_queued = False  # a WAKE is in the inbox
         self._task: asyncio.Task[None] | None = None
         self._failing_since: str | None = None  # the write failure already logged, if any
         self.last_request = 0.0  # loop time of the last job a caller handed in
@@ -159,9 +173,10 @@ class TableTask:
 
     async def call(self, job: Callable[[Table], T]) -> T:
         """Run ``job`` on the table inside its task and return its answer (or raise its refusal)."""
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self.last_request = asyncio.get_running_loop().time()
-        await self._inbox.put((job, future))
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self.last_request = loop.time()
+        self._inbox.put_nowait((job, future))  # the inbox has no bound: nothing to wait for
         return await future
 
     def call_soon(self, job: Callable[[Table], object]) -> None:
@@ -344,21 +359,47 @@ class TableTask:
     # --- The loop ---------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        while True:
-            try:
+        try:
+            while True:
                 self._pause_if_due()  # also between the jobs of bots that never stop
-                wait = self._next_wake()
-                if self._inbox.qsize() or wait is None:
-                    item = await self._inbox.get()
-                else:
-                    async with asyncio.timeout(wait):
-                        item = await self._inbox.get()
-            except TimeoutError:
-                await self._wake()
-                continue
-            if item is None:
+                self._set_timer()
+                item = await self._inbox.get()
+                if item is None:
+                    return
+                if isinstance(item, _Wake):
+                    self._wake_queued = False
+                    await self._wake()
+                    continue
+                await self._run_job(*item)
+        finally:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    def _set_timer(self) -> None:
+        """The table's timer at the first of its due times (``_next_wake``), or none: kept as it
+        is while it fires no later than that, so a turn's jobs do not each move it."""
+        if self._wake_queued:
+            return
+        wait = self._next_wake()
+        timer = self._timer
+        if wait is None:
+            if timer is not None:
+                timer.cancel()
+                self._timer = None
+            return
+        loop = asyncio.get_running_loop()
+        at = loop.time() + wait
+        if timer is not None:
+            if timer.when() <= at:
                 return
-            await self._run_job(*item)
+            timer.cancel()
+        self._timer = loop.call_at(at, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self._timer = None
+        self._wake_queued = True
+        self._inbox.put_nowait(WAKE)
 
     def _next_wake(self) -> float | None:
         """Seconds until the first of the deadline, the turn clock and a grace period."""
