@@ -433,7 +433,9 @@ async def test_an_idle_connection_is_closed_and_the_client_comes_back(tmp_path: 
 async def test_past_the_connection_cap_new_ones_are_closed_and_tables_are_still_made(
     tmp_path: Path,
 ) -> None:
-    async with host_with(tmp_path, Limits(max_connections=6, handshake_seconds=60)) as served:
+    async with host_with(
+        tmp_path, Limits(max_connections=6, max_connections_per_address=0, handshake_seconds=60)
+    ) as served:
         await served.lobby.ListTables(lobby_pb2.ListTablesRequest())  # the first connection
         channels = [await host_channel(served.host) for _ in range(5)]
         try:

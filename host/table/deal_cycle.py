@@ -73,7 +73,7 @@ class DealCycle:
         self.scribe = scribe
         self._settings = scribe.links.settings
         self._deadline = scribe.links.deadline
-        self.private = PrivateCycle(self)
+        self.private = PrivateCycle(state, scribe, self._end_deal)
 
     def _match_event(self) -> MadeEvent:
         return table_pb2.TableEvent(match_update=self.match_update()), {}

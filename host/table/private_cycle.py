@@ -12,8 +12,8 @@ and scored. A seat the deal needs that stays away past its grace voids the deal 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import grpc
 
@@ -21,7 +21,8 @@ from host.edge.errors import Refusal, precondition
 from host.journal import journaled
 from host.table.outbox import EntryDraft
 from host.table.private_deal import HostPrivateDeal, PendingEnd, PrivateRefused
-from host.table.state import DealInProgress
+from host.table.scribe import Scribe
+from host.table.state import DealInProgress, TableState
 from scala40_net import deal, events, match, rules, wire
 from scala40_net.actions import Play
 from scala40_net.fairdeal.exchange import DealSetup, HostExchange
@@ -30,9 +31,6 @@ from scala40_net.pb import deal_pb2, table_pb2
 from scala40_net.private.messages import Envelope, Kind, SharesBody
 from scala40_net.private.protocol import DealSetup as PrivateSetup
 from scala40_net.private.protocol import Phase
-
-if TYPE_CHECKING:
-    from host.table.deal_cycle import DealCycle
 
 # The host seed of a private deal: there is none (the seats deal); the exchange that holds the
 # deal's setup is given this one, never revealed nor used.
@@ -46,10 +44,18 @@ def _refused(why: str) -> Refusal:
 class PrivateCycle:
     """The private part of one table's deal cycle (its ``DealCycle`` holds the rest)."""
 
-    def __init__(self, cycle: DealCycle) -> None:
-        self.cycle = cycle
-        self.state = cycle.state
-        self.scribe = cycle.scribe
+    def __init__(
+        self,
+        state: TableState,
+        scribe: Scribe,
+        end_deal: Callable[[list[events.Event]], None],
+    ) -> None:
+        self.state = state
+        self.scribe = scribe
+        self._deadline = scribe.links.deadline
+        # The deal cycle's own end of a deal (it holds this part, so it is handed in: this
+        # module does not import it back).
+        self._end_deal = end_deal
 
     @property
     def deal(self) -> HostPrivateDeal | None:
@@ -84,7 +90,10 @@ class PrivateCycle:
         )
         current.private = HostPrivateDeal(
             PrivateSetup(
-                state.table_id, state.deal_no, tuple(m.seats_in_play), m.dealer,
+                state.table_id,
+                state.deal_no,
+                tuple(m.seats_in_play),
+                m.dealer,
                 state.ruleset.deck_size,
             ),
             keys,
@@ -98,7 +107,7 @@ class PrivateCycle:
         self.scribe.commit(
             EntryDraft(journaled.ANNOUNCE.kind, None, events=[self.scribe.deal_event(announced)])
         )
-        self.cycle._deadline.arm(self.wait_seconds())
+        self._deadline.arm(self.wait_seconds())
 
     # --- the messages ----------------------------------------------------------------------
 
@@ -142,12 +151,12 @@ class PrivateCycle:
         current, secret = self.state.current, self.deal
         assert current is not None and secret is not None
         if current.step == table_pb2.TURN_PHASE_PRIVATE_DEAL:
-            self.cycle._deadline.arm(self.wait_seconds())
+            self._deadline.arm(self.wait_seconds())
             if secret.dealt():
                 self._start()
             return
         if current.step == table_pb2.TURN_PHASE_PRIVATE_REVEAL:
-            self.cycle._deadline.arm(self.wait_seconds())
+            self._deadline.arm(self.wait_seconds())
             if secret.revealed():
                 self._finish()
             return
@@ -177,7 +186,7 @@ class PrivateCycle:
         deck = secret.start_deck()
         engine_events = self.scribe.apply(None, match.StartDeal(tuple(deck)))
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
-        self.cycle._deadline.clear()
+        self._deadline.clear()
         out = [self.scribe.engine_event(e) for e in engine_events]
         self.scribe.commit(EntryDraft(journaled.DEAL.kind, None, events=out))
 
@@ -222,7 +231,8 @@ class PrivateCycle:
         discard = play.discard
         mode = deal_state.ruleset.discard_attachable
         if discard is None or mode in (
-            rules.DiscardAttachable.FREE, rules.DiscardAttachable.AGREED
+            rules.DiscardAttachable.FREE,
+            rules.DiscardAttachable.AGREED,
         ):
             return
         if deal_state.result is not None:
@@ -248,7 +258,7 @@ class PrivateCycle:
         secret = self.deal
         if secret is not None and secret.timed_out:
             secret.timed_out = False
-            self.cycle._deadline.clear()
+            self._deadline.clear()
 
     def timed_out(self) -> None:
         """The turn clock ran out: the host cannot play a private seat's turn (it cannot read
@@ -258,7 +268,7 @@ class PrivateCycle:
             return
         if not secret.timed_out:
             secret.timed_out = True
-            self.cycle._deadline.arm(float(self.state.grace_seconds))
+            self._deadline.arm(float(self.state.grace_seconds))
 
     # --- the end ---------------------------------------------------------------------------
 
@@ -283,7 +293,7 @@ class PrivateCycle:
         state.match = before
         current.step = table_pb2.TURN_PHASE_PRIVATE_REVEAL
         self.scribe.commit(draft)
-        self.cycle._deadline.arm(self.wait_seconds())
+        self._deadline.arm(self.wait_seconds())
 
     def _finish(self) -> None:
         """Every seat revealed: every hand opened, the ending move applied again and scored."""
@@ -296,10 +306,10 @@ class PrivateCycle:
         engine_events = self.scribe.apply(pending.seat, pending.action)
         cut = next(i for i, e in enumerate(engine_events) if isinstance(e, events.DealEnded))
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
-        self.cycle._deadline.clear()
+        self._deadline.clear()
         out = [self.scribe.engine_event(e) for e in engine_events[cut:] if wire.is_deal_event(e)]
         self.scribe.commit(EntryDraft(journaled.PRIVATE_END.kind, None, events=out))
-        self.cycle._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
+        self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
     def void(self, why: str) -> None:
         """R10.3: the deal is void, no score; the next one is dealt as after any void deal."""
@@ -315,10 +325,10 @@ class PrivateCycle:
             )
         state.match, engine_events = match.void_deal(state.match, f"R10.3: {why}")
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
-        self.cycle._deadline.clear()
+        self._deadline.clear()
         out = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
         self.scribe.commit(EntryDraft(journaled.PRIVATE_VOID.kind, None, events=out))
-        self.cycle._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
+        self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
     def deadline_passed(self) -> bool:
         """The deal waited its turn clock and grace for a message (or a timed-out seat its
@@ -327,7 +337,8 @@ class PrivateCycle:
         if current is None or secret is None:
             return False
         waiting = current.step in (
-            table_pb2.TURN_PHASE_PRIVATE_DEAL, table_pb2.TURN_PHASE_PRIVATE_REVEAL
+            table_pb2.TURN_PHASE_PRIVATE_DEAL,
+            table_pb2.TURN_PHASE_PRIVATE_REVEAL,
         )
         if not waiting and not secret.timed_out:
             return False
