@@ -105,9 +105,7 @@ async def test_a_table_waiting_for_players_rests_its_journal_and_one_in_play_doe
         joined = await served.join(playing, "ann")
         ann = bot_seat(served.channel, playing, joined).metadata
         await served.lobby.AddBot(lobby_pb2.AddBotRequest(table_id=playing), metadata=ann)
-        await served.lobby.StartMatch(
-            lobby_pb2.StartMatchRequest(table_id=playing), metadata=ann
-        )
+        await served.lobby.StartMatch(lobby_pb2.StartMatchRequest(table_id=playing), metadata=ann)
         assert not journal_of(playing).resting
 
         waiting = await served.new_table(seats=2)

@@ -242,12 +242,8 @@ class Registry:
 
     async def _tidy(self) -> None:
         settings = self.settings
-        period = max(
-            0.05,
-            min(
-                60.0, settings.archive_after / 2, settings.idle_removal / 2, settings.journal_rest / 2
-            ),
-        )
+        soonest = min(settings.archive_after, settings.idle_removal, settings.journal_rest)
+        period = max(0.05, min(60.0, soonest / 2))
         while True:
             await asyncio.sleep(period)
             try:

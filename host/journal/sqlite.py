@@ -428,7 +428,7 @@ class TableJournal:
         self._lock = threading.Lock()
         self.damage: str | None = None  # what was found damaged; no write is taken since
         _private_file(path, new=config is not None)
-        self._connection: sqlite3.Connection | None = self._connect()
+        self._connection: sqlite3.Connection | None = self._connect(new=config is not None)
         if config is not None:
             self._make(config)  # the files looked at once, as its commit leaves them
             self._next_entry = 1
@@ -449,10 +449,19 @@ class TableJournal:
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
         self._seen = self._looks()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, new: bool = False) -> sqlite3.Connection:
+        """A connection to the journal (``new``: to the empty file just made for it)."""
         # Autocommit mode: transactions are opened explicitly, one per job.
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
+        if new:
+            # Turning an empty file into a WAL database writes its first page; through a
+            # rollback journal that is a file made, three fsyncs and the file removed, to
+            # protect a file that holds nothing yet. Kept in memory, it is the one page and
+            # its fsync (a crash in it leaves the file empty, or unreadable and set aside at
+            # the next start: a table nobody was told of, as CreateTable answers only once
+            # the schema's transaction has committed to the write-ahead log).
+            db.execute("PRAGMA journal_mode=MEMORY").fetchall()
+        db.execute("PRAGMA journal_mode=WAL").fetchall()
         db.execute("PRAGMA synchronous=FULL")
         # A job writes a few pages and a replay reads the file once: a small page cache is
         # enough, and SQLite's default (up to 2 MB a connection) is paid by every live table.
