@@ -121,3 +121,20 @@ async def test_a_table_waiting_for_players_rests_its_journal_and_one_in_play_doe
     finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
+
+
+async def test_a_journal_that_cannot_rest_stays_open_and_the_janitor_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = JournalStore(tmp_path)
+    try:
+        journal = await store.create("abc123", b"config")
+
+        def refused() -> None:
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(journal, "rest", refused)
+        await store.rest(journal.path)  # raises nothing: the next table is rested all the same
+        assert not journal.resting
+    finally:
+        store.close()

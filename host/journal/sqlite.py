@@ -764,7 +764,10 @@ class JournalStore:
         closing its connection checkpoints its log into the database, which waits on the disk."""
         journal = self._open.get(path)
         if journal is not None and not journal.resting and journal.damage is None:
-            await asyncio.get_running_loop().run_in_executor(self._makers, journal.rest)
+            # One that cannot rest stays open: its next job meets whatever is wrong and says
+            # so, and the janitor goes on to the other tables.
+            with contextlib.suppress(sqlite3.Error, OSError):
+                await asyncio.get_running_loop().run_in_executor(self._makers, journal.rest)
 
     def live_paths(self) -> list[Path]:
         """The journal files of the live tables, to open one by one (any may be damaged)."""
