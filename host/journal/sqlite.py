@@ -749,7 +749,7 @@ class JournalStore:
         return self.folder / f"{table_id}{SUFFIX}"
 
     async def create(self, table_id: str, config: bytes) -> TableJournal:
-        """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
+        """A new table's journal; made in a maker thread, as creating a file waits on the disk."""
 
         # Its connection is kept: a table is mostly joined and started at once, and closing
         # it now would checkpoint the log into the database only to open it again for the
