@@ -3,7 +3,9 @@ nothing read back, and the table resumes from it like any other."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +50,25 @@ async def test_a_new_journal_is_its_schema_and_config_in_one_transaction(
     assert words.count("BEGIN") == 1 and words.count("COMMIT") == 1, words
     assert words.count("CREATE") == len(journal_sqlite.SCHEMA_STATEMENTS)
     assert any(s.startswith("INSERT INTO table_config") for s in made)
-    # Nothing of the new file is read back before its rest's check.
+    # Nothing of the new file is read back.
     assert not [s for s in statements if "table_info" in s or "MAX(entry_no)" in s]
+
+
+async def test_a_new_journal_and_the_files_sqlite_makes_beside_it_are_the_hosts_alone(
+    tmp_path: Path,
+) -> None:
+    """Whatever the umask: the -wal and -shm files SQLite makes take the database's mode."""
+    store = JournalStore(tmp_path)
+    umask = os.umask(0)
+    try:
+        journal = await store.create("abc123", b"config")
+        await journal.write_job([Entry("join", 0, "r1", b"q", b"a", [JournaledEvent(1, b"e")])])
+        for suffix in ("", "-wal", "-shm"):
+            assert stat.S_IMODE(os.stat(f"{journal.path}{suffix}").st_mode) == 0o600, suffix
+        assert stat.S_IMODE(os.stat(journal.path.parent).st_mode) == 0o700
+    finally:
+        os.umask(umask)
+        store.close()
 
 
 async def test_a_journal_made_in_one_transaction_is_read_and_written_as_before(

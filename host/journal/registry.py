@@ -74,6 +74,8 @@ class Registry:
         self, config: lobby_pb2.CreateTableRequest, ruleset: rules.Ruleset
     ) -> TableTask:
         table_id = secrets.token_hex(6)
+        while table_id in self.tables:  # its journal is made anew, never opened: not another's
+            table_id = secrets.token_hex(6)
         stored = lobby_pb2.CreateTableRequest()
         stored.CopyFrom(config)
         # The journal keeps the password's scrypt hash only: no secret it does not need.
@@ -218,24 +220,31 @@ class Registry:
             log.info("table %s: never started and idle, removed", task.table_id)
 
     async def tidy(self) -> None:
-        """Archive finished matches past ``archive_after``, remove idle unstarted tables."""
+        """Archive finished matches past ``archive_after``, remove idle unstarted tables, and
+        rest the journals of tables left waiting for players past ``journal_rest``.
+
+        Only a waiting table's journal rests: one being set up is written again within
+        moments (its connection kept from its creation), and one in play, however long its
+        players think, writes each move on the connection it has.
+        """
         now = asyncio.get_running_loop().time()
         for task in list(self.tables.values()):
+            waiting = task.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
+            idle = now - task.last_request
             if (
                 task.finished_at is not None
                 and now - task.finished_at >= self.settings.archive_after
             ):
                 await self._retire(task, archive=True)
-            elif (
-                task.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
-                and now - task.last_request >= self.settings.idle_removal
-            ):
+            elif waiting and idle >= self.settings.idle_removal:
                 await self._retire(task, archive=False)
+            elif waiting and idle >= self.settings.journal_rest:
+                await self.journals.rest(task.journal.path)
 
     async def _tidy(self) -> None:
-        period = max(
-            0.05, min(60.0, self.settings.archive_after / 2, self.settings.idle_removal / 2)
-        )
+        settings = self.settings
+        soonest = min(settings.archive_after, settings.idle_removal, settings.journal_rest)
+        period = max(0.05, min(60.0, soonest / 2))
         while True:
             await asyncio.sleep(period)
             try:

@@ -260,8 +260,16 @@ def entry_from_log(value: Any) -> Entry:
     )
 
 
-def _private_file(path: Path) -> None:
-    """Create ``path`` (and its -wal/-shm companions) readable by the host's user only."""
+def _private_file(path: Path, new: bool = False) -> None:
+    """Create ``path`` (and its -wal/-shm companions) readable by the host's user only.
+
+    ``new``: a journal being made in the folder the store made private; only the database
+    file is created, since SQLite gives the -wal and -shm files it makes the database
+    file's mode (and owner), whatever the umask."""
+    if new:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600))
+        os.chmod(path, 0o600)  # as the umask left it, exactly
+        return
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
     for suffix in ("", "-wal", "-shm"):
@@ -688,12 +696,13 @@ class TableJournal:
         self._leveled: tuple[sqlite3.Connection, str] | None = None
         self._begun: tuple[_Transaction, int] | None = None  # a batch's job not yet committed
         self._unsynced = False  # committed through the commit log since its file's last fsync
-        _private_file(path)
-        self._connection: sqlite3.Connection | None = self._connect()
+        _private_file(path, new=config is not None)
+        self._connection: sqlite3.Connection | None = self._connect(new=config is not None)
         if config is not None:
-            self._make(config)
+            self._make(config)  # the files looked at once, as its commit leaves them
             self._next_entry = 1
             return
+        self._seen = self._looks()
         self._db.executescript(SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
         if "job_no" not in columns:  # a journal from before jobs were numbered
@@ -709,15 +718,23 @@ class TableJournal:
             self._db.execute("INSERT INTO table_config VALUES (?, ?)", (time.time_ns(), config))
         self._seen = self._looks()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, new: bool = False) -> sqlite3.Connection:
+        """A connection to the journal (``new``: to the empty file just made for it)."""
         # Autocommit mode: transactions are opened explicitly, one per job.
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
+        if new:
+            # Turning an empty file into a WAL database writes its first page; through a
+            # rollback journal that is a file made, three fsyncs and the file removed, to
+            # protect a file that holds nothing yet. Kept in memory, it is the one page and
+            # its fsync (a crash in it leaves the file empty, or unreadable and set aside at
+            # the next start: a table nobody was told of, as CreateTable answers only once
+            # the schema's transaction has committed to the write-ahead log).
+            db.execute("PRAGMA journal_mode=MEMORY").fetchall()
+        db.execute("PRAGMA journal_mode=WAL").fetchall()
         db.execute("PRAGMA synchronous=FULL")
         # A job writes a few pages and a replay reads the file once: a small page cache is
         # enough, and SQLite's default (up to 2 MB a connection) is paid by every live table.
         db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
-        self._seen = self._looks()
         self._seen_version = int(db.execute("PRAGMA data_version").fetchone()[0])
         return db
 
@@ -771,14 +788,23 @@ class TableJournal:
         """The connection, opened again after ``rest``; use it holding the lock (or at open)."""
         if self._connection is None:
             self._connection = self._connect()
+            self._seen = self._looks()
             self._reopened = True  # what happened to the files meanwhile, only SQLite can tell
         return self._connection
+
+    @property
+    def resting(self) -> bool:
+        """Whether the connection is closed until the next read or write (``rest``)."""
+        return self._connection is None
 
     def rest(self) -> None:
         """Close the connection until the journal is next read or written.
 
-        An open connection holds about 100 KB of SQLite's memory; a table nobody
-        plays at (created and not started) needs none of it until its next job.
+        An open connection holds about 150 KB of SQLite's memory; a table left waiting
+        for players needs none of it until its next job (``host.journal.registry`` says
+        when a table's journal rests). Closing the last connection checkpoints the
+        write-ahead log into the database and removes it: at rest the database file alone
+        is the table, and nothing holds it open.
         """
         with self._lock:
             if self._connection is not None:
@@ -1135,14 +1161,25 @@ class JournalStore:
         return self.folder / f"{table_id}{SUFFIX}"
 
     async def create(self, table_id: str, config: bytes) -> TableJournal:
-        """A new table's journal; made in a writer thread, as creating a file waits on the disk."""
+        """A new table's journal; made in a maker thread, as creating a file waits on the disk."""
 
-        def make() -> TableJournal:
-            journal = self.open(self.path(table_id), config)
-            journal.rest()  # until someone joins: many tables are made and wait long
-            return journal
+        # Its connection is kept: a table is mostly joined and started at once, and closing
+        # it now would checkpoint the log into the database only to open it again for the
+        # first join (a table left waiting rests later: ``rest``).
+        path = self.path(table_id)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._makers, self.open, path, config
+        )
 
-        return await asyncio.get_running_loop().run_in_executor(self._makers, make)
+    async def rest(self, path: Path) -> None:
+        """Let the live journal at ``path`` rest (``TableJournal.rest``), in a maker thread:
+        closing its connection checkpoints its log into the database, which waits on the disk."""
+        journal = self._open.get(path)
+        if journal is not None and not journal.resting and journal.damage is None:
+            # One that cannot rest stays open: its next job meets whatever is wrong and says
+            # so, and the janitor goes on to the other tables.
+            with contextlib.suppress(sqlite3.Error, OSError):
+                await asyncio.get_running_loop().run_in_executor(self._makers, journal.rest)
 
     def live_paths(self) -> list[Path]:
         """The journal files of the live tables, to open one by one (any may be damaged)."""

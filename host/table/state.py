@@ -33,6 +33,9 @@ class TableSettings:
     archive_after: float = 300.0
     # A table whose match never started is removed after this long without a request.
     idle_removal: float = 1800.0
+    # A table waiting for players rests its journal (closes its connection: about 150 KB of
+    # SQLite's memory) after this long without a request; a table in play keeps it open.
+    journal_rest: float = 30.0
     # The pause between deals when the table's config does not set one (host.table.between_deals).
     between_deals: float = 20.0
     # A match with nobody watching (no seat's or spectator's stream open) this long pauses:
