@@ -244,8 +244,12 @@ async def test_a_match_started_after_the_table_files_last_fsync_comes_back_from_
 
 
 def garbage_over_first_pages(path: Path) -> None:
-    with open(path, "r+b") as f:
-        f.write(os.urandom(8192))
+    """Garbage over the first pages of a table's file and of its write-ahead log: a journal
+    kept open since its creation has its newest pages in the log, which SQLite reads first."""
+    for damaged in (path, Path(f"{path}-wal")):
+        if damaged.exists():
+            with open(damaged, "r+b") as f:
+                f.write(os.urandom(8192))
 
 
 async def test_a_table_whose_file_is_damaged_while_its_jobs_are_in_the_log_is_set_aside_alone(
