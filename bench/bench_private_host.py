@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
+import grpc
 from private_participant import play_all, private_table, quick_rules
 
 from host.edge.server import Host
@@ -124,6 +125,7 @@ async def ordinary_run(
         public = deal_pb2.DealEvent.FromString(event.deal.public_event)
         which = public.WhichOneof("event")
         if which == "announced":
+            exchange = SeatExchange(me)  # each deal its own seed
             exchange.on_announced(public)
             await table.CommitSeed(
                 table_pb2.CommitSeedRequest(
@@ -141,7 +143,7 @@ async def ordinary_run(
                 metadata=md,
             )
         elif which == "started":
-            start = time.perf_counter() - began
+            start = start or time.perf_counter() - began  # the first deal's
             turn = public.started.first_seat
         elif which == "played":
             turn = (public.played.seat + 1) % 4
@@ -149,10 +151,13 @@ async def ordinary_run(
             continue
         if which in ("started", "played") and turn == me:
             sent = time.perf_counter()
-            drawn = await table.Draw(
-                table_pb2.DrawRequest(context=context(), source=deal_pb2.DRAW_SOURCE_STOCK),
-                metadata=md,
-            )
+            try:
+                drawn = await table.Draw(
+                    table_pb2.DrawRequest(context=context(), source=deal_pb2.DRAW_SOURCE_STOCK),
+                    metadata=md,
+                )
+            except grpc.aio.AioRpcError:
+                continue  # the play before ended the deal (or the stock is being rebuilt)
             draws.append(time.perf_counter() - sent)
             seq = max(seq, drawn.seq)
             await table.Play(

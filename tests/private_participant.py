@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 import grpc
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
-from scala40_net.private.messages import EVERYONE, Ed25519Signer, Envelope
-from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat
+from scala40_net.private.group import random_scalar
+from scala40_net.private.messages import EVERYONE, Ed25519Signer, Envelope, ShuffleBody, seal
+from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat, digest_of, shuffle_step
+from scala40_net.private.shuffle import shuffle_deck
 
 Place = tuple[int, int]
 
@@ -76,6 +78,9 @@ class Participant:
     #: Each draw from the stock, from its call to its card read (bench/bench_private_host.py).
     draw_times: list[float] = field(default_factory=list)
     draw_sent: float | None = None
+    #: Send first a shuffle whose deck is changed after its proof (a cheat the host refuses).
+    tamper: bool = False
+    private_refusals: list[tuple[grpc.StatusCode, str]] = field(default_factory=list)
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -102,7 +107,17 @@ class Participant:
         try:
             async for response in stream:
                 self.received.append(response.SerializeToString())
-                await self.on_event(response.event)
+                try:
+                    await self.on_event(response.event)
+                except grpc.aio.AioRpcError as refused:
+                    if refused.code() not in (
+                        grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
+                        grpc.StatusCode.UNAUTHENTICATED,
+                    ):
+                        raise
+                    # A message or move of a deal that ended meanwhile (or of a seat given
+                    # up): kept for the test to judge, and the stream followed on.
+                    self.refusals.append(refused.details() or "")
                 if self.stop.is_set():
                     break
         except grpc.aio.AioRpcError as error:
@@ -254,6 +269,12 @@ class Participant:
             turn = (ledger.round, ledger.shuffles)
             if seat.my_turn_to_shuffle() and turn not in self.sent_shuffles:
                 self.sent_shuffles.add(turn)
+                if self.tamper:
+                    self.tamper = False
+                    try:
+                        await self.send(self.swapped_shuffle(seat), again=True)
+                    except grpc.aio.AioRpcError as error:
+                        self.private_refusals.append((error.code(), error.details() or ""))
                 await self.send(seat.shuffle_message())
             return
         if ledger.phase == Phase.CUTTING:
@@ -271,6 +292,20 @@ class Participant:
             await self.send(seat.shares_message(0, [setup.positions.first_discard], EVERYONE))
             return
         await self.take_turn()
+
+    def swapped_shuffle(self, seat: PrivateSeat) -> bytes:
+        """This seat's shuffle with two cards of its deck swapped after the proof, signed."""
+        ledger = seat.ledger
+        round_, index = ledger.round, ledger.shuffles
+        deck = ledger.decks[round_]
+        ctx = seat.setup.context(self.seat, shuffle_step(round_, index))
+        out, proof = shuffle_deck(ctx, ledger.joint_key, deck, random_scalar)
+        out = (out[1], out[0], *out[2:])
+        seq, prev = seat.checker.next_place(self.seat)
+        body = ShuffleBody(round_, index, (), digest_of(deck), tuple(out), proof)
+        env = seal(self.signer, seat.setup.table_id, seat.setup.deal_no, self.seat, seq, prev,
+                   seat.checker.heads(excluding=self.seat), body)
+        return bytes(env)
 
     async def take_turn(self) -> None:
         if not (self.play_turns and self.started and self.turn == self.seat):

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, until
+from conftest import HostClient, bearer, until
 from hostproc import HostProcess, free_port
+from keyed_match import keyed_join
 from private_participant import Participant, play_all, private_table, quick_rules
 
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
@@ -21,16 +22,18 @@ from scala40_net import verifier
 from scala40_net.cards import face
 from scala40_net.fairdeal.record import DealRecord
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
-from scala40_net.private.messages import Envelope
+from scala40_net.players import PlayerKey
+from scala40_net.private.messages import Ed25519Signer, Envelope
 from scala40_net.private.protocol import Phase
 
 
 async def deal_to_its_end(
     served: HostClient, seats: int, decks: int,
     meanwhile: Callable[[list[Participant]], Awaitable[None]] | None = None,
+    deals: int = 1,
 ) -> tuple[str, list[Participant]]:
-    """A private deal played by ``seats`` in-test seats to its signed end (``meanwhile``
-    run while it is played)."""
+    """``deals`` private deals played by ``seats`` in-test seats to their signed ends
+    (``meanwhile`` run while the first is played)."""
     table_id, people = await private_table(served.lobby, served.table, seats, quick_rules(decks))
     tasks = play_all(people)
     await until(lambda: all(p.received for p in people))
@@ -39,7 +42,7 @@ async def deal_to_its_end(
     )
     if meanwhile is not None:
         await meanwhile(people)
-    await until(lambda: all(1 in p.signed for p in people), 120,
+    await until(lambda: all(deals in p.signed for p in people), 120 * deals,
                 lambda: f"refusals {[p.refusals for p in people]}")
     for p in people:
         p.stop.set()
@@ -189,7 +192,7 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
         )
         again.append((key, bob.placed[key], answer.transcript_seq))
 
-    _table_id, people = await deal_to_its_end(served, 2, 1, meddle)
+    _table_id, people = await deal_to_its_end(served, 2, 1, meddle, deals=2)
     [(_key, first, second)] = again
     assert first == second
     relayed = [
@@ -198,15 +201,18 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
         if (event := table_pb2.SubscribeEventsResponse.FromString(data).event).HasField(
             "private_message"
         )
+        and event.private_message.deal_no == 1
     ]
     assert relayed.count(first) == 1, "a message sent again was relayed twice"
     for p in people:
         assert not p.refusals
-        record = await served.table.GetDealRecord(
-            table_pb2.GetDealRecordRequest(deal_no=1), metadata=p.metadata
-        )
-        print(record_verifies(tmp_path, record.record, f"deal-{p.seat}.json", capsys))
-        assert audit_stream(p.received) == 1
+        for deal_no in (1, 2):  # the second deal dealt afresh after the first's end
+            record = await served.table.GetDealRecord(
+                table_pb2.GetDealRecordRequest(deal_no=deal_no), metadata=p.metadata
+            )
+            print(record_verifies(tmp_path, record.record, f"deal-{p.seat}-{deal_no}.json",
+                                  capsys))
+        assert audit_stream(p.received) >= 2
 
 
 async def restarted(host: HostProcess, people: list[Participant],
@@ -460,3 +466,119 @@ async def test_a_timed_out_private_turn_is_not_played_by_the_host_and_voids_past
     ended = [p.ended for p in publics if p.HasField("ended")]
     assert ended[0].outcome == deal_pb2.DEAL_OUTCOME_VOID
     assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat}"), ended[0].void_reason
+
+
+@pytest.mark.timeout(120)
+async def test_a_seat_that_leaves_a_private_deal_voids_it_at_once_r10_3(served: HostClient) -> None:
+    table_id, people = await private_table(
+        served.lobby, served.table, 2, quick_rules(1), grace_seconds=600, turn_seconds=0
+    )
+    ann, bob = people
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    await until(lambda: ann.started and bob.started, 60)
+    await served.lobby.LeaveTable(
+        lobby_pb2.LeaveTableRequest(table_id=table_id), metadata=bob.metadata
+    )
+    await until(lambda: 1 in ann.signed, 30)  # long before any grace or clock
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    events = [table_pb2.SubscribeEventsResponse.FromString(m).event for m in ann.received]
+    publics = [deal_pb2.DealEvent.FromString(e.deal.public_event) for e in events
+               if e.HasField("deal")]
+    ended = [p.ended for p in publics if p.HasField("ended")]
+    assert ended[0].void_reason.startswith(f"R10.3: seat {bob.seat} is away"), ended[0]
+
+
+async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key(
+    served: HostClient,
+) -> None:
+    """CreateTable's private_cards is shown in the lobby; a join names its signing key or
+    signs with its player key, and one with neither is refused; the host seats no bot of its
+    own there; SendPrivate at an ordinary table is refused."""
+    table_id = await served.new_table(seats=3, private_cards=True)
+    with pytest.raises(grpc.aio.AioRpcError) as keyless:
+        await served.join(table_id, "ann")
+    assert keyless.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "signing key" in (keyless.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as weak:
+        await served.join(table_id, "ann", private_signing_key=bytes(32))
+    assert weak.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    signer = Ed25519Signer()
+    ann = await served.join(table_id, "ann", private_signing_key=signer.public_key())
+    key = PlayerKey.generate()
+    bob = await keyed_join(served, table_id, "bob", key)
+    with pytest.raises(grpc.aio.AioRpcError) as bot:
+        await served.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(ann.seat_token)
+        )
+    assert bot.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
+    [summary] = [t for t in listed.tables if t.table_id == table_id]
+    assert summary.private_cards
+    seats = {s.seat: s for s in summary.seats}
+    assert seats[ann.seat].private_signing_key == signer.public_key()
+    assert seats[bob.seat].private_signing_key == key.public_key
+    assert not any(s.host_bot for s in summary.seats)
+    ordinary = await served.new_table(seats=2)
+    tables = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
+    assert not next(t for t in tables if t.table_id == ordinary).private_cards
+    carl = await served.join(ordinary, "carl")
+    with pytest.raises(grpc.aio.AioRpcError) as not_private:
+        await served.table.SendPrivate(
+            table_pb2.SendPrivateRequest(
+                context=table_pb2.MoveContext(request_id="x"), envelope=b"S40P"
+            ),
+            metadata=bearer(carl.seat_token),
+        )
+    assert not_private.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+
+@pytest.mark.timeout(120)
+async def test_a_shuffle_whose_deck_is_not_its_proofs_is_refused_and_named(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every seat first sends a shuffle with two cards swapped after its proof: the host
+    refuses it, naming the seat and the proof, and relays nothing of it; the honest shuffle
+    after it is taken (its proof checked off the table's job) and the deal goes on."""
+    table_id, people = await private_table(served.lobby, served.table, 2, quick_rules(1))
+    for p in people:
+        p.tamper = True
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+    )
+    task = served.host.registry.tables[table_id]
+    prechecked: list[int] = []
+
+    def shuffled() -> bool:
+        current = task.table.state.current
+        if current is None or current.private is None or current.private.ledger.cut is None:
+            return False
+        prechecked.append(len(current.private.prechecked))
+        return True
+
+    await until(shuffled, 60)
+    await until(lambda: all(1 in p.signed for p in people), 120)
+    for p in people:
+        p.stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert prechecked == [2]  # both honest shuffles' proofs held off the table's job
+    for p in people:
+        [(code, why)] = p.private_refusals
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"seat {p.seat}'s shuffle proof does not hold" in why, why
+    record = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
+    )
+    record_verifies(tmp_path, record.record, "deal.json", capsys)

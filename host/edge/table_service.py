@@ -23,6 +23,7 @@ from host.edge.errors import Refusal, malformed
 from host.edge.limits import Limits
 from host.journal.registry import Registry
 from host.table.fanout import Subscriber
+from host.table.private_deal import HostPrivateDeal
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
@@ -286,7 +287,24 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def SendPrivate(
         self, request: table_pb2.SendPrivateRequest, context: Context
     ) -> table_pb2.SendPrivateResponse:
-        return await self._as_seat(Table.send_private, request)
+        """A private-table message. A shuffle's proof (tens of ms of CPU) is checked on a
+        worker thread first, so that neither this table nor any other waits on it."""
+        task, seat = self._seat()
+        envelope = bytes(request.envelope)
+
+        def shuffle_check(
+            table: Table,
+        ) -> tuple[HostPrivateDeal, bytes, Callable[[], bool]] | None:
+            secret = table.deals.private.deal
+            found = secret.shuffle_check(seat, envelope) if secret is not None else None
+            return None if secret is None or found is None else (secret, *found)
+
+        found = await task.call(shuffle_check)
+        if found is not None:
+            secret, digest, check = found
+            if await asyncio.get_running_loop().run_in_executor(None, check):
+                secret.prechecked.add(digest)
+        return await task.call(lambda table: table.send_private(seat, request))
 
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context

@@ -336,14 +336,15 @@ class PrivateCycle:
         return True
 
     def seat_gone(self, seat: int) -> None:
-        """A seat is away past its grace: if the deal needs it (any deal not over: its key
-        opens every card it has not opened), the deal is void (R10.3)."""
+        """A seat is away past its grace (or left the table, or was handed to a host bot):
+        if the deal needs it (any deal not over: its key opens every card it has not
+        opened), the deal is void (R10.3)."""
         current, secret = self.state.current, self.deal
         if current is None or secret is None or seat not in secret.setup.seats:
             return
         if self.state.match is None or self.state.match.phase is match.MatchPhase.OVER:
             return
-        self.void(f"seat {seat} was away past its grace period")
+        self.void(f"seat {seat} is away, and without its key the deal cannot go on")
 
     def waiting_for(self) -> list[int]:
         """The seats whose message the deal waits for now."""

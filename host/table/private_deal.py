@@ -17,13 +17,22 @@ host knows" (R8.2's S9, the scoring after every REVEAL, R10.2, the timed-out tur
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from scala40_net import deal, match
 from scala40_net.private.chain import ChainChecker, FaultFound
+from scala40_net.private.elgamal import open_deck
 from scala40_net.private.encoding import EncodingError
-from scala40_net.private.messages import EVERYONE, Envelope, Kind, SharesBody
-from scala40_net.private.protocol import DealLedger, DealSetup, Phase
+from scala40_net.private.messages import EVERYONE, Envelope, Kind, SharesBody, ShuffleBody
+from scala40_net.private.protocol import (
+    DealLedger,
+    DealSetup,
+    Phase,
+    digest_of,
+    shuffle_step,
+)
+from scala40_net.private.shuffle import shuffle_holds
 
 Place = tuple[int, int]  # (round, position) of a deal's encrypted decks
 
@@ -68,6 +77,42 @@ class HostPrivateDeal:
         self.checker = ChainChecker(self.setup.table_id, self.setup.deal_no, self.signing_keys)
         self.ledger = DealLedger(self.setup)
         self._index_of: dict[bytes, int] = {}
+        # SHUFFLE messages whose proof was found to hold off the table's job (the edge checks
+        # it on a worker thread first, so that no table waits on it): taken without again.
+        self.prechecked: set[bytes] = set()
+
+    def shuffle_check(self, seat: int, data: bytes) -> tuple[bytes, Callable[[], bool]] | None:
+        """For a SHUFFLE of ``seat`` that is the deal's next: its digest and the check of its
+        proof against the deck held now, to run off the table's job (None for any other)."""
+        try:
+            env = Envelope.parse(data)
+            if env.author != seat or env.kind != Kind.SHUFFLE or env.digest in self._index_of:
+                return None
+            body = env.body()
+        except EncodingError:
+            return None
+        assert isinstance(body, ShuffleBody)
+        ledger = self.ledger
+        if ledger.phase not in (Phase.SHUFFLING, Phase.PLAYING) or len(ledger.keys) != len(
+            self.setup.seats
+        ):
+            return None
+        if body.cards:
+            deck = open_deck(body.cards)
+        elif body.round < len(ledger.decks):
+            deck = ledger.decks[body.round]
+        else:
+            return None
+        if body.input_digest != digest_of(deck):
+            return None  # the job refuses it, naming why
+        ctx = self.setup.context(seat, shuffle_step(body.round, body.index))
+        joint = ledger.joint_key
+        digest = env.digest
+
+        def check() -> bool:
+            return shuffle_holds(ctx, joint, deck, body.deck, body.proof)
+
+        return digest, check
 
     # --- the messages ---------------------------------------------------------------------
 
@@ -91,7 +136,12 @@ class HostPrivateDeal:
         except FaultFound as found:
             raise PrivateRefused(str(found)) from None
         try:
-            self.ledger.apply(env)
+            if env.digest in self.prechecked:
+                # Its proof held against this very deck (its input digest is checked here
+                # again): the check is not made twice.
+                self.ledger.apply(env, later=[])
+            else:
+                self.ledger.apply(env)
         except FaultFound as found:
             self.checker.chains[env.author].pop()
             raise PrivateRefused(str(found)) from None

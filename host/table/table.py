@@ -90,7 +90,9 @@ class Table:
     def leave(
         self, seat: int, request: lobby_pb2.LeaveTableRequest
     ) -> lobby_pb2.LeaveTableResponse:
-        return self.seating.leave(seat, request)
+        response = self.seating.leave(seat, request)
+        self.deals.private.seat_gone(seat)  # a private deal cannot go on without its key
+        return response
 
     def free_seat(self, caller: int, seat: int) -> None:
         self.seating.free_seat(caller, seat)

@@ -95,8 +95,12 @@ class ChainChecker:
             raise blame(HOST, FaultKind.ALTERED, f"a relayed message does not read: {exc}") from exc
         key = self.keys.get(env.author)
         if key is None:
-            raise blame(HOST, FaultKind.FOREIGN, f"a message signed for seat {env.author}, "
-                        "which does not sit at this deal")
+            # Of this table and deal, but for no seat of it: nobody here signed it, so the
+            # relay made or changed it; of another table or deal, the relay brought it in.
+            ours = (env.table_id, env.deal_no) == (self.table_id, self.deal_no)
+            raise blame(HOST, FaultKind.ALTERED if ours else FaultKind.FOREIGN,
+                        f"a message signed for seat {env.author}, which does not sit at "
+                        "this deal")
         if not signature_holds(key, env.signed_part(), env.signature):
             raise blame(HOST, FaultKind.ALTERED,
                         f"{seat_name(env.author)}'s message {env.seq} fails its signature")
