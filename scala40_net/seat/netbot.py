@@ -200,6 +200,9 @@ class NetworkSeat:
         # This seat's move waits for a card of its hand to be read (the other seats' shares
         # come on the stream, which goes on meanwhile): made once it is.
         self._move_when_read = False
+        # A draw refused while a rebuilt stock is still being shuffled (SHUFFLE_PENDING,
+        # R10.1): made again once every seat's shuffle of it has come.
+        self._move_when_shuffled = False
 
     @property
     def tables(self) -> table_pb2_grpc.TableServiceStub:
@@ -306,6 +309,9 @@ class NetworkSeat:
                 await self.private.on_private_message(event.private_message)
                 if self._move_when_read and self.private.read_hand() is not None:
                     self._move_when_read = False
+                    await self._move()
+                elif self._move_when_shuffled and self.private.shuffled():
+                    self._move_when_shuffled = False
                     await self._move()
         elif kind == "private_reveal_due":
             if self.private is not None:
@@ -680,6 +686,9 @@ class NetworkSeat:
             return "taken"
         except HostRefusal as refusal:
             self._refused(refusal)
+            if refusal.reason == "SHUFFLE_PENDING":
+                self._move_when_shuffled = True
+                return "taken"  # nothing to decide again now: the last shuffle brings it
             if refusal.stale:
                 return "stale"
             if refusal.broke_rule:

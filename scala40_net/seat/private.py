@@ -265,12 +265,18 @@ class PrivateParticipant:
         """A card already public taken into the hand (the discard pile's, R3)."""
         self.public_cards.append(card)
 
-    def rebuilt(self, discards: Iterable[int]) -> list[bytes]:
+    def rebuilt(self, discards: Iterable[int], rebuild_no: int | None = None) -> list[bytes]:
         """The stock ran out (R10.1): the discard pile but its top card, shuffled again by
-        every seat; the first in the order starts from these cards."""
+        every seat; the first in the order starts from these cards. ``rebuild_no`` (1 for
+        the deal's first): a rebuild told again (a snapshot's events) changes nothing."""
+        ledger = self.private.ledger
+        round_ = ledger.round + 1 if rebuild_no is None else rebuild_no
+        if round_ <= ledger.round or round_ <= self._rebuild_round:
+            return self._due()  # shuffled already, or announced already
         cards = tuple(sorted(discards))
-        self.private.ledger.begin_rebuild(cards)
-        self._rebuild, self._rebuild_round = cards, self.private.ledger.round + 1
+        if ledger.phase == Phase.PLAYING:
+            ledger.begin_rebuild(cards)
+        self._rebuild, self._rebuild_round = cards, round_
         return self._due()
 
     def cut(self, cut: int) -> list[bytes]:
@@ -292,6 +298,11 @@ class PrivateParticipant:
             return []
         self._heads_sent = True
         return [self._kept(self.private.heads_message())]
+
+    def shuffled(self) -> bool:
+        """Whether every deck of the deal so far is shuffled: the deal is being played, and
+        no rebuilt stock (R10.1) waits for a seat's shuffle."""
+        return self.private.ledger.phase == Phase.PLAYING and not self._rebuilding
 
     def waited(self, seconds: float) -> bool:
         """Whether nothing of the deal has come for ``seconds``."""

@@ -113,7 +113,8 @@ class PrivateDeals:
         self.signing_keys: dict[int, bytes] = {}
         #: The highest place of the current deal's transcript this seat has (relayed or sent).
         self.taken = -1
-        #: The discard pile as this seat followed it (a rebuild starts from it but its top).
+        #: The discard pile as this seat followed it from the deal's events (a rebuild starts
+        #: from it but its top).
         self.pile: list[int] = []
         self.refusals: list[str] = []
         self._lock = asyncio.Lock()
@@ -152,7 +153,8 @@ class PrivateDeals:
                 self.pile.append(played.discard)
         elif kind == "stock_rebuilt":
             discards, self.pile = self.pile[:-1], self.pile[-1:]
-            await self._run(lambda: mine.rebuilt(discards))
+            number = event.stock_rebuilt.rebuild_no
+            await self._run(lambda: mine.rebuilt(discards, number))
         elif kind == "ended":
             self._forget()
 
@@ -203,7 +205,8 @@ class PrivateDeals:
                 await self._run(lambda d=data: self._received(mine, d))  # type: ignore[misc]
             self.taken = max(self.taken, len(transcript) - 1)
         if self.current is not None:
-            self.pile = list(view.discard_pile)
+            # (The pile is followed from the deal's events, never taken from a view: a view
+            # asked for may be ahead of the stream, a rebuild in it not yet told.)
             positions = [(p.round, p.position) for p in view.my_positions]
             hand = list(view.my_hand)
             mine = self.current
@@ -226,6 +229,11 @@ class PrivateDeals:
                 log.warning("seat %d: cards of its hand still unread after %g s: %s",
                             self.seat, wait, mine.unread())  # fmt: skip
         return mine.hand()
+
+    def shuffled(self) -> bool:
+        """Whether the current deal's decks are all shuffled (no rebuilt stock pending)."""
+        mine = self.current
+        return mine is not None and mine.shuffled()
 
     def read_hand(self) -> list[int] | None:
         """The seat's hand as cards when every card of it is read, else None."""
