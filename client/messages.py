@@ -117,6 +117,7 @@ ENGLISH: dict[str, str] = dict(
         M("fd_failed_draw", "DEAL {deal}: VERIFICATION FAILED ✘ — a card drawn"),
         M("fd_failed_rebuild", "DEAL {deal}: VERIFICATION FAILED ✘ — a rebuilt stock"),
         M("fd_failed_replay", "DEAL {deal}: VERIFICATION FAILED ✘ — a move against the rules"),
+        M("fd_failed_private", "DEAL {deal}: VERIFICATION FAILED ✘ — the private deal's audit"),
         M(
             "fd_verified_host_played",
             "deal {deal}: verified ✔ (you were away: the host made your seed)",
