@@ -54,7 +54,8 @@ from scala40_net.pb import (
 from scala40_net.private.messages import Ed25519Signer
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
-DRAWS = int(os.environ.get("BENCH_DRAWS", "20"))  # each run's draws timed (every private seat's; the ordinary seat's own)
+# Each run's draws timed (every private seat's; the ordinary seat's own).
+DRAWS = int(os.environ.get("BENCH_DRAWS", "20"))
 
 
 def ms(seconds: float) -> str:
@@ -332,7 +333,7 @@ async def main() -> None:
     from host.edge.server import Host
     from host.table.state import TableSettings
 
-    load_before = open("/proc/loadavg").read().split()[:3]
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
     with tempfile.TemporaryDirectory() as folder:
         host = Host("127.0.0.1:0", Path(folder), TableSettings(between_deals=0.0))
         await host.start()
@@ -350,7 +351,7 @@ async def main() -> None:
                     proc.kill()
             await channel.close()
             await host.stop(grace=0.5)
-    load_after = open("/proc/loadavg").read().split()[:3]
+    load_after = Path("/proc/loadavg").read_text().split()[:3]
     print(f"{RUNS} runs; load average (1/5/15 min) before: {' '.join(load_before)}, "
           f"after: {' '.join(load_after)}; {os.cpu_count()} cores")
     print("the host in this process, every seat in a process of its own, over TLS on loopback")

@@ -9,14 +9,15 @@ import pytest
 from test_private_deal import dealt, forged_shares, small_deal
 
 from scala40_net.private.chain import FaultFound, FaultKind
+from scala40_net.private.local import LocalDeal
 from scala40_net.private.messages import EVERYONE, Envelope
 from scala40_net.private.protocol import DealLedger
 
 
-def host_ledger(deal: object) -> DealLedger:
+def host_ledger(deal: LocalDeal) -> DealLedger:
     """A reader with no seat, as the host is, fed the transcript so far."""
-    ledger = DealLedger(deal.setup, defer_shares=True)  # type: ignore[attr-defined]
-    for data in deal.transcript:  # type: ignore[attr-defined]
+    ledger = DealLedger(deal.setup, defer_shares=True)
+    for data in deal.transcript:
         ledger.apply(Envelope.parse(data))
     return ledger
 
