@@ -15,17 +15,29 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import grpc
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
 from scala40_net.private.group import random_scalar
-from scala40_net.private.messages import EVERYONE, Ed25519Signer, Envelope, ShuffleBody, seal
+from scala40_net.private.messages import (
+    EVERYONE,
+    Ed25519Signer,
+    Envelope,
+    Kind,
+    ShuffleBody,
+    seal,
+)
 from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat, digest_of, shuffle_step
 from scala40_net.private.shuffle import shuffle_deck
 
 Place = tuple[int, int]
+
+#: Where a seat checks the shuffle before its own while it makes its own, as the client's seat
+#: does (``PrivateSeat.shuffle_after``).
+CHECKS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="participant-check")
 
 
 def quick_rules(decks: int = 2, stall_rebuilds: int = 1) -> ruleset_pb2.Ruleset:
@@ -134,7 +146,13 @@ class Participant:
         elif which == "private_message":
             message = event.private_message
             if message.envelope and self.deal is not None and message.deal_no == self.deal_no:
-                self.deal.receive(bytes(message.envelope))
+                data = bytes(message.envelope)
+                turn = self.shuffle_before_mine(data)
+                if turn is not None:
+                    self.sent_shuffles.add(turn)
+                    await self.send(self.deal.shuffle_after(data, CHECKS))
+                else:
+                    self.deal.receive(data)
             await self.act()
         elif which == "deal":
             await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
@@ -142,6 +160,20 @@ class Participant:
             await self.send(self.deal.reveal_message())
         elif which == "deal_signed":
             self.signed.append(event.deal_signed.deal_no)
+
+    def shuffle_before_mine(self, data: bytes) -> tuple[int, int] | None:
+        """The (round, index) of this seat's shuffle when ``data`` is the one just before it
+        (None for any other message, or for a seat that cheats first)."""
+        assert self.deal is not None
+        env = Envelope.parse(data)
+        if env.kind != Kind.SHUFFLE or self.tamper:
+            return None
+        body = env.body()
+        assert isinstance(body, ShuffleBody)
+        order, turn = self.deal.setup.shuffle_order, (body.round, body.index + 1)
+        if body.index + 1 >= len(order) or order[body.index + 1] != self.seat:
+            return None
+        return None if turn in self.sent_shuffles else turn
 
     async def on_snapshot(self, view: table_pb2.TableView) -> None:
         """A snapshot (a first subscription, or one after the host came back): the deal in

@@ -75,7 +75,10 @@ class HostPrivateDeal:
 
     def __post_init__(self) -> None:
         self.checker = ChainChecker(self.setup.table_id, self.setup.deal_no, self.signing_keys)
-        self.ledger = DealLedger(self.setup)
+        # A share to one seat is checked by that seat; the host checks it only once it reads
+        # it, when its place is opened to everyone (docs/PRIVATE_TABLES.md "What the host
+        # checks"): off the path of the draw and of the deal's start.
+        self.ledger = DealLedger(self.setup, defer_shares=True)
         self._index_of: dict[bytes, int] = {}
         # SHUFFLE messages whose proof was found to hold off the table's job (the edge checks
         # it on a worker thread first, so that no table waits on it): taken without again.
@@ -136,6 +139,7 @@ class HostPrivateDeal:
         except FaultFound as found:
             raise PrivateRefused(str(found)) from None
         try:
+            self._check_opened(env)
             if env.digest in self.prechecked:
                 # Its proof held against this very deck (its input digest is checked here
                 # again): the check is not made twice.
@@ -149,6 +153,18 @@ class HostPrivateDeal:
         self.transcript.append(bytes(data))
         self._index_of[env.digest] = index
         return index, True
+
+    def _check_opened(self, env: Envelope) -> None:
+        """Before a SHARES to everyone is taken in: the shares of its places the host kept
+        unchecked, checked (FaultFound naming the author of one that does not hold)."""
+        if env.kind != Kind.SHARES or not self.ledger.unchecked:
+            return
+        body = env.body()
+        assert isinstance(body, SharesBody)
+        if body.recipient != EVERYONE:
+            return
+        for item in body.shares:
+            self.ledger.check_unchecked(body.round, item.position)
 
     def dealt(self) -> bool:
         """Steps 1-5 done: keys, shuffles, the cut, every hand's shares, the first discard's."""

@@ -121,6 +121,13 @@ class DealLedger:
     secrets: dict[int, int] = field(default_factory=dict)
     #: The discards a rebuild this reader expects starts from (its engine's; None: any).
     expected_rebuild: tuple[int, ...] | None = None
+    #: A reader that sits at no seat (the host): a share to one seat is kept unchecked, its
+    #: proof checked only when the reader reads it (``open_card``); its recipient checks it
+    #: at once anyway (docs/PRIVATE_TABLES.md, "What the host checks").
+    defer_shares: bool = False
+    #: The ``(round, position, author)`` of every share kept unchecked so far.
+    unchecked: set[tuple[int, int, int]] = field(default_factory=set)
+    _proofs: dict[tuple[int, int, int], ShareProof] = field(default_factory=dict, repr=False)
 
     @property
     def joint_key(self) -> Point:
@@ -252,18 +259,48 @@ class DealLedger:
         if body.recipient == seat:
             raise blame(name, FaultKind.INVALID, f"{name} sent its shares to itself")
         deck = self.decks[body.round]
+        later = self.defer_shares and body.recipient != EVERYONE and not own
         for item in body.shares:
             if not 0 <= item.position < len(deck):
                 raise blame(name, FaultKind.INVALID, f"{name} sent a share of position "
                             f"{item.position}, past the deck")
-            ct = deck[item.position]
-            ctx = self.setup.context(seat, share_step(body.round, item.position))
-            if not own and not item.proof.holds(ctx, self.keys[seat], ct.a, item.share):
-                raise blame(name, FaultKind.INVALID, f"{name}'s share of position "
-                            f"{item.position} comes with a proof that does not hold")
-        # Kept only once every share of the message holds.
+            if not own and not later:
+                self._share_holds(seat, body.round, item.position, item)
+        # Kept only once every share of the message holds (or is left for later).
         for item in body.shares:
             self.shares.setdefault((body.round, item.position), {})[seat] = item.share
+            key = (body.round, item.position, seat)
+            if later:
+                self.unchecked.add(key)
+                self._proofs[key] = item.proof
+            elif key in self.unchecked:  # the same share again, checked this time
+                self.unchecked.discard(key)
+                del self._proofs[key]
+
+    def _share_holds(self, seat: int, round_: int, position: int, item: Share) -> None:
+        ct = self.decks[round_][position]
+        ctx = self.setup.context(seat, share_step(round_, position))
+        if not item.proof.holds(ctx, self.keys[seat], ct.a, item.share):
+            name = seat_name(seat)
+            raise blame(name, FaultKind.INVALID, f"{name}'s share of position "
+                        f"{position} comes with a proof that does not hold")
+
+    def check_unchecked(self, round_: int, position: int) -> None:
+        """The shares of a place kept unchecked, checked now that the reader reads them; a
+        seat whose key is revealed has its share made from it instead (exact, and cheaper)."""
+        for seat in self.setup.seats:
+            key = (round_, position, seat)
+            if key not in self.unchecked:
+                continue
+            if seat in self.secrets:
+                self.shares[(round_, position)][seat] = share(
+                    self.secrets[seat], self.decks[round_][position]
+                )
+            else:
+                held = self.shares[(round_, position)][seat]
+                self._share_holds(seat, round_, position, Share(position, held, self._proofs[key]))
+            self.unchecked.discard(key)
+            del self._proofs[key]
 
     def _reveal(self, seat: int, body: RevealBody) -> None:
         name = seat_name(seat)
@@ -277,7 +314,10 @@ class DealLedger:
 
     def open_card(self, round_: int, position: int, mine: tuple[int, int] | None = None) -> int:
         """The card at ``position``: from every seat's share held (``mine``: a seat's own
-        ``(seat, secret)`` standing in for its share). KeyError when a share is missing."""
+        ``(seat, secret)`` standing in for its share). KeyError when a share is missing;
+        FaultFound when a share kept unchecked (``defer_shares``) does not hold."""
+        if self.unchecked:
+            self.check_unchecked(round_, position)
         ct = self.decks[round_][position]
         held = dict(self.shares.get((round_, position), {}))
         for seat, secret in self.secrets.items():
