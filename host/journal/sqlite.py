@@ -876,18 +876,24 @@ class TableJournal:
             self._damaged(self.damage)
         try:
             with self._transaction():
-                if self._reopened:  # the first job since the journal rested
-                    self._reopened = False
-                    self._check_integrity()
-                self._unchanged()
-                job_no = self._next_entry
-                for offset, entry in enumerate(entries):
-                    self._insert(job_no + offset, job_no, entry)
+                self._write_entries(entries)
         except (sqlite3.Error, OSError) as error:
             self._after_failure(error)
             raise JournalWriteFailed(self.path, _why(error)) from error
         self._seen = self._looks()
         self._next_entry += len(entries)
+
+    def _write_entries(self, entries: Sequence[Entry]) -> int:
+        """Inside a job's transaction: the files looked at (SQLite's own check first, after
+        a rest), then the job's entries; returns its job number (its first entry's)."""
+        if self._reopened:  # the first job since the journal rested
+            self._reopened = False
+            self._check_integrity()
+        self._unchanged()
+        job_no = self._next_entry
+        for offset, entry in enumerate(entries):
+            self._insert(job_no + offset, job_no, entry)
+        return job_no
 
     @property
     def table_id(self) -> str:
@@ -911,13 +917,7 @@ class TableJournal:
             self._after_failure(error)
             raise JournalWriteFailed(self.path, _why(error)) from error
         try:
-            if self._reopened:  # the first job since the journal rested
-                self._reopened = False
-                self._check_integrity()
-            self._unchanged()
-            job_no = self._next_entry
-            for offset, entry in enumerate(entries):
-                self._insert(job_no + offset, job_no, entry)
+            job_no = self._write_entries(entries)
         except BaseException as error:
             transaction.__exit__(type(error), error, None)
             if isinstance(error, (sqlite3.Error, OSError)):
