@@ -6,6 +6,7 @@ opens with `subscribe` and only for a seat."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -52,7 +53,10 @@ class SeatStream:
         self.done = True
 
     async def send(self, **move: object) -> None:
-        await self.call.write(table_pb2.SeatRequest(**move))  # type: ignore[arg-type]
+        # The host may end the call before this write (a refused token, at once): its status
+        # is the call's, read by ``read`` like any other end.
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await self.call.write(table_pb2.SeatRequest(**move))  # type: ignore[arg-type]
 
     async def answer(self, request_id: str, seconds: float = 30.0) -> table_pb2.SeatAnswer:
         def found() -> table_pb2.SeatAnswer | None:
