@@ -100,3 +100,18 @@ def test_the_conformance_hosts_scripted_refusals_are_said_in_italian() -> None:
     assert localized(rule) and localized(rule) != localized(rule, "en")
     not_saved = Refusal(grpc.StatusCode.UNAVAILABLE, "NOT_SAVED", "could not save")
     assert localized(not_saved) and localized(not_saved) != localized(not_saved, "en")
+
+
+def test_grpcs_own_internal_error_without_the_hosts_status_is_a_host_not_reached() -> None:
+    """A call torn by a host restarting can end INTERNAL "Internal error from Core", with no
+    Status of the host's: the seat takes it as the host unreachable and sends again."""
+    from scala40_net.seat.refusal import refusal_from_error
+
+    torn = grpc.aio.AioRpcError(
+        grpc.StatusCode.INTERNAL,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details="Internal error from Core",
+    )
+    refusal = refusal_from_error(torn)
+    assert refusal.transient and refusal.code is grpc.StatusCode.UNAVAILABLE

@@ -130,6 +130,11 @@ def refusal_from_error(error: grpc.RpcError) -> HostRefusal:
         # No Status of the host's: gRPC's own words about a host it could not reach (a host
         # that cannot save a request says so in a Status, reason NOT_SAVED, and is REFUSED).
         return unreachable(code, details or code.name)
+    if code is grpc.StatusCode.INTERNAL:
+        # No Status of the host's either (every refusal of the host carries one): gRPC's
+        # core on a connection torn mid-call ("Internal error from Core", seen as a host
+        # restarted): the host was not reached, and the move may be sent again.
+        return unreachable(grpc.StatusCode.UNAVAILABLE, details or code.name)
     return HostRefusal(code, details or code.name)
 
 
