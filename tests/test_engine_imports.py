@@ -129,7 +129,6 @@ def test_the_engine_proper_is_most_of_the_package() -> None:
     for place in (*PROTOBUF_SIDE, *NETWORK_SIDE, *PRIVATE_SIDE):
         assert place in found, f"{place} named in this test's docstring is gone"
     engine = {m for m in found if not within(m, (*PROTOBUF_SIDE, *NETWORK_SIDE, *PRIVATE_SIDE))}
-    assert not within("scala40_net.private.protocol", PROTOBUF_SIDE)  # the core reads no protobuf
     for module in ("scala40_net.deal", "scala40_net.views", "scala40_net.bots.base"):
         assert module in engine
     assert "scala40_net.fairdeal.spec" in engine
