@@ -53,8 +53,9 @@ class SeatStream:
         self.done = True
 
     async def send(self, **move: object) -> None:
-        # The host may end the call before this write (a refused token, at once): its status
-        # is the call's, read by ``read`` like any other end.
+        # The host may end the call before this write (a host going away): the call's end is
+        # then read by ``read``. A write that fails leaves gRPC's own INTERNAL as that end, not
+        # the host's code, so a test of a refused open writes nothing (see the stranger test).
         with contextlib.suppress(grpc.aio.AioRpcError):
             await self.call.write(table_pb2.SeatRequest(**move))  # type: ignore[arg-type]
 
