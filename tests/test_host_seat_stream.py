@@ -21,7 +21,7 @@ from test_host_limits import host_with
 
 from host.edge.errors import error_info
 from host.edge.limits import Limits
-from host.edge.table_service import SEAT_MOVES
+from host.edge.table_service import SEAT_MOVES, TableService
 from host.table.fanout import Fanout
 from host.table.state import TableSettings
 from scala40_net.bots import make_bot
@@ -29,6 +29,7 @@ from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.seat.link import STREAM_MOVES, GrpcTable, SeatLink, resend
 from scala40_net.seat.netbot import NetworkSeat
 from scala40_net.seat.refusal import HostRefusal
+from scala40_net.seat.stream import ResumableStream
 
 # Nobody commits in these tests' deals: the seat is dealt in on the host's seeds alone.
 QUICK = TableSettings(commit_timeout=0.3, reveal_timeout=0.3, between_deals=0.0)
@@ -378,7 +379,7 @@ async def test_a_move_whose_stream_ends_is_sent_again_with_its_request_id_and_ap
     table = GrpcTable(quick.channel, ann.seat_token)
     seen = await anns_turn(quick, ann.seat_token)
     stream = table.subscribe(seen.seq)
-    await stream.wait_for_connection()
+    await stream.initial_metadata()
     link = SeatLink(table, lambda: seen.seq)
     request = link.draw_request(deal_pb2.DRAW_SOURCE_STOCK)
     tried: list[HostRefusal] = []
@@ -415,7 +416,7 @@ async def test_a_host_without_the_seats_stream_is_followed_and_moved_on_the_old_
     )
     table.stub.Seat = old_host  # type: ignore[method-assign]
     stream = table.subscribe(0)
-    await stream.wait_for_connection()
+    await stream.initial_metadata()
     first = await asyncio.wait_for(anext(aiter(stream)), 30)
     assert first.event.HasField("snapshot")
     assert not table.seat_stream and table.streamed is None
@@ -423,3 +424,52 @@ async def test_a_host_without_the_seats_stream_is_followed_and_moved_on_the_old_
     drawn = await SeatLink(table, lambda: seen.seq).draw(deal_pb2.DRAW_SOURCE_STOCK)
     assert drawn.seq == seen.seq + 1
     stream.cancel()
+
+
+@pytest.mark.parametrize("seat_stream", [True, False], ids=["seat-stream", "subscribe-events"])
+async def test_a_stream_is_told_open_only_once_the_host_follows_it(
+    quick: HostClient, monkeypatch: pytest.MonkeyPatch, seat_stream: bool
+) -> None:
+    """A seat that acts once its stream is open (the screen starts the match then) must hear
+    what it did as an event after the stream's snapshot, never folded into the snapshot: the
+    stream is open when the host has registered it and sent its headers, not when this side
+    has sent its own (gRPC's ``wait_for_connection``). The host here takes half a second to
+    register a stream, as a loaded one may."""
+    registering = TableService._subscribed
+
+    @contextlib.asynccontextmanager
+    async def slowly(
+        self: TableService, after_seq: int, context: grpc.aio.ServicerContext[object, object]
+    ) -> AsyncIterator[object]:
+        await asyncio.sleep(0.5)
+        async with registering(self, after_seq, context) as opened:
+            yield opened
+
+    monkeypatch.setattr(TableService, "_subscribed", slowly)
+    table_id = await quick.new_table(seats=2)
+    ann = await quick.join(table_id, "ann")
+    await quick.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(ann.seat_token)
+    )
+    table = GrpcTable(quick.channel, ann.seat_token)
+    table.seat_stream = seat_stream
+    got: list[table_pb2.TableEvent] = []
+    starting: list[asyncio.Task[object]] = []
+
+    def on_link(connected: bool, attempt: int) -> None:
+        if connected and not starting:
+            request = lobby_pb2.StartMatchRequest(table_id=table_id)
+            started = quick.lobby.StartMatch(request, metadata=bearer(ann.seat_token))
+            starting.append(asyncio.ensure_future(started))
+
+    async def on_event(message: table_pb2.SubscribeEventsResponse, _: float) -> bool:
+        got.append(message.event)
+        folded = got[0].snapshot.table.phase != lobby_pb2.TABLE_PHASE_WAITING
+        return folded or message.event.HasField("match_started")
+
+    stream = ResumableStream(table, lambda: got[-1].seq if got else 0)
+    await asyncio.wait_for(stream.follow(on_event, on_link=on_link), 30)
+    await starting[0]
+    assert got[0].HasField("snapshot")
+    assert got[0].snapshot.table.phase == lobby_pb2.TABLE_PHASE_WAITING
+    assert got[-1].HasField("match_started")

@@ -118,6 +118,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if seat is not None:
             task.stream_opened(seat)
         try:
+            # The stream's headers, sent now rather than with its first message, tell the
+            # caller the table follows the stream: whatever it does from here on reaches it
+            # as an event (PROTOCOL.md, "Open means followed"), even with nothing to send yet.
+            await context.send_initial_metadata(())
             yield task, backlog, subscriber
         finally:
             self._limits.stream_closed(peer, task.table_id, seat)

@@ -278,13 +278,33 @@ class SeatStream:
         self._waiting: dict[str, asyncio.Future[table_pb2.SeatAnswer]] = {}
         self._call: Any = table.stub.Seat(self._requests(), metadata=table.metadata)
         self.open = True  # False once the stream has ended: moves go another way
+        self.got_any = False  # a message came on the seat's stream
+        self.fell_back = False  # the host has no seat's stream: SubscribeEvents is followed
 
     async def _requests(self) -> AsyncIterator[table_pb2.SeatRequest]:
         while (request := await self._outbox.get()) is not None:
             yield request
 
-    async def wait_for_connection(self) -> None:
-        await self._call.wait_for_connection()
+    async def initial_metadata(self) -> Any:
+        """The host's headers, which it sends once it follows the stream (or with its end).
+        A host from before the seat's stream ends it UNIMPLEMENTED: the headers are then
+        those of the SubscribeEvents call followed instead."""
+        metadata = await self._call.initial_metadata()
+        ended = not self.fell_back and self._call.done() and not self.got_any
+        if ended and await self._call.code() is grpc.StatusCode.UNIMPLEMENTED:
+            self._fall_back()
+            metadata = await self._call.initial_metadata()
+        return metadata
+
+    def done(self) -> bool:
+        return bool(self._call.done())
+
+    def _fall_back(self) -> None:
+        """A host from before the seat's stream: its events the old way, its moves as calls."""
+        self._ended()
+        self._table.seat_stream = False
+        self._call = self._table.events(self._after_seq)
+        self.fell_back = True
 
     def cancel(self) -> None:
         self._ended()
@@ -294,23 +314,22 @@ class SeatStream:
         return self._events()
 
     async def _events(self) -> AsyncIterator[table_pb2.SubscribeEventsResponse]:
-        got_any = False
         try:
-            async for message in self._call:
-                got_any = True
-                if message.HasField("answer"):
-                    future = self._waiting.pop(message.answer.request_id, None)
-                    if future is not None and not future.done():
-                        future.set_result(message.answer)
-                else:
-                    yield table_pb2.SubscribeEventsResponse(event=message.event)
-        except grpc.RpcError as error:
-            if got_any or error.code() is not grpc.StatusCode.UNIMPLEMENTED:
-                raise
-            # A host from before the seat's stream: its events the old way, its moves as calls.
-            self._ended()
-            self._table.seat_stream = False
-            self._call = self._table.events(self._after_seq)
+            if not self.fell_back:
+                try:
+                    async for message in self._call:
+                        self.got_any = True
+                        if message.HasField("answer"):
+                            future = self._waiting.pop(message.answer.request_id, None)
+                            if future is not None and not future.done():
+                                future.set_result(message.answer)
+                        else:
+                            yield table_pb2.SubscribeEventsResponse(event=message.event)
+                    return
+                except grpc.RpcError as error:
+                    if self.got_any or error.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                        raise
+                    self._fall_back()
             async for event in self._call:
                 yield event
         finally:

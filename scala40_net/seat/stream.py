@@ -110,7 +110,9 @@ class ResumableStream:
         """One stream, until it ends (False) or ``on_event`` says the seat is done (True).
 
         ``on_open`` runs once the stream is asked for, while its first events queue up;
-        ``on_connected`` once the host has opened it. A drop raises its ``HostRefusal``.
+        ``on_connected`` once the host has opened it (its headers came: it follows the stream,
+        so anything the seat does from then on comes back as an event). A drop raises its
+        ``HostRefusal``.
         """
         call = self.table.subscribe(self.last_seq())
         self._call = call
@@ -118,9 +120,13 @@ class ResumableStream:
 
         async def read() -> None:
             try:
-                await call.wait_for_connection()
+                # Open once the host's headers come: it sends them once it follows the stream
+                # (gRPC's wait_for_connection says only that this side sent its own). Headers
+                # that come with the call's end are a refusal's, read below.
+                await call.initial_metadata()
                 self.heard_at = time.monotonic()
-                inbox.put_nowait(_CONNECTED)
+                if not call.done():
+                    inbox.put_nowait(_CONNECTED)
                 async for message in call:
                     self.heard_at = time.monotonic()
                     inbox.put_nowait((message, time.perf_counter()))
