@@ -124,8 +124,8 @@ class ResumableStream:
                 # (gRPC's wait_for_connection says only that this side sent its own). Headers
                 # that come with the call's end are a refusal's, read below.
                 await call.initial_metadata()
-                self.heard_at = time.monotonic()
-                if not call.done():
+                if not call.done():  # a failed call's end is not the host heard
+                    self.heard_at = time.monotonic()
                     inbox.put_nowait(_CONNECTED)
                 async for message in call:
                     self.heard_at = time.monotonic()
