@@ -147,8 +147,25 @@ async def play_a_deal(tmp_path: Path) -> None:
         audit = audit_deal(setup, keys, relay.transcript)
         assert sorted(audit.dealt.hands[2]) == sorted(hands[2])
         assert faults == []
+        # Ended: nothing resumes the deal, so its key and messages are not kept on disk.
+        for seat in setup.seats:
+            assert kept(tmp_path / f"seat{seat}") == ["1.key", "1.sent"]
+        relay.publish(ended(setup))
+        await relay.quiet()
+        for seat in setup.seats:
+            assert kept(tmp_path / f"seat{seat}") == []
     finally:
         relay.stop()
+
+
+def kept(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def ended(setup: DealSetup) -> deal_pb2.DealEvent:
+    event = deal_pb2.DealEvent(deal_no=setup.deal_no)
+    event.ended.outcome = deal_pb2.DEAL_OUTCOME_WENT_OUT
+    return event
 
 
 def test_seats_play_a_private_deal_over_their_links(tmp_path: Path) -> None:
@@ -200,3 +217,29 @@ async def resume_a_seat(tmp_path: Path) -> None:
 
 def test_a_seat_back_from_a_restart_takes_up_its_deal_from_the_view(tmp_path: Path) -> None:
     asyncio.run(resume_a_seat(tmp_path))
+
+
+async def forget_a_deal_missed(tmp_path: Path) -> None:
+    setup, signers, keys = three(tmp_path)
+    folder = tmp_path / "seat0"
+    folder.mkdir(mode=0o700)
+    # A seat that was away when deal 1 ended, and a file it cannot tell from a deal's.
+    for name in ("1.key", "1.sent", "signing.key", "notes.txt"):
+        (folder / name).write_bytes(b"x")
+    relay = Relay()
+    for seat in setup.seats:
+        relay.sit(seat, PrivateDeals(TABLE, seat, signers[seat], relay.sender(seat),
+                                     tmp_path / f"seat{seat}"))  # fmt: skip
+    try:
+        second = DealSetup(TABLE, 2, setup.seats, dealer=0, deck_size=54)
+        relay.publish(announced(second, keys))
+        await until(lambda: relay.seats[0].current is not None, 30)
+        await until(lambda: "2.key" in kept(folder), 30)
+        assert kept(folder) == ["2.key", "2.sent", "notes.txt", "signing.key"]
+    finally:
+        relay.stop()
+
+
+def test_a_deal_ended_while_the_seat_was_away_is_forgotten_at_the_next(tmp_path: Path) -> None:
+    """Its key and messages go when the next deal is announced; other files stay."""
+    asyncio.run(forget_a_deal_missed(tmp_path))

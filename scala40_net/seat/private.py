@@ -70,6 +70,24 @@ def sent_path(folder: Path, deal_no: int) -> Path:
     return folder / f"{deal_no}.sent"
 
 
+def forget_deals(folder: Path, before: int) -> None:
+    """Remove the per-deal keys and messages of every deal numbered below ``before``, and the
+    folder once it is empty. A deal that has ended is never resumed, and its key was revealed
+    to everyone (or the deal was void): keeping it would only fill the data dir, deal after
+    deal. A file that cannot be removed is left for the next deal to try again."""
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except OSError:  # no folder yet (a seat that kept nothing), or unreadable
+        return
+    for name in names:
+        number, dot, kind = name.partition(".")
+        if dot and kind in ("key", "sent") and number.isdigit() and int(number) < before:
+            with contextlib.suppress(OSError):
+                (folder / name).unlink()
+    with contextlib.suppress(OSError):  # not empty (the deal in play, or a file left)
+        folder.rmdir()
+
+
 def read_sent(path: Path) -> list[bytes]:
     """The seat's own messages kept at ``path``, in order; a last one cut short by a crash
     (it was never handed out) is left out."""

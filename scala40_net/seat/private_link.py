@@ -35,6 +35,7 @@ from scala40_net.seat.link import resend
 from scala40_net.seat.private import (
     HEADS_AFTER,
     PrivateParticipant,
+    forget_deals,
     random_cut,
 )
 from scala40_net.seat.refusal import HostRefusal
@@ -157,6 +158,7 @@ class PrivateDeals:
             await self._run(lambda: mine.rebuilt(discards, number))
         elif kind == "ended":
             self._forget()
+            await self._forget_files(event.deal_no + 1)
 
     async def on_private_message(self, message: table_pb2.PrivateMessage) -> None:
         """A relayed envelope of the current deal, in the host's order."""
@@ -278,6 +280,8 @@ class PrivateDeals:
         folder = self.folder
 
         def join() -> tuple[PrivateParticipant, list[bytes]]:
+            if folder is not None:  # the deals before this one ended while the seat was away
+                forget_deals(folder, setup.deal_no)
             options: dict[str, Any] = {
                 "choose_cut": self._choose_cut,
                 "heads_after": self.heads_after,
@@ -351,6 +355,11 @@ class PrivateDeals:
             mine = self.current
             if mine is not None:
                 await self._run(mine.tick)
+
+    async def _forget_files(self, before: int) -> None:
+        """The kept keys and messages of the deals before ``before`` removed (``forget_deals``)."""
+        if self.folder is not None:
+            await asyncio.to_thread(forget_deals, self.folder, before)
 
     def _forget(self) -> None:
         if self.current is not None:
