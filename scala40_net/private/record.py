@@ -4,7 +4,8 @@ A private table's deal record (FAIR_DEAL.md "Record file", with ``private_deal``
 signed chain of public events, whose announcement carries every seat's signing key, and
 the transcript of the seats' messages. ``verify_private_record`` checks the host's
 signature over the chain, runs ``audit.audit_deal`` over the transcript (every signature,
-chain, proof and share; every per-deal key revealed), and replays the deal through the
+chain, proof and share; every per-deal key revealed), checks that every draw from the stock
+named the stock's next place (``check_draw_places``), and replays the deal through the
 engine on the cards the audit opens (``fairdeal.replay.replay_cards``).
 """
 
@@ -33,6 +34,35 @@ def setup_of(announced: deal_pb2.DealEvent) -> tuple[DealSetup, dict[int, bytes]
         a.deck_size,
     )
     return setup, {k.seat: bytes(k.key) for k in a.private_setup.signing_keys}
+
+
+def check_draw_places(setup: DealSetup, events: Sequence[deal_pb2.DealEvent]) -> None:
+    """Each draw from the stock names the stock's next place, the one whose card the replay
+    draws: the dealt deck's stock positions in order (R2.3), then each rebuilt stock's
+    (R10.1) from its first. Another place would open another card to the drawer than the
+    one the rules gave it (VerificationFailed names the event)."""
+    round_, drawn = 0, 0
+    stock = setup.positions.stock
+    for index, event in enumerate(events):
+        kind = event.WhichOneof("event")
+        if kind == "stock_rebuilt":
+            round_, drawn = round_ + 1, 0
+            continue
+        if kind != "drawn" or event.drawn.source != deal_pb2.DRAW_SOURCE_STOCK:
+            continue
+        if round_ == 0 and drawn >= len(stock):
+            raise VerificationFailed("draw", index, kind, "a draw from a stock already drawn out")
+        expected = (round_, stock[drawn] if round_ == 0 else drawn)
+        drawn += 1
+        if not event.drawn.HasField("position"):
+            raise VerificationFailed("draw", index, kind, "a draw from the stock names no place")
+        named = (event.drawn.position.round, event.drawn.position.position)
+        if named != expected:
+            raise VerificationFailed(
+                "draw", index, kind,
+                f"seat {event.drawn.seat} was given position {named[1]} of deck {named[0]}; "
+                f"the stock's next is position {expected[1]} of deck {expected[0]}",
+            )
 
 
 def verify_private_record(record: DealRecord, host_fingerprint: str | None = None) -> str:
@@ -73,6 +103,7 @@ def verify_private_record(record: DealRecord, host_fingerprint: str | None = Non
             "private", None, None,
             f"{found.fault.culprit}: {found.fault.kind}: {found.fault.detail}",
         ) from found
+    check_draw_places(setup, events)
     stocks = audit.rebuilt_stocks
 
     def rebuilt(r: int, pile: Sequence[int]) -> Sequence[int]:
