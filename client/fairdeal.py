@@ -61,7 +61,9 @@ class FairDealDriver:
         self.data_dir = data_dir
         self.store = store
         self.steps = FairDealSteps(screen.link.link if screen.link is not None else None)
-        self.cut_deal: int | None = None
+        self.cut_deal: int | None = None  # the deal whose cut the command line waits for
+        self._cut_size = 0  # its deck's size: a cut is from 1 to this less one (R2.2)
+        self._cut_private = False  # its cut goes to the private deal's cutter (client/private.py)
         self._cut_timer: asyncio.TimerHandle | None = None
         # The kinds of deal event a snapshot being replayed already holds: steps the host has
         # published are not sent again.
@@ -147,14 +149,25 @@ class FairDealDriver:
         if exchange is None:
             return
         if exchange.is_cutter:
-            self.cut_deal = event.deal_no
-            self.screen.session.cut_prompt = True
-            loop = asyncio.get_running_loop()
-            self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
-            self.screen.session.cut_deadline = time.monotonic() + CUT_WAIT_SECONDS
-            self.screen.count_down()
+            self.ask_cut(event.deal_no, event.announced.deck_size)
         else:
             self._commit(event.deal_no, exchange, None)
+
+    def ask_cut(self, deal_no: int, deck_size: int, private: bool = False) -> None:
+        """The command line waits for this seat's cut (R2.2): a number, or Enter for a random
+        one, which is also what CUT_WAIT_SECONDS of silence gives. ``private``: the cut of a
+        private deal, asked once its deck is shuffled (client/private.py)."""
+        if self.cut_deal == deal_no:
+            return
+        self.cut_deal, self._cut_size, self._cut_private = deal_no, deck_size, private
+        self.screen.session.cut_prompt = True
+        if self._cut_timer is not None:
+            self._cut_timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._cut_timer = loop.call_later(CUT_WAIT_SECONDS, self.answer_cut, "")
+        self.screen.session.cut_deadline = time.monotonic() + CUT_WAIT_SECONDS
+        self.screen.count_down()
+        self.screen.invalidate()
 
     def _resume(self, me: int, event: deal_pb2.DealEvent, seed: bytes, cut: int) -> None:
         """A deal this seat committed to in an earlier run: the same seed and cut again."""
@@ -171,10 +184,10 @@ class FairDealDriver:
         """The cutter's answer: a number from 1 to N-1, or nothing for a random cut."""
         deal_no = self.cut_deal
         exchange = self.exchanges.get(deal_no) if deal_no is not None else None
-        if deal_no is None or exchange is None:
+        if deal_no is None or (exchange is None and not self._cut_private):
             self.screen.session.cut_prompt = False
             return
-        size = exchange.announcement.deck_size
+        size = self._cut_size
         words = text.split()
         cut: int | None = None
         if words:
@@ -189,7 +202,10 @@ class FairDealDriver:
         self.cut_deal = None
         self.screen.session.cut_prompt = False
         self.screen.session.cut_deadline = None
-        self._commit(deal_no, exchange, cut)
+        if self._cut_private:
+            self.screen.private.cut(deal_no, cut)
+        elif exchange is not None:
+            self._commit(deal_no, exchange, cut)
         self.screen.invalidate()
 
     def _commit(self, deal_no: int, exchange: SeatExchange, cut: int | None) -> None:

@@ -4,7 +4,9 @@ At a private table (docs/PRIVATE_TABLES.md) the host names the hand's cards by t
 positions in the encrypted deck; the seat reads them from the other seats' shares. The
 driver hands the table's events, in order, to the seat's ``PrivateDeals``
 (``scala40_net.seat.private_link``: the key kept on disk first, the shuffle, the cut, the
-shares of every card another seat is dealt or draws, the reveal at the end), tells the
+shares of every card another seat is dealt or draws, the reveal at the end), asks the
+player for the cut when this seat cuts (R2.2: the fair-deal driver's prompt, once the deck
+is shuffled), tells the
 model the cards read (the hand at the deal's start, a card drawn from the stock once its
 shares are in) and the table code, and names a play's cards by position, the seat's shares
 of them sent to everyone first. A fault the seat's checks find is said on the screen,
@@ -63,6 +65,8 @@ class PrivateDriver:
         self._reader: asyncio.Task[None] | None = None
         self._drawn: tuple[int, int] | None = None  # this seat's draw not yet read
         self._watch: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._cut_asked: set[int] = set()  # the deals whose cut the player was asked for
 
     def _deals(self) -> PrivateDeals | None:
         """Made once the seat and the table are known (a spectator has none)."""
@@ -76,11 +80,32 @@ class PrivateDriver:
         # The key that signs this seat's messages, the one its join named (kept beside its
         # per-deal keys, so that a screen started again signs its chain on with it).
         signer = private_signer(self.data_dir, table_id)
+        self._loop = asyncio.get_running_loop()
         self.deals = PrivateDeals(
             table_id, model.my_seat, signer, link.table.send_private, folder,
-            on_fault=self._fault,
+            choose_cut=self._ask_cut, on_fault=self._fault,
         )  # fmt: skip
         return self.deals
+
+    # --- the cut ------------------------------------------------------------------------
+
+    def _ask_cut(self, deck_size: int) -> int | None:
+        """The deck is shuffled and this seat cuts (R2.2): the player is asked, as at any
+        table, and the cut is sent when they answer (``cut``). Called on the participant's
+        worker thread whenever the cut is due and not chosen yet: asks once a deal."""
+        deals, loop = self.deals, self._loop
+        deal_no = deals.deal_no if deals is not None else None
+        if deal_no is None or loop is None or deal_no in self._cut_asked:
+            return None
+        self._cut_asked.add(deal_no)
+        loop.call_soon_threadsafe(self.screen.fair_deal.ask_cut, deal_no, deck_size, True)
+        return None
+
+    def cut(self, deal_no: int, cut: int | None) -> None:
+        """The player's cut for ``deal_no`` (None: a random one), sent once it is due."""
+        deals = self.deals
+        if deals is not None:
+            self.screen.spawn(deals.cut(deal_no, cut))
 
     # --- events -----------------------------------------------------------------------
 

@@ -107,10 +107,11 @@ async def test_bots_play_private_deals_as_full_participants(
     deal_no = signed[bots[0].seat][0].deal_no
     for bot in bots:
         assert bot.log is not None
-        # The seat's key was on its disk (0600) for the deal, and every card it was sent
-        # was one already opened.
+        # The seat's key was kept on its disk for the deal (test_private_participant), and
+        # removed once the deal ended; every card it was sent was one already opened.
         assert bot.private_dir is not None
-        assert key_path(bot.private_dir, 1).exists()
+        assert not key_path(bot.private_dir, 1).exists()
+        assert (bot.private_dir / "signing.key").exists()
         assert audit_stream(bot.log.messages) >= 1
         private = [line for line in bot.log.refusals if "rivat" in line or "PRIVATE" in line]
         assert not private, private

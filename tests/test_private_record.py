@@ -56,7 +56,7 @@ def test_draws_in_the_stocks_order_pass() -> None:
 @pytest.mark.parametrize(
     ("index", "place", "said"),
     [
-        (1, (0, STOCK[1]), f"position {STOCK[1]} of deck 0; the stock's next is position {STOCK[0]}"),
+        (1, (0, STOCK[1]), f"{STOCK[1]} of deck 0; the stock's next is position {STOCK[0]}"),
         (3, (0, STOCK[0]), f"the stock's next is position {STOCK[1]} of deck 0"),
         (5, (0, STOCK[2]), "the stock's next is position 0 of deck 1"),  # the old stock
         (6, (1, 5), "was given position 5 of deck 1; the stock's next is position 1 of deck 1"),

@@ -7,6 +7,7 @@ spectator is never sent a card before it is opened; the deal's record audits."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from conftest import HostClient, until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import legal_discard
+from test_client_turn_clock import cut_when_asked
 from test_host_private import audit_stream, record_verifies
 from test_private_restart import start_bot
 
@@ -24,9 +26,12 @@ from client.i18n import Text
 from client.main import open_table
 from client.model import Phase
 from client.session import SessionState
+from host.table.links import LiveChoices
 from scala40_net.bots import make_bot
 from scala40_net.cards import card_text
+from scala40_net.fairdeal.spec import cutter_seat
 from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.private.messages import CutBody, Envelope, Kind
 from scala40_net.seat.link import GrpcTable
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
 from scala40_net.seat.private import key_path
@@ -90,6 +95,7 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
         screen = await open_table(served.channel, seat, Text("en"), session, ada_dir,
                                   input=pipe, output=DummyOutput())  # fmt: skip
         running = asyncio.create_task(screen.run_async())
+        cutting = asyncio.create_task(cut_when_asked(screen, pipe))
         model = screen.model
         try:
             await until(lambda: model.last_seq > 0, 30)
@@ -136,6 +142,7 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
             await until(lambda: any(b.log and b.log.signed for b in bots), 60)
         finally:
             stopping.set()
+            cutting.cancel()
             screen.quit()
             await asyncio.wait_for(running, 30)
             watcher.quit()
@@ -185,10 +192,12 @@ async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
             screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
                                       ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
             running = asyncio.create_task(screen.run_async())
+            cutting = asyncio.create_task(cut_when_asked(screen, pipe))
             await until(lambda: screen.model.last_seq > 0, 30)
             await lobby.start_match(seat)
             await until(lambda: len(screen.model.hand) == 13, 120)
             hand = sorted(screen.model.hand)
+            cutting.cancel()
             screen.quit()
             await asyncio.wait_for(running, 30)
         # The screen's process is gone; started again, it takes its seat back with its
@@ -209,3 +218,75 @@ async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class FirstDealer(LiveChoices):
+    """The live table's choices, but for the first dealer, which the test names."""
+
+    dealer: int = 0
+
+    def first_dealer(self, players: list[int]) -> int:
+        return self.dealer
+
+
+@pytest.mark.long(15)
+@pytest.mark.timeout(300)
+async def test_the_screens_player_cuts_a_private_deck_as_at_any_table_r2_2(
+    served: HostClient, tmp_path: Path
+) -> None:
+    """Ada cuts: once the deck is shuffled the command line asks her for the cut, as at an
+    ordinary table, and the number she types is the cut every seat applies (the CUT
+    message of the deal's transcript)."""
+    ada_dir = tmp_path / "ada"
+    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
+    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
+    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, 2,
+                                        settings=settings)  # fmt: skip
+    seat = await lobby.join(table_id, "Ada")
+    bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(1)),
+                      log=SeatLog())  # fmt: skip
+    bot.private_dir = tmp_path / "bot"
+    await bot.join("medium 1")
+    assert bot.seat is not None
+    dealer = next(d for d in (seat.seat, bot.seat) if cutter_seat(d, (0, 1)) == seat.seat)
+    table = served.host.registry.tables[table_id].table
+    live = table.links.choices
+    assert isinstance(live, LiveChoices)
+    table.links.choices = FirstDealer(live.presence, dealer)
+    stopping = asyncio.Event()
+    playing = asyncio.create_task(bot.play_to_end(stopping))
+    try:
+        with create_pipe_input() as pipe:
+            screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                      ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+            running = asyncio.create_task(screen.run_async())
+            try:
+                await until(lambda: screen.model.last_seq > 0, 30)
+                await lobby.start_match(seat)
+                await until(lambda: screen.session.cut_prompt, 60)
+                _, said = render.what_now(screen.model, screen.session, screen.text)
+                assert said.startswith("You cut the deck: type 1 to 107"), said
+                pipe.send_text("17\r")
+                await until(lambda: len(screen.model.hand) == 13, 120)
+                assert not screen.session.cut_prompt
+                assert screen.link is not None
+                view = (await screen.link.table.view()).view
+                cuts = [
+                    env.body()
+                    for data in view.private_transcript
+                    if (env := Envelope.parse(bytes(data))).kind == Kind.CUT
+                ]
+                assert cuts == [CutBody(17)]
+                assert Envelope.parse(
+                    next(d for d in view.private_transcript
+                         if Envelope.parse(bytes(d)).kind == Kind.CUT)
+                ).author == seat.seat  # fmt: skip
+                assert screen.model.private_fault is None
+            finally:
+                screen.quit()
+                await asyncio.wait_for(running, 30)
+    finally:
+        stopping.set()
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)

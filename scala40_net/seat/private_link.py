@@ -260,6 +260,15 @@ class PrivateDeals:
         await self._deliver(sends)
         return [position_pb(p) for p in places]
 
+    async def cut(self, deal_no: int, cut: int | None) -> None:
+        """The cutter's player chose ``cut`` (R2.2; None: a random one) for deal ``deal_no``:
+        sent once the deck is shuffled (at once when it is)."""
+        mine = self.current
+        if mine is None or deal_no != self.deal_no:
+            return
+        chosen = random_cut(mine.setup.deck_size) if cut is None else cut
+        await self._run(lambda: mine.cut(chosen))
+
     @property
     def table_code(self) -> str | None:
         mine = self.current
