@@ -515,3 +515,18 @@ async def test_scala40_bot_rides_out_a_short_outage_and_gives_up_on_a_host_gone_
     message = "the connection to the host dropped (UNAVAILABLE); reconnecting (given up after 8 s"
     assert message in err, err
     assert "scala40-bot: the host has not answered for 8 s (UNAVAILABLE): given up" in err, err
+
+
+@pytest.mark.parametrize("chosen_at", [None, 0, -1])
+def test_a_refused_play_is_never_tried_again_when_it_was_a_bare_discard(
+    chosen_at: int | None,
+) -> None:
+    """After a rule refusal the bot falls back on bare discards, the last card first: its own
+    choice, when it was the bare discard of the last card, is not sent a second time (the
+    conformance check's "rule refusal" once saw scala40-bot do that)."""
+    hand = (5, 17, 40, 88, 107)
+    chosen = None if chosen_at is None else Play((), hand[chosen_at])
+    tries = netbot.plays_to_try(chosen, hand)
+    assert len(tries) == len(set(tries)) == len(hand)
+    assert tries[0] == (chosen or Play((), hand[-1]))
+    assert {p.discard for p in tries} == set(hand)

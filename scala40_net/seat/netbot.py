@@ -649,9 +649,7 @@ class NetworkSeat:
         except Exception:  # as above: a bare discard follows
             log.exception("seat %d: the bot failed to choose a play", self.seat)
             chosen = None
-        tries = [] if chosen is None else [chosen]
-        tries += [Play((), card) for card in reversed(view.hand)]
-        for play in tries:
+        for play in plays_to_try(chosen, view.hand):
             operations, discard = wire.play_to_pb(play)
             playing = self.link.play_request(operations, discard, seen)
             if view.deal_no in self._private_deals and self.private is not None:
@@ -696,6 +694,19 @@ class NetworkSeat:
             if refusal.code in RECONNECT_CODES:
                 raise  # the connection is gone: play_to_end reconnects
             return "failed"
+
+
+def plays_to_try(chosen: Play | None, hand: Iterable[int]) -> list[Play]:
+    """The bot's play, then a bare discard of each card of the hand (the last drawn first),
+    each once: a play refused for a rule is never sent again, even when the bot's own
+    choice was one of those discards (a client that sends a refused play again, unchanged,
+    fails the conformance check's "rule refusal")."""
+    tries = [] if chosen is None else [chosen]
+    for card in reversed(list(hand)):
+        discard = Play((), card)
+        if discard not in tries:
+            tries.append(discard)
+    return tries
 
 
 async def connect(
