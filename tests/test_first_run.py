@@ -10,6 +10,7 @@ the machine's pip configuration and plays a whole deal: a few minutes, within ma
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +25,31 @@ ENGLISH_CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$")
 END_OF_DEAL = "End of deal 1"
 
 
+# What a clean checkout does not hold: left out of the copy the runtime venv installs from.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".venv", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
+    "node_modules",
+)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def runtime_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv with the project installed as ``make play`` installs it: no extras."""
-    venv = tmp_path_factory.mktemp("runtime") / "venv"
+    """A venv with the project installed as ``make play`` installs it: no extras.
+
+    Installed once for the worker that runs this module (under xdist a module's fixture
+    may be torn down and set up again between its tests), and from a copy of the checkout:
+    pip builds a project in its own folder, and a test writes only under its tmp path."""
+    place = tmp_path_factory.getbasetemp() / "runtime"
+    venv, installed = place / "venv", place / "installed"
+    if installed.exists():
+        return venv
+    shutil.rmtree(place, ignore_errors=True)  # a set-up cut short before
+    source = place / "source"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(ROOT)]
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(source)]
     subprocess.run(pip, check=True, timeout=600)
+    installed.touch()
     return venv
 
 
