@@ -115,13 +115,14 @@ async def test_a_dropped_stream_hands_the_seat_to_a_bot_and_the_reconnect_takes_
     tmp_path: Path,
 ) -> None:
     served = await start_host(tmp_path / "host", SHORT)
+    tasks: list[asyncio.Task[object]] = []
     try:
         table_id, ann, bea = await a_table(served, grace_seconds=1)
         # Ann thinks a second a turn: the deal cannot be over before the test cuts Bea's
         # connection, however late a busy machine lets it look (at full speed, a whole
         # deal was once played out first, and nobody was left to be away).
         ann.think = 1.0
-        tasks = [asyncio.create_task(s.play_match()) for s in (ann, bea)]
+        tasks += [asyncio.create_task(s.play_match()) for s in (ann, bea)]
         await until(lambda: ann.log.events and bea.log.events)  # type: ignore[union-attr]
         await start(served, table_id, ann)
         await until(lambda: len(moves(ann)) >= 6)
@@ -129,20 +130,36 @@ async def test_a_dropped_stream_hands_the_seat_to_a_bot_and_the_reconnect_takes_
         tasks[1].cancel()  # bea's connection is cut
         await asyncio.gather(tasks[1], return_exceptions=True)
         cut_at = ann.last_seq
+        table = task_of(served, table_id).table
+
+        def said() -> str:
+            return (
+                f"the host has seat {bea.seat} away={table.seats[bea.seat].away} at seq "
+                f"{table.seq}; ann saw {away_of(ann, bea.seat)} up to seq {ann.last_seq}"
+            )
+
+        # The host's own state first, then what the other seat was told.
         await until(
-            lambda: lobby_pb2.AWAY_REASON_DISCONNECTED in [r for _, r in away_of(ann, bea.seat)]
+            lambda: table.seats[bea.seat].away == lobby_pb2.AWAY_REASON_DISCONNECTED, 30, said
         )
-        await until(lambda: any(m[2] == bea.seat and m[0] > cut_at for m in moves(ann)))
+        await until(
+            lambda: lobby_pb2.AWAY_REASON_DISCONNECTED in [r for _, r in away_of(ann, bea.seat)],
+            30,
+            said,
+        )
+        await until(lambda: any(m[2] == bea.seat and m[0] > cut_at for m in moves(ann)), 30, said)
         tasks[1] = asyncio.create_task(bea.play_match())  # resumes after its last seq
-        await until(lambda: away_of(ann, bea.seat)[-1][1] == lobby_pb2.AWAY_REASON_UNSPECIFIED)
+        await until(
+            lambda: away_of(ann, bea.seat)[-1][1] == lobby_pb2.AWAY_REASON_UNSPECIFIED, 30, said
+        )
         back_at = away_of(ann, bea.seat)[-1][0]
-        await until(lambda: any(m[2] == bea.seat and m[0] > back_at for m in moves(ann)))
+        await until(lambda: any(m[2] == bea.seat and m[0] > back_at for m in moves(ann)), 30, said)
         received = [e.seq for e in seat_events(bea) if not e.HasField("snapshot")]
         assert received == list(range(received[0], received[-1] + 1)), "a gap or a duplicate"
-        for t in tasks:
+    finally:
+        for t in tasks:  # a seat left playing would reconnect for ever once the host is gone
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
         await served.channel.close()
         await served.host.stop(grace=0.5)
 
