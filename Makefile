@@ -33,9 +33,9 @@ $(STAMP): pyproject.toml
 # xdist_group run on one worker (tests/README.md: what a test does to run beside others).
 TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --doctest-modules tests scala40_net host client
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=40 --doctest-modules tests scala40_net host client
 
-# The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 40);
+# The kill test at length: a host SIGKILLed at 300 points of its matches (make test runs 24);
 # and a table held up on purpose (a seat churning its streams, one asking for every decision,
 # one never moving) over a match of 6 deals (make test plays 1); the LAN evening in tmux over
 # a match of 6 deals (make test plays 2, in about a minute).

@@ -10,7 +10,7 @@ its request id, gets the same answer. At the end of each match: every seat's
 and the spectator's streams, across all their reconnections, show no gap, no
 duplicate and no changed byte; every acknowledged move is in them; and every
 deal's record verifies with ``scala40-verify``. Matches are played until the
-kill count is reached: ``SCALA40_KILL_POINTS`` (default 40; ``make soak``: 300).
+kill count is reached: ``SCALA40_KILL_POINTS`` (default 24; ``make soak``: 300).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from scala40_net.pb import (
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
 from scala40_net.seat.refusal import HostRefusal
 
-KILL_POINTS = int(os.environ.get("SCALA40_KILL_POINTS", "40"))
+KILL_POINTS = int(os.environ.get("SCALA40_KILL_POINTS", "24"))
 # The kinds of moment aimed at, in turn with random ones: each is the event after which
 # the host dies at once (the first that shows in the spectator's stream).
 AIMED = {
@@ -222,8 +222,8 @@ async def new_match(host: HostProcess) -> tuple[str, list[RecordingSeat], Watche
     return table_id, seats, Watcher(watch.spectator_token)
 
 
-@pytest.mark.long(190)
-# 40 kills take ~3 minutes alone, several times that beside other workers on a busy machine.
+@pytest.mark.long(90)
+# 24 kills take ~1.5 minutes alone, several times that beside other workers on a busy machine.
 @pytest.mark.timeout(30 * KILL_POINTS)
 async def test_sigkill_at_any_moment_loses_no_table_and_no_acknowledged_move(
     tmp_path: Path,
