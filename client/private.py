@@ -1,4 +1,4 @@
-"""This seat's part in a private table's deals, done without asking the player, and its hand.
+"""This seat's part in a private table's deals (of the player it asks only the cut), its hand.
 
 At a private table (docs/PRIVATE_TABLES.md) the host names the hand's cards by their
 positions in the encrypted deck; the seat reads them from the other seats' shares. The
@@ -6,11 +6,10 @@ driver hands the table's events, in order, to the seat's ``PrivateDeals``
 (``scala40_net.seat.private_link``: the key kept on disk first, the shuffle, the cut, the
 shares of every card another seat is dealt or draws, the reveal at the end), asks the
 player for the cut when this seat cuts (R2.2: the fair-deal driver's prompt, once the deck
-is shuffled), tells the
-model the cards read (the hand at the deal's start, a card drawn from the stock once its
-shares are in) and the table code, and names a play's cards by position, the seat's shares
-of them sent to everyone first. A fault the seat's checks find is said on the screen,
-naming the seat or the host.
+is shuffled), tells the model the cards read (the hand at the deal's start, a card drawn
+from the stock once its shares are in) and the table code, and names a play's cards by
+position, the seat's shares of them sent to everyone first. A fault the seat's checks find
+is said on the screen, naming the seat or the host.
 """
 
 from __future__ import annotations
