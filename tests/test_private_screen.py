@@ -21,7 +21,7 @@ from test_host_private import audit_stream, record_verifies
 from test_private_restart import start_bot
 
 from client import render
-from client.connection import LobbyClient
+from client.connection import LobbyClient, Seat
 from client.i18n import Text
 from client.main import open_table
 from client.model import Phase
@@ -167,17 +167,24 @@ def render_row(summary: lobby_pb2.TableSummary) -> str:
     return table_row(summary, Text("en"))
 
 
+async def ada_at_a_private_table(
+    served: HostClient, tmp_path: Path, seats: int
+) -> tuple[Path, LobbyClient, str, Seat]:
+    """A private classic table of ``seats`` made through the lobby, and Ada's seat at it."""
+    ada_dir = tmp_path / "ada"
+    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
+    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
+    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, seats,
+                                        settings=settings)  # fmt: skip
+    return ada_dir, lobby, table_id, await lobby.join(table_id, "Ada")
+
+
 @pytest.mark.long(30)
 @pytest.mark.timeout(300)
 async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
     served: HostClient, tmp_path: Path
 ) -> None:
-    ada_dir = tmp_path / "ada"
-    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
-    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
-    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, 3,
-                                        settings=settings)  # fmt: skip
-    seat = await lobby.join(table_id, "Ada")
+    ada_dir, lobby, table_id, seat = await ada_at_a_private_table(served, tmp_path, 3)
     bots = []
     for n in range(2):
         bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)),
@@ -238,12 +245,7 @@ async def test_the_screens_player_cuts_a_private_deck_as_at_any_table_r2_2(
     """Ada cuts: once the deck is shuffled the command line asks her for the cut, as at an
     ordinary table, and the number she types is the cut every seat applies (the CUT
     message of the deal's transcript)."""
-    ada_dir = tmp_path / "ada"
-    lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
-    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
-    table_id = await lobby.create_table("private", ruleset_pb2.PRESET_CLASSIC, 2,
-                                        settings=settings)  # fmt: skip
-    seat = await lobby.join(table_id, "Ada")
+    ada_dir, lobby, table_id, seat = await ada_at_a_private_table(served, tmp_path, 2)
     bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(1)),
                       log=SeatLog())  # fmt: skip
     bot.private_dir = tmp_path / "bot"
@@ -273,15 +275,11 @@ async def test_the_screens_player_cuts_a_private_deck_as_at_any_table_r2_2(
                 assert screen.link is not None
                 view = (await screen.link.table.view()).view
                 cuts = [
-                    env.body()
+                    (env.author, env.body())
                     for data in view.private_transcript
                     if (env := Envelope.parse(bytes(data))).kind == Kind.CUT
                 ]
-                assert cuts == [CutBody(17)]
-                assert Envelope.parse(
-                    next(d for d in view.private_transcript
-                         if Envelope.parse(bytes(d)).kind == Kind.CUT)
-                ).author == seat.seat  # fmt: skip
+                assert cuts == [(seat.seat, CutBody(17))]
                 assert screen.model.private_fault is None
             finally:
                 screen.quit()
