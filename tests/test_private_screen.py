@@ -7,13 +7,15 @@ spectator is never sent a card before it is opened; the deal's record audits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import random
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from conftest import HostClient, until
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import legal_discard
 from test_client_turn_clock import cut_when_asked
@@ -21,6 +23,7 @@ from test_host_private import audit_stream, record_verifies
 from test_private_restart import start_bot
 
 from client import render
+from client.app import TableScreen
 from client.connection import LobbyClient, Seat
 from client.i18n import Text
 from client.main import open_table
@@ -179,6 +182,22 @@ async def ada_at_a_private_table(
     return ada_dir, lobby, table_id, await lobby.join(table_id, "Ada")
 
 
+@contextlib.asynccontextmanager
+async def ada_screen(
+    served: HostClient, seat: Seat, ada_dir: Path
+) -> AsyncIterator[tuple[TableScreen, PipeInput]]:
+    """Ada's screen at her seat on pipe input, running; it quits when the block ends."""
+    with create_pipe_input() as pipe:
+        screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
+                                  ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
+        running = asyncio.create_task(screen.run_async())
+        try:
+            yield screen, pipe
+        finally:
+            screen.quit()
+            await asyncio.wait_for(running, 30)
+
+
 @pytest.mark.long(30)
 @pytest.mark.timeout(300)
 async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
@@ -195,31 +214,19 @@ async def test_the_screen_started_again_mid_deal_reads_its_hand_again(
     stopping = asyncio.Event()
     tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
     try:
-        with create_pipe_input() as pipe:
-            screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
-                                      ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
-            running = asyncio.create_task(screen.run_async())
+        async with ada_screen(served, seat, ada_dir) as (screen, pipe):
             cutting = asyncio.create_task(cut_when_asked(screen, pipe))
             await until(lambda: screen.model.last_seq > 0, 30)
             await lobby.start_match(seat)
             await until(lambda: len(screen.model.hand) == 13, 120)
             hand = sorted(screen.model.hand)
             cutting.cancel()
-            screen.quit()
-            await asyncio.wait_for(running, 30)
         # The screen's process is gone; started again, it takes its seat back with its
         # token and reads its hand from its per-deal key on disk and the host's transcript.
-        with create_pipe_input() as pipe:
-            again = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
-                                     ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
-            running = asyncio.create_task(again.run_async())
-            try:
-                await until(lambda: sorted(again.model.hand) == hand, 60,
-                            lambda: f"hand {sorted(again.model.hand)} != {hand}")  # fmt: skip
-                assert again.model.private_fault is None
-            finally:
-                again.quit()
-                await asyncio.wait_for(running, 30)
+        async with ada_screen(served, seat, ada_dir) as (again, _):
+            await until(lambda: sorted(again.model.hand) == hand, 60,
+                        lambda: f"hand {sorted(again.model.hand)} != {hand}")  # fmt: skip
+            assert again.model.private_fault is None
     finally:
         stopping.set()
         for task in tasks:
@@ -259,31 +266,24 @@ async def test_the_screens_player_cuts_a_private_deck_as_at_any_table_r2_2(
     stopping = asyncio.Event()
     playing = asyncio.create_task(bot.play_to_end(stopping))
     try:
-        with create_pipe_input() as pipe:
-            screen = await open_table(served.channel, seat, Text("en"), SessionState(host="h"),
-                                      ada_dir, input=pipe, output=DummyOutput())  # fmt: skip
-            running = asyncio.create_task(screen.run_async())
-            try:
-                await until(lambda: screen.model.last_seq > 0, 30)
-                await lobby.start_match(seat)
-                await until(lambda: screen.session.cut_prompt, 60)
-                _, said = render.what_now(screen.model, screen.session, screen.text)
-                assert said.startswith("You cut the deck: type 1 to 107"), said
-                pipe.send_text("17\r")
-                await until(lambda: len(screen.model.hand) == 13, 120)
-                assert not screen.session.cut_prompt
-                assert screen.link is not None
-                view = (await screen.link.table.view()).view
-                cuts = [
-                    (env.author, env.body())
-                    for data in view.private_transcript
-                    if (env := Envelope.parse(bytes(data))).kind == Kind.CUT
-                ]
-                assert cuts == [(seat.seat, CutBody(17))]
-                assert screen.model.private_fault is None
-            finally:
-                screen.quit()
-                await asyncio.wait_for(running, 30)
+        async with ada_screen(served, seat, ada_dir) as (screen, pipe):
+            await until(lambda: screen.model.last_seq > 0, 30)
+            await lobby.start_match(seat)
+            await until(lambda: screen.session.cut_prompt, 60)
+            _, said = render.what_now(screen.model, screen.session, screen.text)
+            assert said.startswith("You cut the deck: type 1 to 107"), said
+            pipe.send_text("17\r")
+            await until(lambda: len(screen.model.hand) == 13, 120)
+            assert not screen.session.cut_prompt
+            assert screen.link is not None
+            view = (await screen.link.table.view()).view
+            cuts = [
+                (env.author, env.body())
+                for data in view.private_transcript
+                if (env := Envelope.parse(bytes(data))).kind == Kind.CUT
+            ]
+            assert cuts == [(seat.seat, CutBody(17))]
+            assert screen.model.private_fault is None
     finally:
         stopping.set()
         playing.cancel()

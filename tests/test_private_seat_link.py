@@ -223,7 +223,7 @@ async def forget_a_deal_missed(tmp_path: Path) -> None:
     setup, signers, keys = three(tmp_path)
     folder = tmp_path / "seat0"
     folder.mkdir(mode=0o700)
-    # A seat that was away when deal 1 ended, and a file it cannot tell from a deal's.
+    # A seat that was away when deal 1 ended; its signing key and a file not a deal's stay.
     for name in ("1.key", "1.sent", "signing.key", "notes.txt"):
         (folder / name).write_bytes(b"x")
     relay = Relay()
