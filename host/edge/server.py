@@ -349,24 +349,21 @@ async def serve(host: Host) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stopping.set)
-    print(
-        f"scala40-host: listening on {host.listen} (port {host.port}); "
-        f"host fingerprint {host.identity.fingerprint}",
-        flush=True,
-    )
+    # The start's report is written at once: whoever waits for the fingerprint (a person, a
+    # script) reads the invite and the LAN's answer with it, never half of it.
+    lines = [
+        f"listening on {host.listen} (port {host.port}); "
+        f"host fingerprint {host.identity.fingerprint}"
+    ]
     if host.insecure:
-        print(
-            "scala40-host: WARNING: --insecure: no TLS. Seat tokens, passwords, hands and "
-            "seeds travel in clear; anyone on the network can read them and play a seat.",
-            flush=True,
+        lines.append(
+            "WARNING: --insecure: no TLS. Seat tokens, passwords, hands and "
+            "seeds travel in clear; anyone on the network can read them and play a seat."
         )
     else:
-        for line in invite_lines(host.listen, host.port, host.identity.fingerprint):
-            print(f"scala40-host: {line}", flush=True)
-    for line in advertising_lines(host):
-        print(f"scala40-host: {line}", flush=True)
-    for line in resumed_lines(host):
-        print(f"scala40-host: {line}", flush=True)
+        lines += invite_lines(host.listen, host.port, host.identity.fingerprint)
+    lines += advertising_lines(host) + resumed_lines(host)
+    print("\n".join(f"scala40-host: {line}" for line in lines), flush=True)
     await stopping.wait()
     print("scala40-host: shutting down", flush=True)
     await host.stop()
