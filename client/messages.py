@@ -40,6 +40,7 @@ ENGLISH: dict[str, str] = dict(
         M("points", "{n} pts"),
         M("deals_won", "{n} won"),
         M("busted", "bust (sballato)"),
+        M("gone", "left the match"),
         M("connected", "connected"),
         M("disconnected", "disconnected"),
         M("not_in_deal", "sits out"),
@@ -181,6 +182,10 @@ ENGLISH: dict[str, str] = dict(
         ),
         M("log_match_update", "Scores updated."),
         M("log_busted", "{name} busts (sballa)."),
+        M(
+            "log_gone",
+            "{name} leaves the match: the private deal could not go on without them (R10.3).",
+        ),
         M("log_rientro_offered", "{name} may buy back in for {fee} chips (rientro)."),
         M("log_bought_back", "{name} buys back in (rientro) with {total} points."),
         M("log_retired", "{name} retires from the match."),

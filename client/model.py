@@ -77,6 +77,7 @@ class SeatState:
     in_deal: bool = False
     total: int = 0
     out: bool = False
+    gone: bool = False  # out because a private deal could not go on without it (R10.3)
     rientri: int = 0
     chips: int = 0
     away: int = 0  # lobby_pb2.AwayReason while a host bot plays for this seat's player
@@ -497,7 +498,7 @@ class TableModel:
                 self.winners = ()
                 self.score_sheet = ScoreSheet()
                 for state in self.seats.values():
-                    state.total, state.out, state.rientri = 0, False, 0
+                    state.total, state.out, state.gone, state.rientri = 0, False, False, 0
             self.match_over = False
             self.table_phase = lobby_pb2.TABLE_PHASE_PLAYING
             if started.HasField("ruleset"):  # a rematch may have changed them
@@ -610,6 +611,7 @@ class TableModel:
     def _set_score(state: SeatState, score: table_pb2.SeatScore) -> None:
         state.total = score.total
         state.out = score.out
+        state.gone = score.gone
         state.rientri = score.rientri
         state.chips = score.chips
 
@@ -643,7 +645,7 @@ class TableModel:
             state = self.seat(score.seat)
             name = self.name_of(score.seat)
             if score.out and not state.out:
-                self._log("log_busted", name=name)
+                self._log("log_gone" if score.gone else "log_busted", name=name)
             if score.rientri > state.rientri:
                 self._log("log_bought_back", name=name, total=score.total)
             elif score.seat in offered_before and score.seat not in self.rientro_offers:

@@ -266,7 +266,7 @@ def player_lines(
             line.append(("class:ok" if has_opened else "class:dim", f"{opened:<{_OPENED}}"))
         line.append(("class:score", f"{_score_text(model, seat, t):<{_SCORE}}"))
         if state.out:
-            line.append(("class:warning", f"{t('busted')} "))
+            line.append(("class:warning", f"{t('gone' if state.gone else 'busted')} "))
         if state.away:
             line.append(("class:warning", f"{t('seat_away')} "))
         if turn and clock is not None:

@@ -104,7 +104,7 @@ def hand_lines(
     state = model.seat(hand.seat)
     tail: StyleAndTextTuples = [("class:dim", "  " + _total_text(model, hand.seat, t))]
     if state.out:
-        tail.append(("class:warning", " " + t("busted")))
+        tail.append(("class:warning", " " + t("gone" if state.gone else "busted")))
     if result.closer == hand.seat:
         key = "end_went_out_in_hand" if result.closed_in_one_turn else "end_went_out"
         lines = [cut([("class:ok", t(key, name=name, penalty=hand.penalty)), *tail], width)]

@@ -80,6 +80,7 @@ class MatchState:
     pending_rientro: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
     voids_in_row: int = 0  # void deals since the last scored one (R11.5)
+    gone: tuple[int, ...] = ()  # seats out because a private deal could not go on (R10.3)
 
     def index(self, seat: int) -> int:
         try:
@@ -153,17 +154,34 @@ def apply_match(
     return _deal_over(new, deal.result, events)
 
 
-def void_deal(match: MatchState, reason: str) -> tuple[MatchState, list[Event]]:
+def void_deal(
+    match: MatchState, reason: str, leaving: Sequence[int] = ()
+) -> tuple[MatchState, list[Event]]:
     """The deal in play ends void for a reason outside its play (R10.3: a private table's
     seat away past its grace): no score, counted as any void deal (R11.5), the deal passed
-    on. No hand is shown: at a private table nobody can read the cards left unopened."""
+    on. No hand is shown: at a private table nobody can read the cards left unopened.
+
+    The seats ``leaving`` (those the deal could not go on without) leave the match, each
+    with its partner in pairs (R11.4), and the deals after are dealt without them; one side
+    left wins. When every side still in would leave, nobody does: the deal is only void."""
     if match.phase is not MatchPhase.IN_DEAL or match.deal is None:
         raise RuleViolation("R10.3", "no deal is being played")
     played = match.deal
     n = len(played.seats)
     ended = DealEnded(DealOutcome.VOID, None, played.seats, ((),) * n, (0,) * n, False, reason)
     over = replace(played, phase=DealPhase.OVER, result=ended)
-    return _deal_over(replace(match, deal=over), ended, [ended])
+    return _deal_over(_leave(replace(match, deal=over), leaving), ended, [ended])
+
+
+def _leave(match: MatchState, seats: Sequence[int]) -> MatchState:
+    """R10.3: ``seats`` (with their partners, R11.4) out of the match, unless no side would
+    be left in it."""
+    in_play = set(match.seats_in_play)
+    leaving = {s for seat in seats if seat in in_play for s in match.team(seat)}
+    if not leaving or in_play <= leaving:
+        return match
+    out = tuple(o or s in leaving for s, o in zip(match.seats, match.out, strict=True))
+    return replace(match, out=out, gone=tuple(sorted({*match.gone, *leaving})))
 
 
 def _next_dealer(match: MatchState) -> int:
@@ -178,6 +196,9 @@ def _deal_over(
 ) -> tuple[MatchState, list[Event]]:
     voids = match.voids_in_row + 1 if ended.outcome is DealOutcome.VOID else 0
     match = replace(match, voids_in_row=voids)
+    teams_in = {match.team(s) for s in match.seats_in_play}
+    if ended.outcome is DealOutcome.VOID and len(teams_in) == 1:
+        return _finish(match, next(iter(teams_in)), events)  # the others left it (R10.3)
     if voids >= VOID_DEALS_TO_END:
         return _finish(match, _leaders(match), events)
     if ended.outcome is DealOutcome.VOID:
@@ -237,7 +258,7 @@ def _after_deals_mode(
     leader wins; a shared lead plays on until one side leads alone (Settled points).
     """
     left = max(0, match.ruleset.deals - match.deals_closed)
-    teams = sorted({match.team(s) for s in match.seats})
+    teams = sorted({match.team(s) for s in match.seats_in_play})  # a side gone wins nothing
     ranked = sorted(teams, key=lambda t: -match.team_deals_won(t[0]))
     best = match.team_deals_won(ranked[0][0])
     second = match.team_deals_won(ranked[1][0])

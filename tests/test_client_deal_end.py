@@ -294,3 +294,25 @@ def test_a_seat_the_host_committed_for_is_verified_without_its_own_seed() -> Non
     line = "".join(text for _, text, *_ in render.fair_deal_fragment(model, IT))
     assert line == IT("fd_verified_host_played", deal=1)
     assert "il tuo segreto è nel mescolamento" not in line
+
+
+def test_a_seat_that_left_a_private_match_is_shown_as_gone_not_busted_r10_3() -> None:
+    """The match's standing says a seat left (R10.3, ``SeatScore.gone``): the log, the seat's
+    line and the end panel say so in its words, not as a bust."""
+    model = started_model()
+    update = table_pb2.MatchUpdate()
+    update.scores.add(seat=0, total=21)
+    update.scores.add(seat=1, total=0)
+    update.scores.add(seat=2, total=30, out=True, gone=True)
+    update.scores.add(seat=3, total=101, out=True)
+    model.apply(table_pb2.TableEvent(seq=6, match_update=update))
+    keys = [entry.key for entry in model.log]
+    assert keys.count("log_gone") == 1 and keys.count("log_busted") == 1
+    it = [render.plain(line) for line in render.player_lines(model, IT, 80)]
+    assert "uscito dalla partita" in next(line for line in it if "Cleo" in line)
+    assert "sballa" in next(line for line in it if "Dino" in line)
+    log = [render.plain(line) for line in render.log_lines(model, EN, 100, 20)]
+    assert any(
+        "Cleo leaves the match: the private deal could not go on without them (R10.3)." in line
+        for line in log
+    )

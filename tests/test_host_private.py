@@ -399,6 +399,59 @@ async def test_a_seat_gone_past_its_grace_voids_the_private_deal_r10_3(
     capsys.readouterr()
     assert verifier.main([str(path)]) == 0
     assert "void (R10.3: seat 1" in capsys.readouterr().out
+    # The seat is out of the match, the one seat left wins it (R11.1).
+    update = match_updates(ann.received)[-1]
+    assert update.match_over and list(update.winners) == [ann.seat]
+    gone = {score.seat: (score.out, score.gone) for score in update.scores}
+    assert gone == {ann.seat: (False, False), 1: (True, True)}
+
+
+def match_updates(received: list[bytes]) -> list[table_pb2.MatchUpdate]:
+    return [
+        event.match_update
+        for data in received
+        if (event := table_pb2.SubscribeEventsResponse.FromString(data).event).HasField(
+            "match_update"
+        )
+    ]
+
+
+@pytest.mark.timeout(240)
+async def test_a_seat_gone_for_good_leaves_the_match_and_the_others_play_on_r10_3(
+    served: HostClient,
+) -> None:
+    """R10.3: past its grace the seat that never came is out of the match; the next deal is
+    dealt to the two others (announced without it), played and scored; its standing says
+    it left (``gone``), not that it busted."""
+    table_id, people = await private_table(
+        served.lobby, served.table, 3, quick_rules(2), grace_seconds=1, turn_seconds=0
+    )
+    ann, bob, cleo = people
+    tasks = play_all([ann, bob])  # cleo never opens a stream
+    await until(lambda: ann.received and bob.received)
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
+    )
+    await until(lambda: 2 in ann.signed and 2 in bob.signed, 200,
+                lambda: f"refusals {[p.refusals for p in people]}")
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    events = [table_pb2.SubscribeEventsResponse.FromString(m).event for m in ann.received]
+    publics = [deal_pb2.DealEvent.FromString(e.deal.public_event) for e in events
+               if e.HasField("deal")]
+    announced = [p.announced for p in publics if p.HasField("announced")]
+    assert [list(a.seats_in_play) for a in announced[:2]] == [[0, 1, 2], [0, 1]]
+    ended = [p.ended for p in publics if p.HasField("ended")]
+    assert ended[0].void_reason.startswith(f"R10.3: seat {cleo.seat}"), ended[0]
+    assert [hand.seat for hand in ended[1].hands] == [0, 1]
+    assert not ended[1].void_reason.startswith("R10.3"), ended[1]  # played to its end
+    after_first = match_updates(ann.received)[0]
+    assert not after_first.match_over
+    standing = {score.seat: (score.out, score.gone) for score in after_first.scores}
+    assert standing == {0: (False, False), 1: (False, False), 2: (True, True)}
 
 
 @pytest.mark.timeout(240)

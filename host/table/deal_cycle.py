@@ -491,6 +491,7 @@ class DealCycle:
                 seat=seat,
                 total=m.deals_won[i] if by_deals else m.totals[i],
                 out=m.out[i],
+                gone=seat in m.gone,
                 rientri=m.rientri[i],
                 chips=m.chips[i],
             )

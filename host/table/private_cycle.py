@@ -311,8 +311,10 @@ class PrivateCycle:
         self.scribe.commit(EntryDraft(journaled.PRIVATE_END.kind, None, events=out))
         self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
-    def void(self, why: str) -> None:
-        """R10.3: the deal is void, no score; the next one is dealt as after any void deal."""
+    def void(self, why: str, leaving: list[int]) -> None:
+        """R10.3: the deal is void, no score; the seats ``leaving`` (those it could not go on
+        without) leave the match, and the next deal is dealt without them as after any void
+        deal."""
         state, current, secret = self.state, self.state.current, self.deal
         assert current is not None and secret is not None and state.match is not None
         if secret.pending_end is not None:
@@ -323,7 +325,7 @@ class PrivateCycle:
             state.match, _ = match.apply_match(
                 state.match, None, match.StartDeal(tuple(range(secret.setup.deck_size)))
             )
-        state.match, engine_events = match.void_deal(state.match, f"R10.3: {why}")
+        state.match, engine_events = match.void_deal(state.match, f"R10.3: {why}", leaving)
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
         self._deadline.clear()
         out = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
@@ -342,8 +344,9 @@ class PrivateCycle:
         )
         if not waiting and not secret.timed_out:
             return False
-        seats = ", ".join(f"seat {s}" for s in self.waiting_for()) or "a seat"
-        self.void(f"{seats} did not send what the deal needed in time")
+        late = self.waiting_for()
+        seats = ", ".join(f"seat {s}" for s in late) or "a seat"
+        self.void(f"{seats} did not send what the deal needed in time", late)
         return True
 
     def seat_gone(self, seat: int) -> None:
@@ -355,7 +358,7 @@ class PrivateCycle:
             return
         if self.state.match is None or self.state.match.phase is match.MatchPhase.OVER:
             return
-        self.void(f"seat {seat} is away, and without its key the deal cannot go on")
+        self.void(f"seat {seat} is away, and without its key the deal cannot go on", [seat])
 
     def waiting_for(self) -> list[int]:
         """The seats whose message the deal waits for now."""

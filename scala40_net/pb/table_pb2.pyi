@@ -159,18 +159,20 @@ class RematchUpdate(_message.Message):
     def __init__(self, agreed_seats: _Optional[_Iterable[int]] = ..., waiting_for_seats: _Optional[_Iterable[int]] = ..., ruleset: _Optional[_Union[_ruleset_pb2.RulesetOptions, _Mapping]] = ...) -> None: ...
 
 class SeatScore(_message.Message):
-    __slots__ = ("seat", "total", "out", "rientri", "chips")
+    __slots__ = ("seat", "total", "out", "rientri", "chips", "gone")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     OUT_FIELD_NUMBER: _ClassVar[int]
     RIENTRI_FIELD_NUMBER: _ClassVar[int]
     CHIPS_FIELD_NUMBER: _ClassVar[int]
+    GONE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     total: int
     out: bool
     rientri: int
     chips: int
-    def __init__(self, seat: _Optional[int] = ..., total: _Optional[int] = ..., out: _Optional[bool] = ..., rientri: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
+    gone: bool
+    def __init__(self, seat: _Optional[int] = ..., total: _Optional[int] = ..., out: _Optional[bool] = ..., rientri: _Optional[int] = ..., chips: _Optional[int] = ..., gone: _Optional[bool] = ...) -> None: ...
 
 class MatchUpdate(_message.Message):
     __slots__ = ("scores", "match_over", "winners", "rientro_offers", "between_deals")
