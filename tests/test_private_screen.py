@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_host import legal_discard
 from test_client_turn_clock import cut_when_asked
-from test_host_private import audit_stream, record_verifies
+from test_host_private import audit_journal, audit_stream, record_verifies
 from test_private_restart import start_bot
 
 from client import render
@@ -29,26 +30,39 @@ from client.i18n import Text
 from client.main import open_table
 from client.model import Phase
 from client.session import SessionState
+from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.links import LiveChoices
 from scala40_net.bots import make_bot
-from scala40_net.cards import card_text
+from scala40_net.cards import card_text, face
 from scala40_net.fairdeal.spec import cutter_seat
-from scala40_net.pb import lobby_pb2, ruleset_pb2
+from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.private.messages import CutBody, Envelope, Kind
 from scala40_net.seat.link import GrpcTable
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
 from scala40_net.seat.private import key_path
 
 
-@pytest.mark.long(60)
-@pytest.mark.timeout(400)
-async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
-    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.long(90)
+@pytest.mark.timeout(600)
+async def test_a_whole_private_match_beside_bots_and_a_spectator_shows_no_card_before_its_time(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """A whole 4-seat private match over TLS: the screen, two scala40-bot processes, a bot of
+    this process and a spectator. The privacy audit: no hidden card in what the host holds
+    mid-deal (no place it could open), in its journal, its log, or any stream but the
+    owner's; every deal's record audits."""
+    caplog.set_level(logging.DEBUG)
     ada_dir = tmp_path / "ada"
     lobby = LobbyClient(served.channel, "en", data_dir=ada_dir)
-    settings = lobby_pb2.CreateTableRequest(private_cards=True, grace_seconds=120)
-    options = ruleset_pb2.RulesetOptions(stall_rebuilds=1)
+    settings = lobby_pb2.CreateTableRequest(
+        private_cards=True, grace_seconds=120, between_deals_seconds=1
+    )
+    # The match: two deals won, and more while the lead is shared (R11.2); three void deals
+    # in a row end it too (R11.5).
+    options = ruleset_pb2.RulesetOptions(
+        stall_rebuilds=1, match_mode=ruleset_pb2.MATCH_MODE_DEALS, deals_in_match=2
+    )
     table_id = await lobby.create_table(
         "private", ruleset_pb2.PRESET_CLASSIC, 4, options=options, settings=settings
     )
@@ -85,9 +99,31 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
         async for message in spectator.events(0):
             seen.append(message.SerializeToString())
 
+    # What the host holds, looked at on every event: never a hidden place it could open.
+    task = served.host.registry.tables[table_id]
+    looked: list[int] = []  # how many hidden places the host held, at each look
+    could_open: list[list[tuple[int, int]]] = []
+
+    async def look_at_the_host() -> None:
+        _, subscriber = task.fanout.subscribe(
+            None, task.fanout.last_seq, table_pb2.TableEvent, internal=True
+        )
+        try:
+            while True:
+                await subscriber.queue.get()
+                current = task.table.state.current
+                secret = current.private if current is not None else None
+                if secret is not None and secret.pending_end is None:
+                    looked.append(len(secret.id_at))
+                    if opened := [p for p in secret.id_at if secret.owner_opened(p)]:
+                        could_open.append(opened)
+        finally:
+            task.fanout.unsubscribe(subscriber)
+
     stopping = asyncio.Event()
     tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
     tasks.append(asyncio.create_task(spectate()))
+    host_look = asyncio.create_task(look_at_the_host())
     with create_pipe_input() as pipe, create_pipe_input() as watching_pipe:
         # A spectator's screen too: it says "private table" and shows the same table code.
         watcher = await open_table(served.channel, watching, Text("en"), SessionState(host="h"),
@@ -116,52 +152,70 @@ async def test_the_screen_plays_a_private_deal_beside_bots_and_a_spectator(
             assert "private table" in render.plain(
                 render.title_line(watcher.model, watcher.session, watcher.text)
             )
-            first = model.deals[1]
-            turns = 0
-            while not first.ended:
-                await until(lambda: (model.my_turn and model.phase is Phase.DRAW) or first.ended,
-                            120)  # fmt: skip
-                if first.ended:
-                    break
-                size = len(model.hand)
-                pipe.send_text("draw\r")
-                # The stock card is read once the other seats' shares come.
-                await until(lambda n=size: len(model.hand) == n + 1 or first.ended, 60)  # type: ignore[misc]
-                if first.ended:
-                    break
-                drawn = model.last_drawn
-                assert drawn is not None and drawn in model.hand
-                me = model.my_seat
-                done = model.turns_played.get(me, 0)  # type: ignore[arg-type]
-                # A discard the rules allow (R8.2), by the engine's own check.
-                pipe.send_text(f"discard {card_text(legal_discard(screen))}\r")
-                await until(
-                    lambda d=done, me=me: model.turns_played.get(me, 0) > d or first.ended,  # type: ignore[misc]
-                    60,
-                    lambda: f"notice {screen.session.notice}, fault {model.private_fault}",
-                )
-                turns += 1
+            turns = await play_the_match(screen, pipe)
             assert model.private_fault is None
-            await until(lambda: any(b.log and b.log.signed for b in bots), 60)
+            await until(lambda: watcher.model.match_over, 60)
         finally:
             stopping.set()
             cutting.cancel()
+            host_look.cancel()
             screen.quit()
             await asyncio.wait_for(running, 30)
             watcher.quit()
             await asyncio.wait_for(watching_task, 30)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, host_look, return_exceptions=True)
             for process in processes:
                 process.kill()
                 process.wait(10)
-    assert turns >= 1
-    assert audit_stream(seen) >= 1  # the spectator was sent no card before its opening
-    told = next(b for b in bots if b.log and b.log.signed)
-    assert told.log is not None
-    record = await told.link.deal_record(told.log.signed[0].deal_no)
-    print(record_verifies(tmp_path, record, "deal.json", capsys))
+    assert turns >= 1 and looked and not could_open
+    deals = sorted(model.deals)
+    assert model.match_over and len(deals) >= 2
+    assert audit_stream(seen) == len(deals)  # the spectator: no card before its opening
+    journal = served.host.data_dir / TABLES_FOLDER / f"{table_id}{SUFFIX}"
+    assert audit_journal(journal) == len(deals)
+    # The host's log: no sentence names a card (it knows none it could name but public ones).
+    named = {str(face(c)) for c in range(108)}
+    for record in caplog.records:
+        if record.name.startswith("host"):
+            line = record.getMessage()
+            assert not any(f" {n} " in f" {line} " for n in named), line
+    told = bots[0].link
+    for deal_no in deals:
+        record = await told.deal_record(deal_no)
+        print(record_verifies(tmp_path, record, f"deal-{deal_no}.json", capsys))
+
+
+async def play_the_match(screen: TableScreen, pipe: PipeInput) -> int:
+    """Ada's turns to the match's end, typed: a draw from the stock, a discard the rules
+    allow (R8.2, by the engine's own check); the turns she played."""
+    model = screen.model
+    turns = 0
+    while not model.match_over:
+        await until(lambda: (model.my_turn and model.phase is Phase.DRAW) or model.match_over,
+                    180)  # fmt: skip
+        if model.match_over:
+            break
+        deal = model.deals[model.deal_no]
+        size = len(model.hand)
+        pipe.send_text("draw\r")
+        # The stock card is read once the other seats' shares come.
+        await until(lambda n=size, d=deal: len(model.hand) == n + 1 or d.ended, 60)  # type: ignore[misc]
+        if deal.ended:
+            continue
+        drawn = model.last_drawn
+        assert drawn is not None and drawn in model.hand
+        me = model.my_seat
+        done = model.turns_played.get(me, 0)  # type: ignore[arg-type]
+        pipe.send_text(f"discard {card_text(legal_discard(screen))}\r")
+        await until(
+            lambda n=done, me=me, d=deal: model.turns_played.get(me, 0) > n or d.ended,  # type: ignore[misc]
+            60,
+            lambda: f"notice {screen.session.notice}, fault {model.private_fault}",
+        )
+        turns += 1
+    return turns
 
 
 def render_row(summary: lobby_pb2.TableSummary) -> str:
