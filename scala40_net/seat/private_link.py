@@ -18,6 +18,7 @@ them to everyone first and returns the positions for ``PlayRequest.positions``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -28,7 +29,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from scala40_net.pb import deal_pb2, table_pb2
-from scala40_net.private.chain import Fault
+from scala40_net.private.chain import HOST, Fault, FaultKind
 from scala40_net.private.messages import Ed25519Signer, Signer
 from scala40_net.private.protocol import DealSetup
 from scala40_net.seat.link import resend
@@ -114,6 +115,9 @@ class PrivateDeals:
         self.signing_keys: dict[int, bytes] = {}
         #: The highest place of the current deal's transcript this seat has (relayed or sent).
         self.taken = -1
+        #: The place in the current deal's transcript of every envelope relayed to this seat,
+        #: by its bytes' digest: one relayed again at another place is the host's replay.
+        self.places: dict[bytes, int] = {}
         #: The discard pile as this seat followed it from the deal's events (a rebuild starts
         #: from it but its top).
         self.pile: list[int] = []
@@ -169,7 +173,7 @@ class PrivateDeals:
         if not message.envelope:
             return  # this seat's own message: its place in the transcript, without its bytes
         data = bytes(message.envelope)
-        await self._run(lambda: self._received(mine, data))
+        await self._run(lambda: self._received(mine, data, message.seq))
 
     async def on_reveal_due(self, due: table_pb2.PrivateRevealDue) -> None:
         """The deal's last move is played: the seat reveals its per-deal key."""
@@ -203,8 +207,8 @@ class PrivateDeals:
                 await self.on_deal_event(deal_pb2.DealEvent.FromString(raw), replaying=True)
         else:
             mine = self.current
-            for data in transcript:
-                await self._run(lambda d=data: self._received(mine, d))  # type: ignore[misc]
+            for place, data in enumerate(transcript):
+                await self._run(lambda d=data, p=place: self._received(mine, d, p))  # type: ignore[misc]
             self.taken = max(self.taken, len(transcript) - 1)
         if self.current is not None:
             # (The pile is followed from the deal's events, never taken from a view: a view
@@ -298,9 +302,10 @@ class PrivateDeals:
             if folder is None:
                 me = PrivateParticipant.fresh(setup, self.seat, self.signer, keys, None, **options)
                 sends = me.start()
-                for data in transcript:
-                    sends += self._received(me, data)
+                for place, data in enumerate(transcript):
+                    sends += self._received(me, data, place)
                 return me, sends
+            self.places = {_digest(data): place for place, data in enumerate(transcript)}
             return PrivateParticipant.joined(setup, self.seat, self.signer, keys, folder,
                                              transcript, **options)  # fmt: skip
 
@@ -312,18 +317,27 @@ class PrivateDeals:
         if self._ticker is None or self._ticker.done():
             self._ticker = asyncio.create_task(self._tick())
 
-    def _received(self, mine: PrivateParticipant, data: bytes) -> list[bytes]:
-        """One envelope, unless the seat has it already (its own, or one taken in from a
-        view before the stream relayed it)."""
+    def _received(self, mine: PrivateParticipant, data: bytes, place: int) -> list[bytes]:
+        """One envelope relayed at ``place`` of the transcript, unless the seat has it already
+        (its own, or one taken in from a view before the stream relayed it, at that place).
+        The same envelope at another place is the host's replay, named."""
+        first = self.places.setdefault(_digest(data), place)
+        if first != place:
+            self._fault(Fault(HOST, FaultKind.REPLAYED, f"the message at place {first} of the "
+                              f"transcript relayed again at place {place}"))  # fmt: skip
+            return []
         if mine.has(data):
             return []
         step = mine.receive(data)
         if step.fault is not None:
-            log.warning("seat %d: private deal %s: %s (%s)", self.seat, self.deal_no,
-                        step.fault.detail, step.fault.culprit)  # fmt: skip
-            if self.on_fault is not None:
-                self.on_fault(step.fault)
+            self._fault(step.fault)
         return step.sends
+
+    def _fault(self, fault: Fault) -> None:
+        log.warning("seat %d: private deal %s: %s (%s)", self.seat, self.deal_no,
+                    fault.detail, fault.culprit)  # fmt: skip
+        if self.on_fault is not None:
+            self.on_fault(fault)
 
     async def _run(self, work: Callable[[], list[bytes]]) -> None:
         """One call of the participant, on the worker thread; what it makes is sent."""
@@ -374,12 +388,17 @@ class PrivateDeals:
         if self.current is not None:
             self.current.close()
         self.current, self.deal_no, self.taken, self.pile = None, None, -1, []
+        self.places = {}
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
 
     def close(self) -> None:
         self._forget()
+
+
+def _digest(envelope: bytes) -> bytes:
+    return hashlib.sha256(envelope).digest()
 
 
 def _announcement(view: table_pb2.TableView) -> deal_pb2.DealEvent | None:
