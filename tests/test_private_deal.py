@@ -3,6 +3,7 @@ relay or seat that cheats is caught and named (docs/PRIVATE_TABLES.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -31,7 +32,13 @@ from scala40_net.private.messages import (
     table_code,
 )
 from scala40_net.private.proofs import KeyProof, ShareProof
-from scala40_net.private.protocol import DealSetup, digest_of, share_step, shuffle_step
+from scala40_net.private.protocol import (
+    DealSetup,
+    PrivateSeat,
+    digest_of,
+    share_step,
+    shuffle_step,
+)
 from scala40_net.private.shuffle import shuffle_deck
 from scala40_net.rules import Ruleset
 
@@ -235,6 +242,26 @@ def test_a_seat_that_shows_two_seats_different_decks_is_named_by_the_audit_of_th
     caught(audited.value, f"seat {first}", FaultKind.EQUIVOCATED)
 
 
+@pytest.mark.parametrize("shown", [{"dealer": 1}, {"deck_size": 108}, {"seats": (0, 1, 2, 3)}])
+def test_a_host_that_announces_a_deal_differently_to_one_seat_is_named(
+    shown: dict[str, object],
+) -> None:
+    """The relay shows seat 2 another setup than seats 0 and 1 (another dealer, so another
+    order of shuffles; another deck; another table): the first message that crosses names
+    the host, never an honest seat (every chain starts from its setup's genesis)."""
+    deal = small_deal()
+    setup = deal.setup
+    other = dataclasses.replace(setup, **shown)  # type: ignore[arg-type]
+    keys = dict(deal.signing_keys)
+    if 3 in other.seats:
+        keys[3] = signers((3,))[3].public_key()
+    deal.seats[2] = PrivateSeat(other, 2, signers(setup.seats)[2], keys)
+    with pytest.raises(FaultFound) as found:
+        deal.exchange_keys()
+        deal.shuffle_all()
+    caught(found.value, HOST, FaultKind.DIVERGED)
+
+
 def test_a_relay_that_speaks_for_a_seat_with_a_key_of_its_own_is_caught() -> None:
     """The host shows the third seat its own key as the first shuffler's, and its own deck."""
     deal = small_deal()
@@ -258,14 +285,14 @@ def test_a_relay_that_speaks_for_a_seat_with_a_key_of_its_own_is_caught() -> Non
         return [bytes(out)]
 
     deal.relay = relay
-    # Caught at the first message the third seat gets that answers a forged one: here the
-    # keys, as each seat's key message names the heads it had seen.
+    # Caught at the first message the third seat gets, forged or not: every chain starts
+    # from the setup with every seat's signing key, and the third seat was shown another.
     with pytest.raises(FaultFound) as found:
         deal.exchange_keys()
         deal.post(first, deal.seats[first].shuffle_message())
         deal.post(second, deal.seats[second].shuffle_message())
     caught(found.value, HOST, FaultKind.DIVERGED)
-    assert forged
+    assert "another setup" in found.value.fault.detail
 
 
 def forged_shares(deal: LocalDeal, author: int, recipient: int, position: int,
@@ -418,7 +445,7 @@ def test_any_byte_of_any_relayed_message_changed_is_caught_as_altered(
     at = data.draw(st.integers(0, len(message) - 1))
     flip = data.draw(st.integers(1, 255))
     changed = message[:at] + bytes([message[at] ^ flip]) + message[at + 1 :]
-    checker = ChainChecker(setup.table_id, setup.deal_no, keys)
+    checker = ChainChecker(setup.table_id, setup.deal_no, keys, setup.digest(keys))
     for earlier in transcript[:index]:
         checker.accept(earlier)
     with pytest.raises(FaultFound) as found:

@@ -70,11 +70,11 @@ def test_the_deal_vector_signatures_chain_and_audit() -> None:
     for message in v["transcript"]:
         env = Envelope.parse(bytes.fromhex(message))
         assert signature_holds(keys[env.author], env.signed_part(), env.signature)
-    checker = ChainChecker(v["table_id"], v["deal_no"], keys)
-    for message in v["transcript"]:
-        checker.accept(bytes.fromhex(message))
     setup = DealSetup(v["table_id"], v["deal_no"], tuple(v["seats"]), v["dealer"],
                       v["deck_size"])
+    checker = ChainChecker(v["table_id"], v["deal_no"], keys, setup.digest(keys))
+    for message in v["transcript"]:
+        checker.accept(bytes.fromhex(message))
     audit = audit_deal(setup, keys, [bytes.fromhex(m) for m in v["transcript"]])
     assert list(audit.deck) == v["deck"]
     assert {str(s): cards for s, cards in audit.dealt.hands.items()} == v["hands"]

@@ -74,7 +74,12 @@ class HostPrivateDeal:
     timed_out: bool = False
 
     def __post_init__(self) -> None:
-        self.checker = ChainChecker(self.setup.table_id, self.setup.deal_no, self.signing_keys)
+        self.checker = ChainChecker(
+            self.setup.table_id,
+            self.setup.deal_no,
+            self.signing_keys,
+            self.setup.digest(self.signing_keys),
+        )
         # A share to one seat is checked by that seat; the host checks it only once it reads
         # it, when its place is opened to everyone (docs/PRIVATE_TABLES.md "What the host
         # checks"): off the path of the draw and of the deal's start.

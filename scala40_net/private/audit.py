@@ -43,7 +43,9 @@ def audit_deal(
     setup: DealSetup, signing_keys: Mapping[int, bytes], transcript: Sequence[bytes]
 ) -> DealAudit:
     """Check the whole deal and open it (FaultFound names who broke it)."""
-    checker = ChainChecker(setup.table_id, setup.deal_no, signing_keys)
+    checker = ChainChecker(
+        setup.table_id, setup.deal_no, signing_keys, setup.digest(signing_keys)
+    )
     ledger = DealLedger(setup)
     for data in transcript:
         ledger.apply(checker.accept(data))
@@ -79,7 +81,9 @@ def audit_views(
     relay's unless some seat signed two messages at one place of its chain: then that seat's.
     A seat's view is every message it took in, its own among them, in its order."""
     for seat, received in sorted(views.items()):
-        checker = ChainChecker(setup.table_id, setup.deal_no, signing_keys, me=seat)
+        checker = ChainChecker(
+            setup.table_id, setup.deal_no, signing_keys, setup.digest(signing_keys), me=seat
+        )
         ledger = DealLedger(setup)
         for data in received:
             try:

@@ -63,6 +63,9 @@ class ChainChecker:
     table_id: str
     deal_no: int
     keys: Mapping[int, bytes]
+    #: The digest of the deal's setup as this reader was shown it (``DealSetup.digest``):
+    #: every chain starts from it.
+    setup: bytes
     me: int | None = None
     chains: dict[int, list[Envelope]] = field(default_factory=dict)
 
@@ -121,6 +124,12 @@ class ChainChecker:
         if env.seq > len(chain):
             raise blame(HOST, FaultKind.MISSING, f"{seat_name(env.author)}'s message {env.seq} "
                         f"came before its message {len(chain)} (withheld or reordered)")
+        if not chain and env.prev != genesis_of(self, env.author):
+            # Its author started from another setup of the deal: the host announced the deal
+            # to it otherwise than to this seat (a seat that lies about it is named by the
+            # audit of every seat's view, which holds the setup the host signed).
+            raise blame(HOST, FaultKind.DIVERGED, f"{seat_name(env.author)} was shown another "
+                        "setup of this deal (dealer, deck, seats or keys) than this seat was")
         if env.prev != (chain[-1].digest if chain else genesis_of(self, env.author)):
             raise blame(seat_name(env.author), FaultKind.EQUIVOCATED,
                         f"{seat_name(env.author)}'s message {env.seq} follows another message "
@@ -148,7 +157,7 @@ class ChainChecker:
 
 
 def genesis_of(checker: ChainChecker, seat: int) -> bytes:
-    return genesis(checker.table_id, checker.deal_no, seat)
+    return genesis(checker.setup, seat)
 
 
 def who_equivocated(

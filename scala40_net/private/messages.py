@@ -10,7 +10,7 @@ relays envelopes, so it can withhold or reorder them but cannot make or change o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Protocol
@@ -28,6 +28,7 @@ from scala40_net.private.shuffle import ShuffleProof
 ENVELOPE_MAGIC = b"S40P\x01"
 SIGNED_TAG = b"scala40/private/v1/message"
 GENESIS_TAG = b"scala40/private/v1/genesis"
+SETUP_TAG = b"scala40/private/v1/setup"
 TABLE_CODE_TAG = b"scala40/private/v1/table-code"
 SIGNATURE_BYTES = 64
 HASH_BYTES = 32
@@ -238,9 +239,24 @@ class Head:
     digest: bytes
 
 
-def genesis(table_id: str, deal_no: int, seat: int) -> bytes:
-    """The ``prev`` of a seat's first message of a deal."""
-    w = Writer().raw(GENESIS_TAG).text(table_id).u32(deal_no).u8(seat)
+def setup_digest(
+    table_id: str, deal_no: int, dealer: int, deck_size: int, keys: Mapping[int, bytes]
+) -> bytes:
+    """The deal's setup as its host announced it, every seat in play with its signing key:
+    ``SHA-256(tag || text(table) || u32(deal) || u8(dealer) || u16(deck size) || u8(n) ||
+    (u8 seat || key) by seat)``. Every chain starts from it (``genesis``), so a seat shown
+    another setup than the others is found at the first message that crosses."""
+    w = Writer().raw(SETUP_TAG).text(table_id).u32(deal_no).u8(dealer).u16(deck_size)
+    w.u8(len(keys))
+    for seat in sorted(keys):
+        w.u8(seat).raw(keys[seat])
+    return hashlib.sha256(bytes(w)).digest()
+
+
+def genesis(setup: bytes, seat: int) -> bytes:
+    """The ``prev`` of a seat's first message of a deal: ``SHA-256(tag || setup digest ||
+    u8(seat))``."""
+    w = Writer().raw(GENESIS_TAG).raw(setup).u8(seat)
     return hashlib.sha256(bytes(w)).digest()
 
 

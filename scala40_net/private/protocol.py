@@ -46,6 +46,7 @@ from scala40_net.private.messages import (
     ShuffleBody,
     Signer,
     seal,
+    setup_digest,
     signature_holds,
 )
 from scala40_net.private.proofs import KeyProof, ProofContext, ShareProof
@@ -80,6 +81,11 @@ class DealSetup:
 
     def context(self, seat: int, step: bytes) -> ProofContext:
         return ProofContext(self.table_id, self.deal_no, seat, step)
+
+    def digest(self, signing_keys: Mapping[int, bytes]) -> bytes:
+        """This setup and the seats' signing keys as one digest: where every chain starts."""
+        keys = {seat: signing_keys[seat] for seat in self.seats}
+        return setup_digest(self.table_id, self.deal_no, self.dealer, self.deck_size, keys)
 
 
 def key_step() -> bytes:
@@ -358,7 +364,9 @@ class PrivateSeat:
         #: The per-deal key: kept on disk (0600) by the client, revealed at the deal's end.
         self.secret = secret if secret is not None else draw()
         self.public = base_times(self.secret)
-        self.checker = ChainChecker(setup.table_id, setup.deal_no, signing_keys, me=seat)
+        self.checker = ChainChecker(
+            setup.table_id, setup.deal_no, signing_keys, setup.digest(signing_keys), me=seat
+        )
         self.ledger = DealLedger(setup)
 
     @classmethod
