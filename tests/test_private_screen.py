@@ -189,7 +189,7 @@ async def test_a_whole_private_match_beside_bots_and_a_spectator_shows_no_card_b
 
 async def play_the_match(screen: TableScreen, pipe: PipeInput) -> int:
     """Ada's turns to the match's end, typed: a draw from the stock, a discard the rules
-    allow (R8.2, by the engine's own check); the turns she played."""
+    allow (R8.2, by the engine's own check), never a meld; the turns she played."""
     model = screen.model
     turns = 0
     while not model.match_over:
@@ -198,10 +198,14 @@ async def play_the_match(screen: TableScreen, pipe: PipeInput) -> int:
         if model.match_over:
             break
         deal = model.deals[model.deal_no]
-        size = len(model.hand)
+        # Her 13 cards before she draws (she lays nothing): at a deal's first turn they are
+        # read as the other seats' shares come, and her turn may come first.
+        await until(lambda d=deal: len(model.hand) == 13 or d.ended, 60)  # type: ignore[misc]
+        if deal.ended:
+            continue
         pipe.send_text("draw\r")
         # The stock card is read once the other seats' shares come.
-        await until(lambda n=size, d=deal: len(model.hand) == n + 1 or d.ended, 60)  # type: ignore[misc]
+        await until(lambda d=deal: len(model.hand) == 14 or d.ended, 60)  # type: ignore[misc]
         if deal.ended:
             continue
         drawn = model.last_drawn
