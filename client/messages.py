@@ -396,7 +396,7 @@ ENGLISH: dict[str, str] = dict(
         M("lobby_field_rules", "Other rules, name=value (opening_points=40 max_run=5 …)"),
         M(
             "lobby_field_private",
-            "Private cards: nobody, not even the host, sees a hand (yes | no; no host bots)",
+            "Private cards: nobody, not even the host, sees a hand (yes | no; but its bots')",
         ),
         M("lobby_field_level", "Bots' level"),
         M("lobby_field_invited", "Invited player keys (their fingerprints)"),

@@ -70,6 +70,18 @@ class Play:
     operations: tuple[Operation, ...] = ()
     discard: int | None = None
 
+    def cards_from_hand(self) -> list[int]:
+        """The cards the play takes from the hand: laid, attached, swapped in, discarded."""
+        taken: list[int] = []
+        for operation in self.operations:
+            if isinstance(operation, NewMeld | Attach):
+                taken += operation.cards
+            elif isinstance(operation, SwapJoker):
+                taken.append(operation.card)
+        if self.discard is not None:
+            taken.append(self.discard)
+        return taken
+
 
 @dataclass(frozen=True)
 class ReturnDiscard:

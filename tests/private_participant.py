@@ -92,6 +92,12 @@ class Participant:
     draw_sent: float | None = None
     #: Send first a shuffle whose deck is changed after its proof (a cheat the host refuses).
     tamper: bool = False
+    #: After a rebuild, discard a card drawn from the new stock by the id that stands for its
+    #: position (a discard's own id), unopened, before discarding it honestly: a cheat the
+    #: host refuses. Its refusals, and the rebuilt stock's stand-ins (its discards, by id).
+    cheat_after_rebuild: bool = False
+    cheat_refusals: list[str] = field(default_factory=list)
+    rebuilt_from: tuple[int, ...] = ()
     private_refusals: list[tuple[grpc.StatusCode, str]] = field(default_factory=list)
 
     @property
@@ -271,6 +277,8 @@ class Participant:
                     await self.send(self.deal.shares_message(place[0], [place[1]], drawn.seat))
             else:
                 self.pile.pop()
+        elif which == "discard_returned":  # a taken discard put back (R3.2)
+            self.pile.append(public.discard_returned.card)
         elif which == "played":
             played = public.played
             if played.HasField("discard"):
@@ -280,6 +288,7 @@ class Participant:
             await self.act()
         elif which == "stock_rebuilt":
             self.rebuild_due = tuple(self.pile[:-1])
+            self.rebuilt_from = tuple(sorted(self.rebuild_due))
             self.stock = public.stock_rebuilt.stock_count
             self.pile = self.pile[-1:]
             await self.act()
@@ -372,6 +381,16 @@ class Participant:
             self.draw_times.append(time.perf_counter() - self.draw_sent)
             self.draw_sent = None
         self.cards[place] = card
+        if self.cheat_after_rebuild and place[0] >= 1 and not self.cheat_refusals:
+            stand_in = self.rebuilt_from[place[1]]
+            try:
+                await self.table.Play(
+                    table_pb2.PlayRequest(context=self.context(), discard=stand_in),
+                    metadata=self.metadata,
+                )
+                self.cheat_refusals.append("taken")
+            except grpc.aio.AioRpcError as error:
+                self.cheat_refusals.append(f"{error.code().name} {error.details()}")
         await self.send(seat.shares_message(place[0], [place[1]], EVERYONE))
         request = table_pb2.PlayRequest(context=self.context(), discard=card)
         request.positions.add(round=place[0], position=place[1])

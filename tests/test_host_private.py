@@ -464,6 +464,8 @@ async def test_a_private_stock_is_rebuilt_by_every_seat_and_drawn_from_again_r10
     table_id, people = await private_table(
         served.lobby, served.table, 2, quick_rules(1, stall_rebuilds=2)
     )
+    for p in people:
+        p.cheat_after_rebuild = True
     tasks = play_all(people)
     await until(lambda: all(p.received for p in people))
     await served.lobby.StartMatch(
@@ -488,6 +490,12 @@ async def test_a_private_stock_is_rebuilt_by_every_seat_and_drawn_from_again_r10
     )
     assert "1 stock rebuilds" in record_verifies(tmp_path, record.record, "deal.json", capsys)
     assert audit_stream(people[1].received) == 1
+    # A card drawn from the rebuilt stock played by the id that stands for its position
+    # (a discard's own id), unopened, is refused: nobody has seen that card.
+    refused = [r for p in people for r in p.cheat_refusals]
+    assert refused and all(
+        r.startswith("FAILED_PRECONDITION") and "not opened" in r for r in refused
+    ), refused
 
 
 @pytest.mark.timeout(120)
@@ -553,8 +561,8 @@ async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key
     served: HostClient,
 ) -> None:
     """CreateTable's private_cards is shown in the lobby; a join names its signing key or
-    signs with its player key, and one with neither is refused; the host seats no bot of its
-    own there; SendPrivate at an ordinary table is refused."""
+    signs with its player key, and one with neither is refused; a host bot seated there is
+    disclosed (the host holds its keys); SendPrivate at an ordinary table is refused."""
     table_id = await served.new_table(seats=3, private_cards=True)
     with pytest.raises(grpc.aio.AioRpcError) as keyless:
         await served.join(table_id, "ann")
@@ -567,18 +575,17 @@ async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key
     ann = await served.join(table_id, "ann", private_signing_key=signer.public_key())
     key = PlayerKey.generate()
     bob = await keyed_join(served, table_id, "bob", key)
-    with pytest.raises(grpc.aio.AioRpcError) as bot:
-        await served.lobby.AddBot(
-            lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(ann.seat_token)
-        )
-    assert bot.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    bot = await served.lobby.AddBot(
+        lobby_pb2.AddBotRequest(table_id=table_id), metadata=bearer(ann.seat_token)
+    )
     listed = await served.lobby.ListTables(lobby_pb2.ListTablesRequest())
     [summary] = [t for t in listed.tables if t.table_id == table_id]
     assert summary.private_cards
     seats = {s.seat: s for s in summary.seats}
     assert seats[ann.seat].private_signing_key == signer.public_key()
     assert seats[bob.seat].private_signing_key == key.public_key
-    assert not any(s.host_bot for s in summary.seats)
+    assert [s.seat for s in summary.seats if s.host_bot] == [bot.seat]
+    assert len(seats[bot.seat].private_signing_key) == 32
     ordinary = await served.new_table(seats=2)
     tables = (await served.lobby.ListTables(lobby_pb2.ListTablesRequest())).tables
     assert not next(t for t in tables if t.table_id == ordinary).private_cards

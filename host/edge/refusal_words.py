@@ -79,7 +79,6 @@ BY_REASON: dict[str, str] = {
         "that card of your hand is not opened yet: its shares are still on their way"
     ),
     "SHUFFLE_PENDING": N_("the new stock is still being shuffled by every seat: draw once it is"),
-    "NO_HOST_BOT": N_("this host seats no bot of its own at a private table"),
     "DISCARD_ATTACHES": N_(
         "that discard could be attached to a meld on the table: at a private table it goes "
         "only with the rest of your hand opened"

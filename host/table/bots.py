@@ -15,7 +15,7 @@ import logging
 import random
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from host.edge.errors import Refusal
 from scala40_net import actions, bots, deal, events, match, movegen, views, wire
@@ -27,7 +27,7 @@ from scala40_net.seat.link import SeatLink
 from scala40_net.seat.refusal import HostRefusal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from host.table.table import Table
     from host.table.task import TableTask
@@ -160,6 +160,11 @@ class InHostTable:
 
     async def deal_record(self, deal_no: int) -> bytes:
         return await self._job(lambda table: table.deal_record(self.seat, deal_no))
+
+    async def send_private(
+        self, request: table_pb2.SendPrivateRequest
+    ) -> table_pb2.SendPrivateResponse:
+        return await self._job(lambda table: table.send_private(self.seat, request))
 
 
 class InHostSeat:
@@ -324,22 +329,52 @@ class SeatDriver(Protocol):
     async def step(self) -> None: ...
 
 
+class Listener(SeatDriver, Protocol):
+    """A driver that reads its seat's events, not only wakes on them (a private table's
+    bot: every relayed message of a deal is its to take)."""
+
+    def heard(self, events: Iterable[table_pb2.TableEvent]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def new_driver(task: TableTask, seat: int, bot: Bot | None = None) -> SeatDriver:
+    """The driver of a host bot seat: at a private table a seat of its own keys."""
+    level = task.table.seats[seat].bot_level or task.config.stand_in_level
+    bot = bot or level_bot(level)
+    if task.table.state.private_cards:
+        from host.table.private_bot import PrivateBotSeat  # it builds on this module
+
+        return PrivateBotSeat(task, seat, bot)
+    return InHostSeat(task, seat, bot)
+
+
 async def run_bot_seat(
     task: TableTask, seat: int, bot: Bot | None = None, driver: SeatDriver | None = None
 ) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to."""
-    if driver is None:
-        level = task.table.seats[seat].bot_level or task.config.stand_in_level
-        driver = InHostSeat(task, seat, bot or level_bot(level))
+    driver = driver or new_driver(task, seat, bot)
+    listener = driver if hasattr(driver, "heard") else None
     subscriber = None
     try:
         # A person's seat is played only while its player is away.
         while not task.match_over and task.table.seats[seat].played_by_host:
             if subscriber is None or subscriber.dropped:
-                # Falling behind costs only a wake-up: the bot reads its view, not the events.
-                _, subscriber = task.fanout.subscribe(
-                    seat, task.fanout.last_seq, table_pb2.TableEvent, internal=True
-                )
+                if subscriber is not None:
+                    task.fanout.unsubscribe(subscriber)
+                if listener is None:
+                    # Falling behind costs only a wake-up: the bot reads its view, not the
+                    # events.
+                    _, subscriber = task.fanout.subscribe(
+                        seat, task.fanout.last_seq, table_pb2.TableEvent, internal=True
+                    )
+                else:
+                    # Its stream as a client's starts: a snapshot, then every event after it.
+                    await task.awake()
+                    backlog, subscriber = await task.call(
+                        lambda _: task.subscribe(seat, 0, internal=True)
+                    )
+                    cast("Listener", listener).heard(backlog)
             if task.settings.bot_delay:
                 await asyncio.sleep(task.settings.bot_delay)
             await task.awake()  # a table nobody watches waits, its bots too
@@ -352,11 +387,20 @@ async def run_bot_seat(
                     await asyncio.sleep(RETRY_SECONDS)
                     continue
             # Every change of the table is an event, the bot's own moves included.
-            await subscriber.queue.get()
+            assert subscriber is not None
+            received = [await subscriber.queue.get()]
             while not subscriber.queue.empty():
-                subscriber.queue.get_nowait()
+                received.append(subscriber.queue.get_nowait())
+            if listener is not None:
+                cast("Listener", listener).heard(
+                    table_pb2.SubscribeEventsResponse.FromString(data).event
+                    for data in received
+                    if data is not None
+                )
     finally:
         if subscriber is not None:
             task.fanout.unsubscribe(subscriber)
+        if listener is not None:
+            cast("Listener", listener).close()
         if task.bots.get(seat) is asyncio.current_task():
             del task.bots[seat]

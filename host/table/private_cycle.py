@@ -206,8 +206,11 @@ class PrivateCycle:
         if deal_state.stock:
             secret.last_draw = secret.stock_place(deal_state)
 
-    def check_play_positions(self, seat: int, request: table_pb2.PlayRequest) -> None:
-        """The play's inline shares taken in, and every position it names opened."""
+    def check_play_positions(self, seat: int, request: table_pb2.PlayRequest, play: Play) -> None:
+        """The play's inline shares taken in, every position it names opened, and every card
+        it takes from the hand a card opened, never a stand-in: after a rebuild (R10.1) the
+        stand-ins of the new stock's positions are the discards' own ids, so a play naming
+        one by its id, its position unopened, would play a card nobody has seen."""
         secret = self.deal
         if secret is None:
             return
@@ -221,6 +224,15 @@ class PrivateCycle:
                     "everyone: send its owner's share first (every other seat's must be in)",
                     "R3",
                 )
+        hidden = sorted({card for card in play.cards_from_hand() if secret.is_hidden(card)})
+        if hidden:
+            raise precondition(
+                "POSITION_NOT_OPENED",
+                f"card id {', '.join(map(str, hidden))} of the play stands for a position of "
+                "the hand not opened to everyone: name the card's position "
+                "(PlayRequest.positions), its owner's share sent first",
+                "R3",
+            )
 
     def check_played(self, seat: int, play: object) -> None:
         """R8.2's exception (S9: every other card of the hand would attach too) is taken at a

@@ -17,6 +17,7 @@ from host.edge.limits import SPECTATORS_PER_TABLE
 from host.journal import journaled
 from host.journal.sqlite import Extras
 from host.table.outbox import EntryDraft
+from host.table.private_bot import host_bot_signer
 from host.table.scribe import MadeEvent, Scribe
 from host.table.state import SeatState, TableState
 from scala40_net import names
@@ -58,6 +59,7 @@ class Seating:
             decides_absences=seat == self.decider(),
             key_fingerprint=fingerprint(s.key) if s.key else "",
             private_signing_key=s.signing_key,
+            host_bot=s.is_bot and self.state.private_cards,
         )
 
     def seat_changed(self, seat: int) -> MadeEvent:
@@ -267,15 +269,14 @@ class Seating:
             raise precondition("MATCH_STARTED", "bots are seated before the match starts")
         if request.level not in lobby_pb2.BotLevel.values():
             raise malformed(f"bot level {request.level} is not a known level")
-        if state.private_cards:
-            raise precondition(
-                "NO_HOST_BOT",
-                "this host seats no bot of its own at a private table: seat a network bot "
-                "(scala40-bot), which holds its own keys",
-            )
         seat = self._open_seat(request.seat if request.HasField("seat") else None)
         level = request.level or lobby_pb2.BOT_LEVEL_MEDIUM
         state.seats[seat] = SeatState(seat, f"Bot {seat}", True, level)
+        if state.private_cards:
+            # Its keys are the host's (derived from its identity, the same at every start):
+            # the lobby says the host can read this seat's hand (SeatInfo.host_bot).
+            signer = host_bot_signer(self.scribe.links.identity, state.table_id, seat)
+            state.seats[seat].signing_key = signer.public_key()
         self.scribe.commit(
             EntryDraft(
                 journaled.ADD_BOT.kind,

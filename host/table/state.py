@@ -173,7 +173,10 @@ class TableState:
 
     def bot_seats(self) -> list[int]:
         """The seats a host bot plays now: bot seats, and people's seats while they are away."""
-        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING or self.private_cards:
-            # At a private table the host plays no seat: it cannot read a hand.
+        if self.phase != lobby_pb2.TABLE_PHASE_PLAYING:
             return []
+        if self.private_cards:
+            # At a private table the host plays its own bots' seats (it holds their keys), never
+            # a person's: it cannot read that hand.
+            return [seat.number for seat in self.seats if seat.is_bot]
         return [seat.number for seat in self.seats if seat.played_by_host]

@@ -466,7 +466,7 @@ class Table:
             raise malformed(str(error)) from None
         self._turn_state(seat)
         self._check_fresh(request.context)
-        self.deals.private.check_play_positions(seat, request)
+        self.deals.private.check_play_positions(seat, request, play)
         engine_events = self.scribe.apply(seat, play)
         self.deals.private.check_played(seat, play)
         response = table_pb2.PlayResponse()

@@ -256,9 +256,10 @@ class TableTask:
         return table_pb2.DecideAbsenceResponse()
 
     def subscribe(
-        self, seat: int | None, after_seq: int
+        self, seat: int | None, after_seq: int, internal: bool = False
     ) -> tuple[list[table_pb2.TableEvent], Subscriber]:
-        """A stream's first events and its subscriber; call it inside a job."""
+        """A stream's first events and its subscriber; call it inside a job. ``internal``:
+        a host bot's, not a client's (``Fanout.subscribe``)."""
         if after_seq > self.fanout.last_seq:
             raise Refusal(
                 grpc.StatusCode.INVALID_ARGUMENT,
@@ -266,12 +267,13 @@ class TableTask:
                 f"after_seq {after_seq} is after the table's last event {self.fanout.last_seq}",
             )
 
-        self._resume_if_paused()
+        if not internal:  # a host bot's wake-up never wakes a table nobody watches
+            self._resume_if_paused()
 
         def snapshot() -> table_pb2.TableEvent:
             return table_pb2.TableEvent(seq=self.fanout.last_seq, snapshot=self.view(seat))
 
-        return self.fanout.subscribe(seat, after_seq, snapshot)
+        return self.fanout.subscribe(seat, after_seq, snapshot, internal)
 
     # --- Nobody watching: the table pauses ---------------------------------------------------
 

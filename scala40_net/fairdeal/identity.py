@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Self
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scala40_net import secretfile
 from scala40_net.fairdeal.chain import record_message
@@ -15,6 +16,7 @@ from scala40_net.fairdeal.spec import sha256
 
 KEY_FILE_NAME = "host_identity_ed25519.pem"
 TLS_BINDING_TAG = b"scala40/tls-binding/v1"
+DERIVED_TAG = b"scala40/host-derived/v1"
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 FINGERPRINT_BYTES = 16
@@ -147,6 +149,19 @@ class HostIdentity(SigningKey):
         """Sign ``"scala40/tls-binding/v1" || spki``: this identity vouches for that TLS key
         (``scala40_net.net.tls``). The tag keeps it apart from every record signature."""
         return self._private_key.sign(TLS_BINDING_TAG + spki)
+
+    def derived_secret(self, purpose: bytes) -> bytes:
+        """32 bytes of its own for ``purpose``, the same at every start (HKDF-SHA256 of the
+        identity's private key): a key the host holds for a seat of its own (its host bot at
+        a private table) without a file of its own to lose. Nothing derived reveals the
+        identity, nor one purpose's secret another's."""
+        raw = self._private_key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=DERIVED_TAG, info=purpose)
+        return derive.derive(raw)
 
     def sign_record(self, table_id: str, deal_no: int, head: bytes) -> bytes:
         """Sign ``"…/record" || lp(table_id) || be32(deal_no) || h_last``."""

@@ -46,7 +46,7 @@ import grpc  # type: ignore[import-untyped,unused-ignore]
 import platformdirs
 
 from scala40_net import collector, invite, names, views, wire
-from scala40_net.actions import Attach, DrawSource, NewMeld, Play, SwapJoker
+from scala40_net.actions import DrawSource, Play
 from scala40_net.bots import LEVELS, make_bot
 from scala40_net.bots.base import Bot
 from scala40_net.deal import Phase
@@ -654,7 +654,7 @@ class NetworkSeat:
             playing = self.link.play_request(operations, discard, seen)
             if view.deal_no in self._private_deals and self.private is not None:
                 # The hand's cards this play lays or discards, opened to everyone first.
-                positions = await self.private.open_for_play(cards_from_hand(play))
+                positions = await self.private.open_for_play(play.cards_from_hand())
                 playing.positions.extend(positions)
             outcome = await self._send_move(self.table.play, playing)
             if outcome != "refused":
@@ -795,19 +795,6 @@ async def run(
         await channel.close()
         if keeper is not None:
             keeper.close()
-
-
-def cards_from_hand(play: Play) -> list[int]:
-    """The cards a play takes from the hand: laid, attached, swapped in, discarded."""
-    taken: list[int] = []
-    for operation in play.operations:
-        if isinstance(operation, (NewMeld, Attach)):
-            taken += operation.cards
-        elif isinstance(operation, SwapJoker):
-            taken.append(operation.card)
-    if play.discard is not None:
-        taken.append(play.discard)
-    return taken
 
 
 def default_name(level: str) -> str:
