@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import grpc
+from conftest import until
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
 from scala40_net.private.group import random_scalar
@@ -402,6 +403,12 @@ class Participant:
         assert self.deal is not None
         return {p: self.deal.read_card(*p) for p in self.places}
 
+    def public_events(self) -> list[deal_pb2.DealEvent]:
+        """Every public deal event this seat's stream carried, in order."""
+        events = (table_pb2.SubscribeEventsResponse.FromString(m).event for m in self.received)
+        return [deal_pb2.DealEvent.FromString(e.deal.public_event) for e in events
+                if e.HasField("deal")]  # fmt: skip
+
     async def view(self) -> table_pb2.GetViewResponse:
         response: table_pb2.GetViewResponse = await self.table.GetView(
             table_pb2.GetViewRequest(), metadata=self.metadata
@@ -412,9 +419,10 @@ class Participant:
 
 async def private_table(
     lobby: object, table: table_pb2_grpc.TableServiceStub, seats: int,
-    rules: ruleset_pb2.Ruleset, **config: object,
+    rules: ruleset_pb2.Ruleset, people: int | None = None, **config: object,
 ) -> tuple[str, list[Participant]]:
-    """A private table of ``seats`` people, each joined with a signing key of its own."""
+    """A private table of ``seats``, ``people`` of them (all, unset) joined, each with a
+    signing key of its own."""
     from scala40_net.pb import lobby_pb2_grpc
 
     assert isinstance(lobby, lobby_pb2_grpc.LobbyServiceStub)
@@ -423,8 +431,8 @@ async def private_table(
             name="private", seats=seats, ruleset=rules, private_cards=True, **config  # type: ignore[arg-type]
         )
     )
-    people = []
-    for n in range(seats):
+    seated = []
+    for n in range(seats if people is None else people):
         signer = Ed25519Signer()
         joined = await lobby.JoinTable(
             lobby_pb2.JoinTableRequest(
@@ -432,9 +440,42 @@ async def private_table(
                 private_signing_key=signer.public_key(),
             )
         )
-        people.append(Participant(table, created.table_id, joined.seat, joined.seat_token, signer))
-    return created.table_id, people
+        seated.append(Participant(table, created.table_id, joined.seat, joined.seat_token, signer))
+    return created.table_id, seated
 
 
 def play_all(people: Sequence[Participant]) -> list[asyncio.Task[None]]:
     return [asyncio.create_task(p.run()) for p in people]
+
+
+async def start_playing(
+    lobby: object, table_id: str, people: Sequence[Participant]
+) -> list[asyncio.Task[None]]:
+    """The seats follow the table, then the first starts the match; their tasks."""
+    from scala40_net.pb import lobby_pb2_grpc
+
+    assert isinstance(lobby, lobby_pb2_grpc.LobbyServiceStub)
+    tasks = play_all(people)
+    await until(lambda: all(p.received for p in people))
+    await lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+    )
+    return tasks
+
+
+def mid_shuffle(people: Sequence[Participant]) -> bool:
+    """Whether a seat holds the deck shuffled once but not by every seat yet."""
+    return any(
+        p.deal is not None and p.deal.ledger.phase == Phase.SHUFFLING
+        and p.deal.ledger.shuffles >= 1
+        for p in people
+    )  # fmt: skip
+
+
+async def stop_all(people: Sequence[Participant], tasks: Sequence[asyncio.Task[None]]) -> None:
+    """The seats stop, and their tasks are ended."""
+    for p in people:
+        p.stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
