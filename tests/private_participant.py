@@ -97,6 +97,9 @@ class Participant:
     #: position (a discard's own id), unopened, before discarding it honestly: a cheat the
     #: host refuses. Its refusals, and the rebuilt stock's stand-ins (its discards, by id).
     cheat_after_rebuild: bool = False
+    #: Whether it sends its share of a card drawn from the stock to the drawer (False: the
+    #: drawer can never read it).
+    share_draws: bool = True
     cheat_refusals: list[str] = field(default_factory=list)
     rebuilt_from: tuple[int, ...] = ()
     private_refusals: list[tuple[grpc.StatusCode, str]] = field(default_factory=list)
@@ -273,7 +276,7 @@ class Participant:
                 if drawn.seat == self.seat and self.drawn is None and self.turn == self.seat:
                     self.drawn = place  # the draw's answer was lost; its event says it
                     await self.act()
-                elif drawn.seat != self.seat:
+                elif drawn.seat != self.seat and self.share_draws:
                     assert self.deal is not None
                     await self.send(self.deal.shares_message(place[0], [place[1]], drawn.seat))
             else:

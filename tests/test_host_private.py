@@ -490,6 +490,30 @@ async def test_a_private_stock_is_rebuilt_by_every_seat_and_drawn_from_again_r10
 
 
 @pytest.mark.timeout(120)
+async def test_the_seat_that_withholds_a_drawn_cards_share_leaves_not_the_drawer_r10_3(
+    served: HostClient,
+) -> None:
+    """A seat answers everything but never sends its share of a card drawn from the stock:
+    the drawer cannot read it, its turn clock and grace run out, and the deal is void
+    (R10.3). The seat that leaves the match is the one that withheld the share."""
+    table_id, people = await private_table(
+        served.lobby, served.table, 3, quick_rules(2), turn_seconds=2, grace_seconds=1
+    )
+    cleo = people[2]
+    cleo.share_draws = False
+    tasks = await start_playing(served.lobby, table_id, people)
+    await until(lambda: 1 in people[0].signed, 90)
+    await stop_all(people, tasks)
+    publics = people[0].public_events()
+    drawers = [p.drawn.seat for p in publics if p.HasField("drawn")]
+    assert drawers[-1] != cleo.seat  # the deal stopped at a draw she did not share
+    ended = [p.ended for p in publics if p.HasField("ended")]
+    assert ended[0].void_reason.startswith(f"R10.3: seat {cleo.seat} "), ended[0]
+    standing = {s.seat: s.gone for s in match_updates(people[0].received)[0].scores}
+    assert standing == {0: False, 1: False, 2: True}
+
+
+@pytest.mark.timeout(120)
 async def test_a_timed_out_private_turn_is_not_played_by_the_host_and_voids_past_its_grace(
     served: HostClient,
 ) -> None:

@@ -380,8 +380,22 @@ class PrivateCycle:
         if current.step == table_pb2.TURN_PHASE_PRIVATE_REVEAL:
             return [s for s in setup.seats if s not in ledger.secrets]
         if current.step != table_pb2.TURN_PHASE_PRIVATE_DEAL:
+            # A turn: the seat to move, unless it waits on others. A rebuilt stock's shuffle
+            # (R10.1) is its shuffler's to send; a card drawn from the stock is read with
+            # every other seat's share of it: a seat that withholds one, not the drawer,
+            # is the one the deal waits for.
+            if secret.shuffles_due:
+                shuffled = ledger.shuffles if ledger.phase == Phase.SHUFFLING else 0
+                return [setup.shuffle_order[shuffled]]
             deal_state = self.state.deal_state
-            return [deal_state.turn] if deal_state is not None else []
+            if deal_state is None:
+                return []
+            drawn = secret.drawn
+            if drawn is not None and drawn[0] == deal_state.turn:
+                missing = ledger.missing_shares(drawn[1][0], drawn[1][1], deal_state.turn)
+                if missing:
+                    return missing
+            return [deal_state.turn]
         if ledger.phase == Phase.KEYS:
             return [s for s in setup.seats if s not in ledger.keys]
         if ledger.phase == Phase.SHUFFLING:

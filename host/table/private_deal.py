@@ -66,6 +66,9 @@ class HostPrivateDeal:
     stock_round: int = 0
     # The last stock draw's place, for its CardDrawn event.
     last_draw: Place | None = None
+    # The last stock draw once published: its drawer and place (whose shares the drawer
+    # waits for before it can play).
+    drawn: tuple[int, Place] | None = None
     # A rebuilt stock's shuffles are due (no draw from the stock until they are in).
     shuffles_due: bool = False
     pending_end: PendingEnd | None = None

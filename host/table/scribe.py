@@ -110,7 +110,7 @@ class Scribe:
                     private[seat] = hand
             elif isinstance(event, events.CardDrawn) and secret.last_draw is not None:
                 public.drawn.position.round, public.drawn.position.position = secret.last_draw
-                secret.last_draw = None
+                secret.drawn, secret.last_draw = (event.seat, secret.last_draw), None
             out = self.deal_event(public, private)
             if table.turn_seconds and self._starts_a_turn(event):
                 out[0].deal.turn_time_ms = table.turn_seconds * 1000
