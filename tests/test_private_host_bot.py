@@ -21,7 +21,7 @@ from private_participant import (
 from test_host_private import audit_stream, record_verifies, restarted
 
 from host.journal.sqlite import TABLES_FOLDER
-from host.table.private_bot import host_bot_signer
+from host.table.bot_keys import host_bot_signer
 from scala40_net.pb import (
     lobby_pb2,
     lobby_pb2_grpc,

@@ -24,6 +24,7 @@ from host.edge.errors import Refusal, not_found
 from host.journal.history import History
 from host.journal.sqlite import JournalStore, TableJournal, why_unmade
 from host.table.bots import run_bot_seat
+from host.table.private_bot import new_driver
 from host.table.state import TableSettings
 from host.table.task import BotRunner, TableTask
 from scala40_net import rules, wire
@@ -54,7 +55,9 @@ class Registry:
         self._janitor: asyncio.Task[None] | None = None
         # How a host bot takes its seat: the library's bot, unless the host is given another.
         self._run_bot: BotRunner = run_bot or (
-            lambda task, seat: asyncio.create_task(run_bot_seat(task, seat))
+            lambda task, seat: asyncio.create_task(
+                run_bot_seat(task, seat, driver=new_driver(task, seat))
+            )
         )
 
     def live_count(self) -> int:

@@ -338,22 +338,14 @@ class Listener(SeatDriver, Protocol):
     def close(self) -> None: ...
 
 
-def new_driver(task: TableTask, seat: int, bot: Bot | None = None) -> SeatDriver:
-    """The driver of a host bot seat: at a private table a seat of its own keys."""
-    level = task.table.seats[seat].bot_level or task.config.stand_in_level
-    bot = bot or level_bot(level)
-    if task.table.state.private_cards:
-        from host.table.private_bot import PrivateBotSeat  # it builds on this module
-
-        return PrivateBotSeat(task, seat, bot)
-    return InHostSeat(task, seat, bot)
-
-
 async def run_bot_seat(
     task: TableTask, seat: int, bot: Bot | None = None, driver: SeatDriver | None = None
 ) -> None:
-    """The task of a bot seat: wake on every event of its table, act when it has to."""
-    driver = driver or new_driver(task, seat, bot)
+    """The task of a bot seat: wake on every event of its table, act when it has to
+    (``driver``: how; unset, the library's bot, ``bot`` if given, on ``InHostSeat``)."""
+    if driver is None:
+        level = task.table.seats[seat].bot_level or task.config.stand_in_level
+        driver = InHostSeat(task, seat, bot or level_bot(level))
     listener = driver if hasattr(driver, "heard") else None
     subscriber = None
     try:

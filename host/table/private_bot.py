@@ -4,9 +4,8 @@ It holds its own keys and plays its part of every deal with the seat-side code e
 uses (``scala40_net.seat.private_link.PrivateDeals``), fed the events its seat's stream
 would carry and sending through the table's own jobs; it reads its hand from the other
 seats' shares and decides on the seat's view (GetView), as ``scala40-bot`` does. The keys
-are the host's, so the host can read this seat's hand: the lobby and the screen say so
-(``SeatInfo.host_bot``). Its signing key is derived from the host's identity (the same at
-every start, named in the seat's ``SeatInfo``); its per-deal keys and messages are kept
+are the host's (``host.table.bot_keys``), so the host can read this seat's hand: the lobby
+and the screen say so (``SeatInfo.host_bot``). Its per-deal keys and messages are kept
 owner-only beside the table's journal, so a host restarted mid-deal takes the deal up again.
 """
 
@@ -17,16 +16,13 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from host.table.bots import Bot, InHostTable
+from host.table import bots
+from host.table.bot_keys import bot_folder, host_bot_signer
+from host.table.bots import Bot, InHostSeat, InHostTable, SeatDriver
 from scala40_net import actions, deal, match, wire
-from scala40_net.fairdeal.identity import HostIdentity
 from scala40_net.pb import table_pb2
-from scala40_net.private.messages import Ed25519Signer
 from scala40_net.seat.link import SeatLink
 from scala40_net.seat.netbot import plays_to_try
 from scala40_net.seat.private_link import PrivateDeals
@@ -39,19 +35,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BOT_KEY_PURPOSE = b"private-table host bot signing key"
-
-
-def host_bot_signer(identity: HostIdentity, table_id: str, seat: int) -> Ed25519Signer:
-    """The key the host's bot on ``seat`` of ``table_id`` signs its private messages with."""
-    purpose = BOT_KEY_PURPOSE + b"|" + table_id.encode() + b"|" + str(seat).encode()
-    return Ed25519Signer(Ed25519PrivateKey.from_private_bytes(identity.derived_secret(purpose)))
-
-
-def bot_folder(journal: Path, seat: int) -> Path:
-    """Where the bot on ``seat`` keeps its per-deal keys and messages: beside its table's
-    journal (``<table>.bots/<seat>``)."""
-    return journal.with_suffix(".bots") / str(seat)
+def new_driver(task: TableTask, seat: int) -> SeatDriver:
+    """The driver of a host bot seat: at a private table a seat of its own keys."""
+    level = task.table.seats[seat].bot_level or task.config.stand_in_level
+    bot = bots.level_bot(level)
+    if task.table.state.private_cards:
+        return PrivateBotSeat(task, seat, bot)
+    return InHostSeat(task, seat, bot)
 
 
 class PrivateBotSeat:

@@ -392,9 +392,9 @@ class PrivateCycle:
                 return []
             drawn = secret.drawn
             if drawn is not None and drawn[0] == deal_state.turn:
-                missing = ledger.missing_shares(drawn[1][0], drawn[1][1], deal_state.turn)
-                if missing:
-                    return missing
+                withheld = ledger.missing_shares(drawn[1][0], drawn[1][1], deal_state.turn)
+                if withheld:
+                    return withheld
             return [deal_state.turn]
         if ledger.phase == Phase.KEYS:
             return [s for s in setup.seats if s not in ledger.keys]

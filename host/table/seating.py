@@ -16,8 +16,8 @@ from host.edge.errors import Refusal, malformed, not_found, permission_denied, p
 from host.edge.limits import SPECTATORS_PER_TABLE
 from host.journal import journaled
 from host.journal.sqlite import Extras
+from host.table.bot_keys import host_bot_signer
 from host.table.outbox import EntryDraft
-from host.table.private_bot import host_bot_signer
 from host.table.scribe import MadeEvent, Scribe
 from host.table.state import SeatState, TableState
 from scala40_net import names
