@@ -24,13 +24,13 @@ from scala40_net.seat.netbot import NetworkSeat, SeatLog
 
 
 def start_bot(
-    served: HostClient, table_id: str, name: str, data_dir: Path
+    served: HostClient, table_id: str, name: str, data_dir: Path, think: float = 0.15
 ) -> subprocess.Popen[str]:
     env = dict(os.environ, SCALA40_BOT_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
     return subprocess.Popen(
         [sys.executable, "-m", "scala40_net.seat.netbot", f"127.0.0.1:{served.host.port}",
          "--fingerprint", served.host.identity.fingerprint, "--table", table_id,
-         "--level", "medium", "--name", name, "--think", "0.15", "--rematch-wait", "0"],
+         "--level", "medium", "--name", name, "--think", str(think), "--rematch-wait", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
 
