@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
 def new_driver(task: TableTask, seat: int) -> SeatDriver:
     """The driver of a host bot seat: at a private table a seat of its own keys."""
     level = task.table.seats[seat].bot_level or task.config.stand_in_level
