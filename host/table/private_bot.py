@@ -79,9 +79,14 @@ class PrivateBotSeat:
             return
         answer = await self.table.view()
         view = wire.deal_view_from_pb(answer.view)
-        if view is None or view.turn != self.seat or view.phase not in (
-            deal.Phase.DRAW,
-            deal.Phase.PLAY,
+        if (
+            view is None
+            or view.turn != self.seat
+            or view.phase
+            not in (
+                deal.Phase.DRAW,
+                deal.Phase.PLAY,
+            )
         ):
             return
         # The hand as the host has it (its positions, the public cards it took), read with
