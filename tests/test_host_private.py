@@ -374,7 +374,8 @@ async def test_a_seat_gone_past_its_grace_voids_the_private_deal_r10_3(
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=ann.metadata
     )
-    await until(lambda: 1 in ann.signed, 60)
+    # The deal's end, then the match's standing after it (it follows the signed record).
+    await until(lambda: 1 in ann.signed and bool(match_updates(ann.received)), 60)
     ann.stop.set()
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -502,7 +503,7 @@ async def test_the_seat_that_withholds_a_drawn_cards_share_leaves_not_the_drawer
     cleo = people[2]
     cleo.share_draws = False
     tasks = await start_playing(served.lobby, table_id, people)
-    await until(lambda: 1 in people[0].signed, 90)
+    await until(lambda: 1 in people[0].signed and bool(match_updates(people[0].received)), 90)
     await stop_all(people, tasks)
     publics = people[0].public_events()
     drawers = [p.drawn.seat for p in publics if p.HasField("drawn")]
