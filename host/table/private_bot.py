@@ -73,10 +73,12 @@ class PrivateBotSeat:
         for event in heard:
             self.seen = max(self.seen, event.seq)
             await self.deals.on_event(event)
-        fee = await self.task.call(self._rientro_fee)
+        fee, to_move = await self.task.call(self._look)
         if fee is not None:
             await self.link.answer_rientro(self.bot.buys_back(fee))
             return
+        if not to_move:
+            return  # most wake-ups are another seat's message: no view is built for them
         answer = await self.table.view()
         view = wire.deal_view_from_pb(answer.view)
         if (
@@ -108,12 +110,17 @@ class PrivateBotSeat:
                 return  # the last shuffle of the rebuilt stock, or the next event, wakes it
             raise
 
-    def _rientro_fee(self, table: Table) -> int | None:
-        """R11.3: the fee of the buy-back on offer to this seat, if one is."""
+    def _look(self, table: Table) -> tuple[int | None, bool]:
+        """In a job of the table: the fee of a buy-back on offer to this seat (R11.3), if
+        one is, and whether the deal's turn is this seat's."""
         m = table.match
-        if m is None or m.phase is not match.MatchPhase.RIENTRO:
-            return None
-        return m.rientro_fee(self.seat) if self.seat in m.pending_rientro else None
+        if m is None:
+            return None, False
+        if m.phase is match.MatchPhase.RIENTRO:
+            return (m.rientro_fee(self.seat) if self.seat in m.pending_rientro else None), False
+        return None, m.phase is match.MatchPhase.IN_DEAL and m.deal is not None and (
+            m.deal.turn == self.seat
+        )
 
     def _choose_draw(self, view: DealView) -> actions.DrawSource:
         try:
