@@ -346,7 +346,7 @@ async def run_bot_seat(
     if driver is None:
         level = task.table.seats[seat].bot_level or task.config.stand_in_level
         driver = InHostSeat(task, seat, bot or level_bot(level))
-    listener = driver if hasattr(driver, "heard") else None
+    listener = cast("Listener", driver) if hasattr(driver, "heard") else None
     subscriber = None
     try:
         # A person's seat is played only while its player is away.
@@ -366,7 +366,7 @@ async def run_bot_seat(
                     backlog, subscriber = await task.call(
                         lambda _: task.subscribe(seat, 0, internal=True)
                     )
-                    cast("Listener", listener).heard(backlog)
+                    listener.heard(backlog)
             if task.settings.bot_delay:
                 await asyncio.sleep(task.settings.bot_delay)
             await task.awake()  # a table nobody watches waits, its bots too
@@ -384,7 +384,7 @@ async def run_bot_seat(
             while not subscriber.queue.empty():
                 received.append(subscriber.queue.get_nowait())
             if listener is not None:
-                cast("Listener", listener).heard(
+                listener.heard(
                     table_pb2.SubscribeEventsResponse.FromString(data).event
                     for data in received
                     if data is not None
@@ -393,6 +393,6 @@ async def run_bot_seat(
         if subscriber is not None:
             task.fanout.unsubscribe(subscriber)
         if listener is not None:
-            cast("Listener", listener).close()
+            listener.close()
         if task.bots.get(seat) is asyncio.current_task():
             del task.bots[seat]
