@@ -473,3 +473,24 @@ async def test_a_stream_is_told_open_only_once_the_host_follows_it(
     assert got[0].HasField("snapshot")
     assert got[0].snapshot.table.phase == lobby_pb2.TABLE_PHASE_WAITING
     assert got[-1].HasField("match_started")
+
+
+async def test_a_move_cancelled_as_its_answer_comes_is_cancelled_not_answered(
+    quick: HostClient,
+) -> None:
+    """A seat's task cancelled in the very turn of the loop its move's answer comes in stops:
+    Python 3.11's ``asyncio.wait_for`` returned the answer then and dropped the cancel, and a
+    seat told to stop played on (a dropped stream's seat kept moving for minutes)."""
+    _, ann = await ann_against_a_bot(quick)
+    table = GrpcTable(quick.channel, ann.seat_token)
+    stream = table.subscribe(0)
+    await stream.initial_metadata()
+    request = table_pb2.ReadyRequest(context=table_pb2.MoveContext(request_id="the-move"))
+    move = asyncio.ensure_future(stream.ask("ready", "the-move", request))
+    await until(lambda: "the-move" in stream._waiting)
+    answer = table_pb2.SeatAnswer(request_id="the-move", ready=table_pb2.ReadyResponse())
+    stream._waiting["the-move"].set_result(answer)  # the answer read off the stream ...
+    move.cancel()  # ... as the seat is told to stop
+    with pytest.raises(asyncio.CancelledError):
+        await move
+    stream.cancel()

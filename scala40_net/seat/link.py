@@ -362,7 +362,10 @@ class SeatStream:
         getattr(move, kind).CopyFrom(request)
         self._outbox.put_nowait(move)
         try:
-            answer = await asyncio.wait_for(asyncio.shield(future), CALL_TIMEOUT)
+            # asyncio.timeout, not wait_for: 3.11's wait_for returns an answer that comes in
+            # the turn of the loop the seat is cancelled in, and drops the cancel.
+            async with asyncio.timeout(CALL_TIMEOUT):
+                answer = await asyncio.shield(future)
         except TimeoutError:
             raise unreachable(
                 grpc.StatusCode.DEADLINE_EXCEEDED, "no answer on the seat's stream in time"

@@ -230,7 +230,8 @@ class PrivateDeals:
             return None
         async with self._changed:
             try:
-                await asyncio.wait_for(self._changed.wait_for(lambda: not mine.unread()), wait)
+                async with asyncio.timeout(wait):  # not wait_for: see SeatStream.ask
+                    await self._changed.wait_for(lambda: not mine.unread())
             except TimeoutError:
                 log.warning("seat %d: cards of its hand still unread after %g s: %s",
                             self.seat, wait, mine.unread())  # fmt: skip
