@@ -99,6 +99,8 @@ def play_a_turn(tmux: Tmux, refused: set[str]) -> bool:
         return False
     tmux.command("draw")
     screen = tmux.wait(lambda s: hand(s)[0] == 14 or END_OF_DEAL in s, 30, "the drawn card")
+    if END_OF_DEAL in screen:  # it ended as the turn came (R10.2: a stalled deal is void)
+        return False
     cards = list(dict.fromkeys(c for c in hand(screen)[1] if c != "JK"))
     while cards:
         before = refusal(screen)
