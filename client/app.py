@@ -224,7 +224,7 @@ class TableScreen:
             self.session.clear_notice()
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
-        if self.model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and self.hand_focused():
+        if self.model.shown_result is not None and self.hand_focused():
             # The hand is not shown at the end of a deal: Enter there means "ready".
             self.app.layout.focus(self.input_field)
         self.fair_deal.on_event(event)
@@ -334,7 +334,9 @@ class TableScreen:
             self.fair_deal.answer_cut(line)
             return False
         if not line.strip():
-            if self._waited_for():
+            if self.model.unread_result is not None:
+                self.model.read_result()  # the deal that put this seat out: read
+            elif self._waited_for():
                 self.run(c.ReadyCmd())  # Enter on an empty line: read, ready for the next deal
             return False
         try:

@@ -31,7 +31,6 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import Frame
 
 from client import render, render_end
-from client.model import Phase
 
 if TYPE_CHECKING:
     from client.app import TableScreen
@@ -132,7 +131,7 @@ def table_panel(screen: TableScreen) -> Window:
 
     def lines(width: int, height: int) -> render.Lines:
         model = screen.model
-        if model.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and model.result is not None:
+        if model.shown_result is not None:
             return render_end.deal_end_lines(model, screen.text, width, screen.session, height)
         return render.meld_lines(model, screen.text, width, height)
 
@@ -151,9 +150,7 @@ def table_panel(screen: TableScreen) -> Window:
 def deal_running(screen: TableScreen) -> Filter:
     """False while the end of a deal is shown: its panel then gets the piles' and hand's rows."""
     model = screen.model
-    return Condition(
-        lambda: model.result is None or model.phase not in (Phase.DEAL_OVER, Phase.MATCH_OVER)
-    )
+    return Condition(lambda: model.shown_result is None)
 
 
 def piles_bar(screen: TableScreen) -> ConditionalContainer:

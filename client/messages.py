@@ -214,6 +214,11 @@ ENGLISH: dict[str, str] = dict(
             "end_press_ready",
             "Enter (or 'ready') when you have read this · next deal in {secs} s · F2 scores",
         ),
+        M(
+            "end_out_read",
+            "You are out of the match: it goes on without you · Enter when you have read this "
+            "· F2 scores",
+        ),
         M("end_waiting_for", "Waiting for {names} · next deal in {secs} s · F2 scores"),
         M("end_next_deal_in", "Next deal in {secs} s · F2 scores"),
         M("standing_row", "{place}. {name}  {total}"),

@@ -248,6 +248,10 @@ class TableModel:
         self.last_drawn: int | None = None  # the card this seat drew this turn (highlighted)
         self.deals: dict[int, FairDealState] = {}
         self.result: DealResult | None = None
+        # The end of the deal that put this seat out of the match (R11), kept for its player
+        # until they say they have read it: nobody waits for a seat that is out, and the next
+        # deal may start among the others at once.
+        self.unread_result: DealResult | None = None
         self.closing_play: Played | None = None  # the closer's last play, for the end panel
         self.match_over = False
         # This seat's rating at the host before and after the match, once the host says it.
@@ -281,6 +285,18 @@ class TableModel:
     @property
     def is_spectator(self) -> bool:
         return self.my_seat is None
+
+    @property
+    def shown_result(self) -> DealResult | None:
+        """The deal end the screen shows: the deal's own while it is over; else the one that
+        put this seat out, until its player has read it."""
+        if self.phase in (Phase.DEAL_OVER, Phase.MATCH_OVER) and self.result is not None:
+            return self.result
+        return self.unread_result
+
+    def read_result(self) -> None:
+        """This seat's player has read the deal that put them out."""
+        self.unread_result = None
 
     @property
     def my_turn(self) -> bool:
@@ -497,6 +513,7 @@ class TableModel:
             if self.match_over:  # a rematch: the standings and the sheet start again
                 self.winners = ()
                 self.score_sheet = ScoreSheet()
+                self.unread_result = None
                 for state in self.seats.values():
                     state.total, state.out, state.gone, state.rientri = 0, False, False, 0
             self.match_over = False
@@ -646,6 +663,8 @@ class TableModel:
             name = self.name_of(score.seat)
             if score.out and not state.out:
                 self._log("log_gone" if score.gone else "log_busted", name=name)
+                if score.seat == self.my_seat and not update.match_over:
+                    self.unread_result = self.result
             if score.rientri > state.rientri:
                 self._log("log_bought_back", name=name, total=score.total)
             elif score.seat in offered_before and score.seat not in self.rientro_offers:

@@ -149,7 +149,7 @@ def deal_end_lines(
 def _deal_end_lines(
     model: TableModel, t: Text, width: int, session: SessionState | None, compact: bool
 ) -> Lines:
-    result = model.result
+    result = model.shown_result
     if result is None:
         return []
     session = session or SessionState()
@@ -181,7 +181,10 @@ def _deal_end_lines(
         key = "end_new_match" if model.is_spectator else "end_rematch"
         lines += [[("class:dim", piece)] for piece in textwrap.wrap(t(key), max(width, 8))]
     else:
-        style, text = countdown_text(model, session, t)
+        if result is model.result:
+            style, text = countdown_text(model, session, t)
+        else:  # the next deal goes on without this seat
+            style, text = "class:prompt", t("end_out_read")
         lines += [[(style, piece)] for piece in textwrap.wrap(text, max(width, 8))]
     return lines
 

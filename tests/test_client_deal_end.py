@@ -316,3 +316,35 @@ def test_a_seat_that_left_a_private_match_is_shown_as_gone_not_busted_r10_3() ->
         "Cleo leaves the match: the private deal could not go on without them (R10.3)." in line
         for line in log
     )
+
+
+def test_the_deal_that_put_this_player_out_stays_on_screen_until_read_r11() -> None:
+    """A seat out of the match (busted, R11) is waited for by nobody: the next deal starts at
+    once among the others. Its player still reads the deal that put them out, until Enter."""
+    model = started_model()
+    end_deal(model, 6, {0: 121, 1: 0, 2: 100, 3: 1}, pause_ms=0, out=frozenset({0}))
+    announced = deal_pb2.DealAnnounced(
+        dealer_seat=0, cutter_seat=3, seats_in_play=[1, 2, 3], deck_size=108
+    )
+    model.apply(deal_event(8, deal_no=2, announced=announced))
+    at_once = "\n".join(screen_text(model, [24, 80]))
+    assert "End of deal 1" in at_once and "total 121/101" in at_once, at_once
+    assert "You are out of the match" in at_once, at_once
+    read = "\n".join(screen_text(model, [24, 80], keys="\r"))
+    assert "End of deal 1" not in read, read
+    assert model.shown_result is None
+    italian = started_model()
+    end_deal(italian, 6, {0: 121, 1: 0, 2: 100, 3: 1}, pause_ms=0, out=frozenset({0}))
+    italian.apply(deal_event(8, deal_no=2, announced=announced))
+    assert "Sei fuori dalla partita" in "\n".join(screen_text(italian, [24, 80], lang="it"))
+
+
+def test_a_player_still_in_sees_the_next_deal_when_it_starts() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 21, 1: 0, 2: 121, 3: 1}, pause_ms=0, out=frozenset({2}))
+    announced = deal_pb2.DealAnnounced(
+        dealer_seat=0, cutter_seat=3, seats_in_play=[0, 1, 3], deck_size=108
+    )
+    model.apply(deal_event(8, deal_no=2, announced=announced))
+    assert model.shown_result is None
+    assert "End of deal 1" not in "\n".join(screen_text(model, [24, 80]))
