@@ -670,6 +670,8 @@ class TableModel:
             elif score.seat in offered_before and score.seat not in self.rientro_offers:
                 self._log("log_retired", name=name)
             self._set_score(state, score)
+        if self.my_seat is None or not self.seat(self.my_seat).out:
+            self.unread_result = None  # in the match (bought back in, R11.3): its deals
         after = {seat: (s.total, s.out, s.rientri) for seat, s in self.seats.items()}
         if after != before:  # a seat saying Ready changes no score
             self._log("log_match_update")

@@ -348,3 +348,22 @@ def test_a_player_still_in_sees_the_next_deal_when_it_starts() -> None:
     model.apply(deal_event(8, deal_no=2, announced=announced))
     assert model.shown_result is None
     assert "End of deal 1" not in "\n".join(screen_text(model, [24, 80]))
+
+
+def test_a_player_who_buys_back_in_sees_the_next_deal_r11_3() -> None:
+    model = started_model()
+    end_deal(model, 6, {0: 121, 1: 0, 2: 100, 3: 1}, out=frozenset({0}))
+    offered = table_pb2.MatchUpdate()
+    for seat, total in {0: 121, 1: 0, 2: 100, 3: 1}.items():
+        offered.scores.add(seat=seat, total=total, out=seat == 0)
+    offered.rientro_offers.add(seat=0, fee=10, answer_within_ms=20_000)
+    model.apply(table_pb2.TableEvent(seq=8, match_update=offered))
+    back = table_pb2.MatchUpdate()
+    for seat, total in {0: 101, 1: 0, 2: 100, 3: 1}.items():
+        back.scores.add(seat=seat, total=total, rientri=1 if seat == 0 else 0)
+    model.apply(table_pb2.TableEvent(seq=9, match_update=back))
+    announced = deal_pb2.DealAnnounced(
+        dealer_seat=0, cutter_seat=3, seats_in_play=[0, 1, 2, 3], deck_size=108
+    )
+    model.apply(deal_event(10, deal_no=2, announced=announced))
+    assert model.shown_result is None
