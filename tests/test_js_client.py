@@ -228,9 +228,12 @@ class JsPlayer:
         return await _wait_for(self.lines, self.seen, pattern)
 
     async def finish(self) -> int:
-        async with asyncio.timeout(MATCH_SECONDS):
-            code = await self.process.wait()
-            await self.reader
+        try:
+            async with asyncio.timeout(MATCH_SECONDS):
+                code = await self.process.wait()
+                await self.reader
+        except TimeoutError:
+            raise AssertionError(f"not over in {MATCH_SECONDS} s:\n{self.output}") from None
         return code
 
     def kill(self) -> None:
