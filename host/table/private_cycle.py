@@ -385,8 +385,7 @@ class PrivateCycle:
             # every other seat's share of it: a seat that withholds one, not the drawer,
             # is the one the deal waits for.
             if secret.shuffles_due:
-                shuffled = ledger.shuffles if ledger.phase == Phase.SHUFFLING else 0
-                return [setup.shuffle_order[shuffled]]
+                return [ledger.next_shuffler]
             deal_state = self.state.deal_state
             if deal_state is None:
                 return []
@@ -399,7 +398,7 @@ class PrivateCycle:
         if ledger.phase == Phase.KEYS:
             return [s for s in setup.seats if s not in ledger.keys]
         if ledger.phase == Phase.SHUFFLING:
-            return [setup.shuffle_order[ledger.shuffles]]
+            return [ledger.next_shuffler]
         if ledger.phase == Phase.CUTTING:
             return [setup.cutter]
         missing: set[int] = set()

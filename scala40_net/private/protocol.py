@@ -339,6 +339,12 @@ class DealLedger:
             raise blame("host", FaultKind.INVALID, "an opened card is no card of the deck, "
                         "which every shuffle proof rules out") from exc
 
+    @property
+    def next_shuffler(self) -> int:
+        """The seat whose shuffle comes next: while shuffling, the next in order; before a
+        rebuilt stock's first shuffle (R10.1), the first in order."""
+        return self.setup.shuffle_order[self.shuffles if self.phase == Phase.SHUFFLING else 0]
+
     def missing_shares(self, round_: int, position: int, reader: int) -> list[int]:
         """The seats whose shares ``reader`` still needs to read ``position``."""
         held = self.shares.get((round_, position), {})
@@ -424,9 +430,7 @@ class PrivateSeat:
 
     def my_turn_to_shuffle(self) -> bool:
         ledger = self.ledger
-        return ledger.phase == Phase.SHUFFLING and (
-            self.setup.shuffle_order[ledger.shuffles] == self.seat
-        )
+        return ledger.phase == Phase.SHUFFLING and ledger.next_shuffler == self.seat
 
     def shuffle_message(self, rebuild: Sequence[int] = ()) -> bytes:
         """This seat's shuffle of the deck in hand (or, first of a rebuild, of ``rebuild``)."""

@@ -407,13 +407,11 @@ class PrivateParticipant:
         ledger, setup = self.private.ledger, self.setup
         if ledger.phase == Phase.KEYS:
             return [s for s in setup.seats if s not in ledger.keys and s != self.me]
-        if ledger.phase == Phase.SHUFFLING:
-            turn = setup.shuffle_order[ledger.shuffles]
-            return [] if turn == self.me else [turn]
         if ledger.phase == Phase.CUTTING:
             return [] if setup.cutter == self.me else [setup.cutter]
-        if self._rebuilding:
-            return [] if setup.shuffle_order[0] == self.me else [setup.shuffle_order[0]]
+        if ledger.phase == Phase.SHUFFLING or self._rebuilding:
+            turn = ledger.next_shuffler
+            return [] if turn == self.me else [turn]
         waiting: set[int] = set()
         for round_, position in self.unread():
             waiting.update(ledger.missing_shares(round_, position, self.me))
