@@ -323,6 +323,12 @@ def level_bot(level: int) -> Bot:
     return bots.make_bot(names.get(level, "medium"), random.Random())
 
 
+def seat_bot(task: TableTask, seat: int) -> Bot:
+    """The bot for a host bot seat: its own level, or the table's stand-in level for a
+    person's seat."""
+    return level_bot(task.table.seats[seat].bot_level or task.config.stand_in_level)
+
+
 class SeatDriver(Protocol):
     """What the bot seat's task runs on every wake-up: ``InHostSeat``, or one composed of it."""
 
@@ -338,14 +344,11 @@ class Listener(SeatDriver, Protocol):
     def close(self) -> None: ...
 
 
-async def run_bot_seat(
-    task: TableTask, seat: int, bot: Bot | None = None, driver: SeatDriver | None = None
-) -> None:
+async def run_bot_seat(task: TableTask, seat: int, driver: SeatDriver | None = None) -> None:
     """The task of a bot seat: wake on every event of its table, act when it has to
-    (``driver``: how; unset, the library's bot, ``bot`` if given, on ``InHostSeat``)."""
+    (``driver``: how; unset, the seat's bot on ``InHostSeat``)."""
     if driver is None:
-        level = task.table.seats[seat].bot_level or task.config.stand_in_level
-        driver = InHostSeat(task, seat, bot or level_bot(level))
+        driver = InHostSeat(task, seat, seat_bot(task, seat))
     listener = cast("Listener", driver) if hasattr(driver, "heard") else None
     subscriber = None
     try:

@@ -38,8 +38,7 @@ log = logging.getLogger(__name__)
 
 def new_driver(task: TableTask, seat: int) -> SeatDriver:
     """The driver of a host bot seat: at a private table a seat of its own keys."""
-    level = task.table.seats[seat].bot_level or task.config.stand_in_level
-    bot = bots.level_bot(level)
+    bot = bots.seat_bot(task, seat)
     if task.table.state.private_cards:
         return PrivateBotSeat(task, seat, bot)
     return InHostSeat(task, seat, bot)
@@ -84,11 +83,7 @@ class PrivateBotSeat:
         if (
             view is None
             or view.turn != self.seat
-            or view.phase
-            not in (
-                deal.Phase.DRAW,
-                deal.Phase.PLAY,
-            )
+            or view.phase not in (deal.Phase.DRAW, deal.Phase.PLAY)
         ):
             return
         # The hand as the host has it (its positions, the public cards it took), read with
