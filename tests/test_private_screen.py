@@ -28,7 +28,7 @@ from client.app import TableScreen
 from client.connection import LobbyClient, Seat
 from client.i18n import Text
 from client.main import open_table
-from client.model import Phase
+from client.model import FairDealState, Phase
 from client.session import SessionState
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
 from host.table.links import LiveChoices
@@ -205,9 +205,7 @@ async def play_the_match(screen: TableScreen, pipe: PipeInput) -> int:
         await until(lambda d=deal: len(model.hand) == 13 or d.ended, 60)  # type: ignore[misc]
         if deal.ended:
             continue
-        pipe.send_text("draw\r")
-        # The stock card is read once the other seats' shares come.
-        await until(lambda d=deal: len(model.hand) == 14 or d.ended, 60)  # type: ignore[misc]
+        await draw_as_a_person(screen, pipe, deal)
         if deal.ended:
             continue
         drawn = model.last_drawn
@@ -222,6 +220,26 @@ async def play_the_match(screen: TableScreen, pipe: PipeInput) -> int:
         )
         turns += 1
     return turns
+
+
+async def draw_as_a_person(screen: TableScreen, pipe: PipeInput, deal: FairDealState) -> None:
+    """Type ``draw`` until the stock card is read (the other seats' shares come) or the deal
+    ends; a draw refused while a rebuilt stock is still being shuffled (R10.1) is typed
+    again, as its player would once they read the refusal."""
+    model, loop = screen.model, asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    pipe.send_text("draw\r")
+    while not (len(model.hand) == 14 or deal.ended):
+        notice = str(screen.session.notice)
+        assert loop.time() < deadline, (
+            f"no stock card read in 60 s: notice {notice}, waiting for "
+            f"{model.private_waiting}, fault {model.private_fault}"
+        )
+        if "still being shuffled" in notice:
+            screen.session.clear_notice()
+            await asyncio.sleep(0.5)
+            pipe.send_text("draw\r")
+        await asyncio.sleep(0.05)
 
 
 def render_row(summary: lobby_pb2.TableSummary) -> str:
