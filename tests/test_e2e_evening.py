@@ -54,11 +54,10 @@ COLUMNS, ROWS = 80, 24
 DEALS = int(os.environ.get("SCALA40_EVENING_DEALS", "2"))
 TURN_SECONDS = 10  # long enough to play a turn through tmux, short enough to wait one out
 # Each bot's turn takes this long, as a person's: a deal the bots close in a few turns would
-# otherwise end the match before the evening's steps (a deal is 10 to 170 turns, and the
-# steps are over some 25 s into the match). At 1 s a turn, a match of long deals (or a tie
-# played off) once ran past the 450 s bound; at 0.5 s a round of four turns is about 2.4 s
-# (two bots, two people through tmux), not 3.4 s.
-BOT_SECONDS = 0.5
+# otherwise end the match before the evening's steps (a deal is 10 to 170 turns). At 0.5 s a
+# deal often ended while the screens were reconnecting after the host's restart, and with
+# nobody reconnecting waited for, a person never said ready between deals (2 runs in 4).
+BOT_SECONDS = 1.0
 BOT_NAMES = ("Gigi", "Lele")
 TABLE = "Serata"
 
