@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
@@ -102,19 +103,32 @@ async def private_seat(port: int, fingerprint: str, table_id: str, name: str) ->
     )
     me = Participant(table, table_id, joined.seat, joined.seat_token, signer)
     task = asyncio.create_task(me.run())
-    while not me.received:
-        await asyncio.sleep(0.001)
+
+    async def until(ready: Callable[[], object]) -> None:
+        """Wait, without polling, until ``ready()`` holds after one of the seat's events."""
+        while not ready():
+            if task.done():
+                await task  # its failure, said
+                raise RuntimeError("the seat's stream ended")
+            await me.changed.wait()
+            me.changed.clear()
+
+    await until(lambda: me.received)
     say(ready=me.seat, token=joined.seat_token, cpu=time.process_time())
-    while not me.started:
-        await asyncio.sleep(0.001)
+    await until(lambda: me.started)
     say(started=time.perf_counter(), cpu=time.process_time())
     told = 0
-    stop = asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    stop = asyncio.ensure_future(
+        asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    )
     while not stop.done():
         while told < len(me.draw_times):
             say(draw=me.draw_times[told], cpu=time.process_time())
             told += 1
-        await asyncio.sleep(0.005)
+        changed = asyncio.ensure_future(me.changed.wait())
+        await asyncio.wait({changed, stop}, return_when=asyncio.FIRST_COMPLETED)
+        changed.cancel()
+        me.changed.clear()
     me.stop.set()
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -217,13 +231,19 @@ class SeatProcess:
         # Each line by its first key (the host's process reads them, its CPU counted: kept
         # cheap, so that what is counted is the host's).
         self.lines: dict[str, list[dict[str, float]]] = {}
+        # Set at each line, and at the end: ``until`` waits on it rather than polling.
+        self.heard = asyncio.Event()
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         assert self.proc.stdout is not None
-        async for raw in self.proc.stdout:
-            said = json.loads(raw)
-            self.lines.setdefault(next(iter(said)), []).append(said)
+        try:
+            async for raw in self.proc.stdout:
+                said = json.loads(raw)
+                self.lines.setdefault(next(iter(said)), []).append(said)
+                self.heard.set()
+        finally:
+            self.heard.set()
 
     def said(self, key: str) -> list[dict[str, float]]:
         return self.lines.get(key, [])
@@ -232,7 +252,8 @@ class SeatProcess:
         while len(self.said(key)) < count:
             if self.reader.done():
                 raise RuntimeError(f"a seat process ended before saying {key!r}")
-            await asyncio.sleep(0.002)
+            await self.heard.wait()
+            self.heard.clear()
         return self.said(key)
 
     async def finish(self) -> dict[str, float]:

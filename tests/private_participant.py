@@ -81,6 +81,10 @@ class Participant:
     seats: tuple[int, ...] = ()
     stock: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Set after each event of the stream is acted on: what waits on this seat's progress
+    #: waits on it rather than polling (bench/bench_private_host.py: a poll costs CPU the
+    #: seats' work is measured in).
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
     #: Messages sent to the host, in order (what this seat signed), and those it acknowledged.
     sent: list[bytes] = field(default_factory=list)
     acked: list[bytes] = field(default_factory=list)
@@ -140,6 +144,7 @@ class Participant:
                     # A message or move of a deal that ended meanwhile (or of a seat given
                     # up): kept for the test to judge, and the stream followed on.
                     self.refusals.append(refused.details() or "")
+                self.changed.set()
                 if self.stop.is_set():
                     break
         except grpc.aio.AioRpcError as error:
@@ -147,6 +152,7 @@ class Participant:
                 raise
         finally:
             stream.cancel()
+            self.changed.set()  # nothing more comes: whoever waits looks again
 
     async def on_event(self, event: table_pb2.TableEvent) -> None:
         self.last_seq = max(self.last_seq, event.seq)
