@@ -397,6 +397,8 @@ class TableScreen:
         self.session.clear_notice()  # the answer to this command replaces the last one
         if not isinstance(command, c.QuitCmd):
             self.session.quit_armed = False
+        if not isinstance(command, c.StandInCmd):
+            self.session.stand_in_armed = False
         try:
             self._carry_out(command)
         except c.CommandError as error:
@@ -452,6 +454,8 @@ class TableScreen:
                 self._answer_rientro(command)
             case c.AbsentCmd():
                 self._decide_absence(command)
+            case c.StandInCmd():
+                self._stand_in(command)
             case _:
                 assert_never(command)
 
@@ -654,6 +658,31 @@ class TableScreen:
             self.invalidate()
 
         self._send(decide)
+
+    def _stand_in(self, cmd: c.StandInCmd) -> None:
+        """At a private table, in a match: this seat and its keys to a host bot for good (the
+        host can then read the hand), once the player asked twice in a row."""
+        if not self._seated():
+            return
+        model = self.model
+        if not model.private_cards or model.table_phase != lobby_pb2.TABLE_PHASE_PLAYING:
+            raise c.CommandError("err_stand_in_private")
+        if not self.session.stand_in_armed:
+            self.session.stand_in_armed = True
+            self.session.say(NoticeKind.REFUSAL, "stand_in_confirm", word=self.word("standin"))
+            return
+        self.session.stand_in_armed = False
+        handing = self.private.hand_over()
+        if handing is None:
+            raise c.CommandError("err_not_connected")
+        sent = handing
+
+        async def hand_over(link: TableLink) -> None:
+            await sent
+            self.session.say(NoticeKind.OK, "stand_in_done")
+            self.invalidate()
+
+        self._send(hand_over)
 
     def offer_absence(self) -> None:
         """The key for the absent-seat decision: the command line, written up to the choice."""

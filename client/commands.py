@@ -42,6 +42,7 @@ COMMAND_WORDS: dict[str, tuple[str, str]] = {
     "scores": ("scores", "punti"),
     "back": ("back", "torno"),
     "absent": ("absent", "assente"),
+    "standin": ("standin", "sostituto"),
 }
 ALIASES = {
     "?": "help",
@@ -174,6 +175,11 @@ class QuitCmd:
 
 
 @dataclass(frozen=True)
+class StandInCmd:
+    """At a private table: hand this seat, with its keys, to a host bot (asked twice)."""
+
+
+@dataclass(frozen=True)
 class CutCmd:
     """The cutter's choice; ``None`` asks for a random cut."""
 
@@ -239,6 +245,7 @@ Command = (
     | ChatCmd
     | HelpCmd
     | QuitCmd
+    | StandInCmd
     | CutCmd
     | StartCmd
     | RientroCmd
@@ -385,6 +392,7 @@ def parse_command(text: str, lang: str = "en") -> Command:
         "hint": HintCmd(),
         "help": HelpCmd(),
         "quit": QuitCmd(),
+        "standin": StandInCmd(),
         "start": StartCmd(),
         "buyback": RientroCmd(True),
         "retire": RientroCmd(False),

@@ -317,6 +317,20 @@ ENGLISH: dict[str, str] = dict(
             "quit_confirm",
             "The match is on: a bot takes your seat. Type '{word}' again (or Ctrl-Q) to leave.",
         ),
+        M(
+            "stand_in_confirm",
+            "A host bot takes your seat with your keys for the rest of the match, and the "
+            "host can then see your hand. Type '{word}' again to hand it over.",
+        ),
+        M(
+            "stand_in_done",
+            "Your seat is the stand-in's now: the host's bot plays it and can see its hand. "
+            "Ctrl-Q leaves.",
+        ),
+        M(
+            "err_stand_in_private",
+            "only a seat at a private table, in a match, is handed to a stand-in",
+        ),
         M("cleared", "planned play cleared"),
         M(
             "help_text",

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from client.connection import private_signer
 from scala40_net.pb import cards_pb2, deal_pb2, table_pb2
@@ -99,6 +100,14 @@ class PrivateDriver:
         self._cut_asked.add(deal_no)
         loop.call_soon_threadsafe(self.screen.fair_deal.ask_cut, deal_no, deck_size, True)
         return None
+
+    def hand_over(self) -> Coroutine[Any, Any, None] | None:
+        """The hand-over of this seat and its keys to a host bot (``PrivateDeals.hand_over``,
+        nothing more signed here once the host took them); None before the seat is known."""
+        deals, link = self._deals(), self.screen.link
+        if deals is None or link is None:
+            return None
+        return deals.hand_over(link.table.hand_to_stand_in)
 
     def cut(self, deal_no: int, cut: int | None) -> None:
         """The player's cut for ``deal_no`` (None: a random one), sent once it is due."""

@@ -73,6 +73,7 @@ class SessionState:
     cut_deadline: float | None = None  # time.monotonic() of the random cut, when this seat cuts
     turn_deadline: float | None = None  # time.monotonic() the turn clock of the seat to move ends
     quit_armed: bool = False  # a quit mid-match was asked once: the next one leaves
+    stand_in_armed: bool = False  # a hand-over to a stand-in was asked once: the next sends it
 
     def rientro_seconds_left(self) -> int:
         if self.rientro_deadline is None:

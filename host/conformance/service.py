@@ -178,6 +178,11 @@ class ScriptedTableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.SendPrivateResponse:
         return await self._inner.SendPrivate(request, context)
 
+    async def HandToStandIn(
+        self, request: table_pb2.HandToStandInRequest, context: Context
+    ) -> table_pb2.HandToStandInResponse:
+        return await self._inner.HandToStandIn(request, context)
+
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
     ) -> table_pb2.GetDealRecordResponse:

@@ -74,6 +74,9 @@ BY_REASON: dict[str, str] = {
         "does not hold"
     ),
     "NOT_PRIVATE": N_("this table is not a private table"),
+    "STAND_IN": N_("you handed this seat to a stand-in: the host's bot plays it now"),
+    "KEY_MISMATCH": N_("that key is not this seat's"),
+    "KEYS_NOT_KEPT": N_("the host could not keep the seat's keys: the seat is still yours"),
     "SIGNING_KEY_NEEDED": N_("a private table needs a signing key for your seat"),
     "POSITION_NOT_OPENED": N_(
         "that card of your hand is not opened yet: its shares are still on their way"

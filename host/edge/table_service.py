@@ -22,6 +22,8 @@ from host.edge import auth
 from host.edge.errors import Refusal, malformed
 from host.edge.limits import Limits
 from host.journal.registry import Registry
+from host.table import stand_in
+from host.table.bot_keys import bot_folder
 from host.table.fanout import Subscriber
 from host.table.private_deal import HostPrivateDeal
 from host.table.table import Table
@@ -97,9 +99,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def _as_seat(
         self, move: Callable[[Table, int, Request], Response], request: Request
     ) -> Response:
-        """Hand ``move`` of the caller's seat, with its request, to the table's task."""
+        """Hand ``move`` of the caller's seat, with its request, to the table's task (refused
+        once the seat is its stand-in's: ``stand_in.refuse_if_stood_in``)."""
         task, seat = self._seat()
-        return await task.call(lambda table: move(table, seat, request))
+        return await task.call(lambda table: move(table, _acting(table, seat), request))
 
     @contextlib.asynccontextmanager
     async def _subscribed(
@@ -261,7 +264,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.AnswerRientroRequest, context: Context
     ) -> table_pb2.AnswerRientroResponse:
         task, seat = self._seat()
-        return await task.call(lambda table: table.answer_rientro(seat, request.buy_back, request))
+        return await task.call(
+            lambda table: table.answer_rientro(_acting(table, seat), request.buy_back, request)
+        )
 
     async def SendChat(
         self, request: table_pb2.SendChatRequest, context: Context
@@ -276,7 +281,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._seat()
         if request.choice == table_pb2.ABSENCE_CHOICE_FREE_SEAT:
             self._limits.seat_change(task.table_id, context.peer())
-        return await task.call(lambda table: task.decide_absence(table, seat, request))
+        return await task.call(
+            lambda table: task.decide_absence(table, _acting(table, seat), request)
+        )
 
     async def Ready(
         self, request: table_pb2.ReadyRequest, context: Context
@@ -308,7 +315,15 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             secret, digest, check = found
             if await asyncio.get_running_loop().run_in_executor(None, check):
                 secret.prechecked.add(digest)
-        return await task.call(lambda table: table.send_private(seat, request))
+        return await task.call(lambda table: table.send_private(_acting(table, seat), request))
+
+    async def HandToStandIn(
+        self, request: table_pb2.HandToStandInRequest, context: Context
+    ) -> table_pb2.HandToStandInResponse:
+        """The caller's own seat, with its keys, to a host bot (``host.table.stand_in``)."""
+        task, seat = self._seat()
+        folder = bot_folder(task.journal.path, seat)
+        return await task.call(lambda table: stand_in.hand_over(table, folder, seat, request))
 
     async def GetDealRecord(
         self, request: table_pb2.GetDealRecordRequest, context: Context
@@ -316,6 +331,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         task, seat = self._caller()
         record = await task.call(lambda table: table.deal_record(seat, request.deal_no))
         return table_pb2.GetDealRecordResponse(record=record)
+
+
+def _acting(table: Table, seat: int) -> int:
+    """The seat whose own token acts on ``table``: refused once a stand-in plays the seat
+    (its player handed it over with its keys)."""
+    stand_in.refuse_if_stood_in(table, seat)
+    return seat
 
 
 async def _queued(subscriber: Subscriber) -> AsyncIterator[bytes]:

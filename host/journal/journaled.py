@@ -170,6 +170,8 @@ PRIVATE = Request("private", table_pb2.SendPrivateRequest)
 PRIVATE_END = HostStep("private_end")
 # R10.3: a seat the deal needed was absent past its grace: the deal is void.
 PRIVATE_VOID = HostStep("private_void")
+# A private seat's stand-in found the keys its player handed it gone (host.table.stand_in).
+STAND_IN_LOST = SeatStep("stand_in_lost")
 DEADLINE_STEPS = (
     ANNOUNCE, COMMITMENTS, DEAL, REBUILD, DEAL_END, RIENTRO_TIMEOUT, PRIVATE_END, PRIVATE_VOID
 )

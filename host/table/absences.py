@@ -58,8 +58,13 @@ class Absences:
                 self._gone_since.setdefault(n, now)
                 self._gone_at.setdefault(n, now)
             # A seat stays away after the match (its stand-in agrees to a rematch, and plays
-            # it on): a player back meanwhile takes it in the next match.
-            if not (person and seat.away) or seat.away == lobby_pb2.AWAY_REASON_LEFT:
+            # it on): a player back meanwhile takes it in the next match. A seat handed with
+            # its keys to a stand-in (a private table's) is never handed back.
+            if (
+                not (person and seat.away)
+                or seat.away == lobby_pb2.AWAY_REASON_LEFT
+                or seat.stand_in
+            ):
                 self._away.discard(n)
                 self._came_back.discard(n)
                 continue

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 from host.table import bots
 from host.table.bot_keys import bot_folder, host_bot_signer
 from host.table.bots import Bot, InHostSeat, InHostTable, SeatDriver
+from host.table.stand_in import stand_in_signer
 from scala40_net import actions, deal, match, wire
 from scala40_net.pb import table_pb2
+from scala40_net.private.messages import Signer
 from scala40_net.seat.link import SeatLink
 from scala40_net.seat.netbot import plays_to_try
 from scala40_net.seat.private_link import PrivateDeals
@@ -37,18 +39,37 @@ log = logging.getLogger(__name__)
 
 
 def new_driver(task: TableTask, seat: int) -> SeatDriver:
-    """The driver of a host bot seat: at a private table a seat of its own keys."""
+    """The driver of a host bot seat: at a private table a seat of its own keys, or of the
+    keys its player handed to it (``host.table.stand_in``)."""
     bot = bots.seat_bot(task, seat)
-    if task.table.state.private_cards:
-        return PrivateBotSeat(task, seat, bot)
-    return InHostSeat(task, seat, bot)
+    if not task.table.state.private_cards:
+        return InHostSeat(task, seat, bot)
+    folder = bot_folder(task.journal.path, seat)
+    if not task.table.state.seats[seat].stand_in:
+        return PrivateBotSeat(task, seat, bot, host_bot_signer(task.identity, task.table_id, seat))
+    signer = stand_in_signer(folder)
+    if signer is None:
+        return LostStandIn(task, seat)
+    return PrivateBotSeat(task, seat, bot, signer)
+
+
+class LostStandIn:
+    """A stand-in whose handed signing key is gone (a damaged or lost file): it cannot sign
+    the seat's messages, so the seat is gone as a player past its grace is (R10.3)."""
+
+    def __init__(self, task: TableTask, seat: int) -> None:
+        self.task = task
+        self.seat = seat
+
+    async def step(self) -> None:
+        await self.task.call(lambda table: table.stand_in_lost(self.seat))
 
 
 class PrivateBotSeat:
     """Drives one host bot at a private table (``bots.SeatDriver``): ``heard`` is handed
     every event of its seat's stream, ``step`` acts on them."""
 
-    def __init__(self, task: TableTask, seat: int, bot: Bot) -> None:
+    def __init__(self, task: TableTask, seat: int, bot: Bot, signer: Signer) -> None:
         self.task = task
         self.seat = seat
         self.bot = bot
@@ -59,7 +80,7 @@ class PrivateBotSeat:
         self.deals = PrivateDeals(
             task.table_id,
             seat,
-            host_bot_signer(task.identity, task.table_id, seat),
+            signer,
             self.table.send_private,
             bot_folder(task.journal.path, seat),
         )

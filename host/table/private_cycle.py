@@ -62,6 +62,19 @@ class PrivateCycle:
         current = self.state.current
         return current.private if current is not None else None
 
+    def in_play(self) -> HostPrivateDeal | None:
+        """The private deal being dealt or played now (its messages still due, its turns,
+        its reveals); None between deals."""
+        current, secret, m = self.state.current, self.deal, self.state.match
+        if current is None or secret is None or m is None:
+            return None
+        if current.step in (
+            table_pb2.TURN_PHASE_PRIVATE_DEAL,
+            table_pb2.TURN_PHASE_PRIVATE_REVEAL,
+        ):
+            return secret
+        return secret if m.phase is match.MatchPhase.IN_DEAL else None
+
     def wait_seconds(self) -> float:
         """How long the deal waits for a message it needs: a turn clock and the grace."""
         return float(self.state.turn_seconds + self.state.grace_seconds)
@@ -323,10 +336,10 @@ class PrivateCycle:
         self.scribe.commit(EntryDraft(journaled.PRIVATE_END.kind, None, events=out))
         self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
-    def void(self, why: str, leaving: list[int]) -> None:
+    def void(self, why: str, leaving: list[int], draft: EntryDraft | None = None) -> None:
         """R10.3: the deal is void, no score; the seats ``leaving`` (those it could not go on
         without) leave the match, and the next deal is dealt without them as after any void
-        deal."""
+        deal. Journaled as the host's own ``PRIVATE_VOID`` step, or as ``draft``."""
         state, current, secret = self.state, self.state.current, self.deal
         assert current is not None and secret is not None and state.match is not None
         if secret.pending_end is not None:
@@ -341,7 +354,10 @@ class PrivateCycle:
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
         self._deadline.clear()
         out = [self.scribe.engine_event(e) for e in engine_events if wire.is_deal_event(e)]
-        self.scribe.commit(EntryDraft(journaled.PRIVATE_VOID.kind, None, events=out))
+        if draft is None:
+            draft = EntryDraft(journaled.PRIVATE_VOID.kind, None)
+        draft.events = out
+        self.scribe.commit(draft)
         self._end_deal([e for e in engine_events if not wire.is_deal_event(e)])
 
     def deadline_passed(self) -> bool:
@@ -368,9 +384,21 @@ class PrivateCycle:
         current, secret = self.state.current, self.deal
         if current is None or secret is None or seat not in secret.setup.seats:
             return
+        if self.state.seats[seat].stand_in:
+            return  # its stand-in holds its keys and plays on (host.table.stand_in)
         if self.state.match is None or self.state.match.phase is match.MatchPhase.OVER:
             return
         self.void(f"seat {seat} is away, and without its key the deal cannot go on", [seat])
+
+    def stand_in_lost(self, seat: int) -> None:
+        """The stand-in of ``seat`` cannot sign (the signing key its player handed is gone
+        from the host's disk): as a seat gone past its grace, the deal is void (R10.3) and
+        the seat leaves the match. Nothing when no deal in play needs it."""
+        secret = self.in_play()
+        if secret is None or seat not in secret.setup.seats:
+            return
+        draft = EntryDraft(journaled.STAND_IN_LOST.kind, seat)
+        self.void(f"seat {seat}'s stand-in lost the keys its player handed it", [seat], draft)
 
     def waiting_for(self) -> list[int]:
         """The seats whose message the deal waits for now."""

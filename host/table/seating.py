@@ -59,7 +59,7 @@ class Seating:
             decides_absences=seat == self.decider(),
             key_fingerprint=fingerprint(s.key) if s.key else "",
             private_signing_key=s.signing_key,
-            host_bot=s.is_bot and self.state.private_cards,
+            host_bot=s.host_reads and self.state.private_cards,
         )
 
     def seat_changed(self, seat: int) -> MadeEvent:
@@ -75,7 +75,9 @@ class Seating:
             (
                 n
                 for n in self.state.joined
-                if seats[n].taken and seats[n].away != lobby_pb2.AWAY_REASON_LEFT
+                if seats[n].taken
+                and seats[n].away != lobby_pb2.AWAY_REASON_LEFT
+                and not seats[n].stand_in
             ),
             None,
         )
@@ -342,6 +344,8 @@ class Seating:
         if s.away:
             raise precondition("ALREADY_AWAY", f"a host bot already plays seat {seat}")
         s.away = reason
+        if reason == lobby_pb2.AWAY_REASON_STAND_IN:
+            s.stand_in = True
         said = lobby_pb2.SeatInfo(seat=seat, away=reason)  # type: ignore[arg-type]
         draft = EntryDraft(
             journaled.AWAY.kind, seat, said, events=[self.seat_changed(seat)], game=False
@@ -355,7 +359,7 @@ class Seating:
     def mark_back(self, seat: int) -> None:
         """The player of ``seat`` plays it again (the host bot stops at its next step)."""
         s = self.state.seats[seat]
-        if not s.away or s.away == lobby_pb2.AWAY_REASON_LEFT:
+        if not s.away or s.away == lobby_pb2.AWAY_REASON_LEFT or s.stand_in:
             raise precondition(
                 "NOT_AWAY", f"seat {seat} is not played by a host bot for its player"
             )

@@ -58,6 +58,10 @@ class SeatState:
     key: bytes = b""  # the player key the seat was joined with (its proof checked by the lobby)
     # At a private table: the Ed25519 key the seat signs its private messages with.
     signing_key: bytes = b""
+    # At a private table: the player handed this seat, with its keys, to a host bot
+    # (AWAY_REASON_STAND_IN, host.table.stand_in). It stays the stand-in's for good, even
+    # when its player leaves the table afterwards: the host holds its signing key.
+    stand_in: bool = False
     # What the table's last seat_changed for this seat said of its connection: a stream
     # opening or closing is news only when it changes that.
     told_connected: bool = False
@@ -65,6 +69,12 @@ class SeatState:
     @property
     def is_bot(self) -> bool:
         return self.taken and self.bot_level != 0
+
+    @property
+    def host_reads(self) -> bool:
+        """At a private table, whether the host holds this seat's keys (and so can read its
+        hand): its own bot's, or a stand-in's."""
+        return self.is_bot or self.stand_in
 
     @property
     def played_by_host(self) -> bool:
@@ -176,7 +186,7 @@ class TableState:
         if self.phase != lobby_pb2.TABLE_PHASE_PLAYING:
             return []
         if self.private_cards:
-            # At a private table the host plays its own bots' seats (it holds their keys), never
-            # a person's: it cannot read that hand.
-            return [seat.number for seat in self.seats if seat.is_bot]
+            # At a private table the host plays the seats it holds the keys of (its own bots',
+            # a stand-in's), never another person's: it cannot read that hand.
+            return [seat.number for seat in self.seats if seat.host_reads]
         return [seat.number for seat in self.seats if seat.played_by_host]

@@ -114,6 +114,10 @@ class Table:
     def mark_back(self, seat: int) -> None:
         self.seating.mark_back(seat)
 
+    @journaled.STAND_IN_LOST.accepts
+    def stand_in_lost(self, seat: int) -> None:
+        self.deals.private.stand_in_lost(seat)
+
     def decider(self) -> int | None:
         return self.seating.decider()
 

@@ -22,6 +22,7 @@ class AwayReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     AWAY_REASON_DISCONNECTED: _ClassVar[AwayReason]
     AWAY_REASON_HANDED_OVER: _ClassVar[AwayReason]
     AWAY_REASON_LEFT: _ClassVar[AwayReason]
+    AWAY_REASON_STAND_IN: _ClassVar[AwayReason]
 
 class BotLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -39,6 +40,7 @@ AWAY_REASON_TIMED_OUT: AwayReason
 AWAY_REASON_DISCONNECTED: AwayReason
 AWAY_REASON_HANDED_OVER: AwayReason
 AWAY_REASON_LEFT: AwayReason
+AWAY_REASON_STAND_IN: AwayReason
 BOT_LEVEL_UNSPECIFIED: BotLevel
 BOT_LEVEL_EASY: BotLevel
 BOT_LEVEL_MEDIUM: BotLevel

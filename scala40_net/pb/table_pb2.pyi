@@ -116,6 +116,22 @@ class SendPrivateResponse(_message.Message):
     transcript_seq: int
     def __init__(self, transcript_seq: _Optional[int] = ...) -> None: ...
 
+class HandToStandInRequest(_message.Message):
+    __slots__ = ("context", "signing_key", "deal_no", "deal_key")
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    DEAL_KEY_FIELD_NUMBER: _ClassVar[int]
+    context: MoveContext
+    signing_key: bytes
+    deal_no: int
+    deal_key: bytes
+    def __init__(self, context: _Optional[_Union[MoveContext, _Mapping]] = ..., signing_key: _Optional[bytes] = ..., deal_no: _Optional[int] = ..., deal_key: _Optional[bytes] = ...) -> None: ...
+
+class HandToStandInResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class DealEventEnvelope(_message.Message):
     __slots__ = ("public_event", "private_event", "turn_time_ms", "by_host")
     PUBLIC_EVENT_FIELD_NUMBER: _ClassVar[int]

@@ -112,6 +112,11 @@ class TableServiceStub:
                 request_serializer=scala40_dot_v1_dot_table__pb2.SendPrivateRequest.SerializeToString,
                 response_deserializer=scala40_dot_v1_dot_table__pb2.SendPrivateResponse.FromString,
                 _registered_method=True)
+        self.HandToStandIn = channel.unary_unary(
+                '/scala40.v1.TableService/HandToStandIn',
+                request_serializer=scala40_dot_v1_dot_table__pb2.HandToStandInRequest.SerializeToString,
+                response_deserializer=scala40_dot_v1_dot_table__pb2.HandToStandInResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -276,6 +281,30 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def HandToStandIn(self, request, context):
+        """At a private table, during a match: the caller's own seat, with its signing
+        key and the current deal's key, handed to a host bot that plays it for the
+        rest of the table's matches (its stand-in; docs/PRIVATE_TABLES.md "The
+        stand-in"). The host can read that hand from then on: the seat's SeatInfo
+        says so (host_bot, away AWAY_REASON_STAND_IN) to every screen and the lobby.
+        Send it only once every private message the seat signed was answered: the
+        stand-in signs on from the host's transcript. Afterwards the seat's token
+        still reads (events, views, records, chat) but every move and private
+        message from it is FAILED_PRECONDITION STAND_IN: two signers of one chain
+        would be an equivocation every other seat names. Sent again with the same
+        signing key once handed: answered as the first time. Refused, nothing
+        changed: FAILED_PRECONDITION NOT_PRIVATE (an ordinary table: a seat there
+        is handed over by DecideAbsence), NOT_PLAYING (no match in play),
+        NOT_A_PLAYER (a bot's seat, or a seat out of the match), ALREADY_AWAY (a
+        host bot plays the seat already); INVALID_ARGUMENT KEY_MISMATCH (a key that
+        is not the one the seat named: its join's private_signing_key, its KEY
+        message's) or WRONG_DEAL; UNAVAILABLE KEYS_NOT_KEPT (the host could not
+        write the keys to its disk).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -353,6 +382,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.SendPrivate,
                     request_deserializer=scala40_dot_v1_dot_table__pb2.SendPrivateRequest.FromString,
                     response_serializer=scala40_dot_v1_dot_table__pb2.SendPrivateResponse.SerializeToString,
+            ),
+            'HandToStandIn': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandToStandIn,
+                    request_deserializer=scala40_dot_v1_dot_table__pb2.HandToStandInRequest.FromString,
+                    response_serializer=scala40_dot_v1_dot_table__pb2.HandToStandInResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -763,6 +797,33 @@ class TableService:
             '/scala40.v1.TableService/SendPrivate',
             scala40_dot_v1_dot_table__pb2.SendPrivateRequest.SerializeToString,
             scala40_dot_v1_dot_table__pb2.SendPrivateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandToStandIn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scala40.v1.TableService/HandToStandIn',
+            scala40_dot_v1_dot_table__pb2.HandToStandInRequest.SerializeToString,
+            scala40_dot_v1_dot_table__pb2.HandToStandInResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -220,6 +220,14 @@ class Ed25519Signer:
     def sign(self, message: bytes) -> bytes:
         return self._key.sign(message)
 
+    def private_bytes(self) -> bytes:
+        """The 32-byte private seed: only ever handed to a stand-in (``HandToStandIn``)."""
+        return self._key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+
 
 def signature_holds(public_key: bytes, message: bytes, signature: bytes) -> bool:
     """Ed25519 verification (RFC 8032) of ``signature`` on ``message``."""

@@ -223,6 +223,12 @@ class GrpcTable:
         while one is open."""
         return cast(table_pb2.SendPrivateResponse, await self._unary("SendPrivate", request))
 
+    async def hand_to_stand_in(
+        self, request: table_pb2.HandToStandInRequest
+    ) -> table_pb2.HandToStandInResponse:
+        """At a private table: this seat, with its keys, to a host bot for good."""
+        return cast(table_pb2.HandToStandInResponse, await self._unary("HandToStandIn", request))
+
     async def decide_absence(
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:

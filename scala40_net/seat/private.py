@@ -43,7 +43,7 @@ from scala40_net.private.keyfile import load_deal_key, save_deal_key
 from scala40_net.private.messages import EVERYONE, Envelope, Kind, Signer, table_code
 from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat
 from scala40_net.refusals import N_, translations
-from scala40_net.secretfile import append_private
+from scala40_net.secretfile import append_private, write_secret
 
 #: Seconds a seat waits on a message due before it sends its ``HEADS``.
 HEADS_AFTER = 3.0
@@ -102,6 +102,15 @@ def read_sent(path: Path) -> list[bytes]:
             kept.append(reader.blob())
         except EncodingError:
             return kept
+
+
+def write_sent(path: Path, messages: Iterable[bytes]) -> None:
+    """Keep ``messages`` at ``path`` as a seat's own, in order (0600, synced, ``read_sent``
+    reads them): the messages a seat handed to a stand-in had sent (host.table.stand_in)."""
+    writer = Writer()
+    for message in messages:
+        writer.blob(message)
+    write_secret(path, bytes(writer))
 
 
 @dataclass

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from scala40_net.pb import deal_pb2, table_pb2
 from scala40_net.private.chain import HOST, Fault, FaultKind
+from scala40_net.private.group import scalar_bytes
 from scala40_net.private.messages import Ed25519Signer, Signer
 from scala40_net.private.protocol import DealSetup
 from scala40_net.seat.link import resend
@@ -125,6 +126,8 @@ class PrivateDeals:
         self._lock = asyncio.Lock()
         self._changed = asyncio.Condition()
         self._ticker: asyncio.Task[None] | None = None
+        #: The seat was handed to a stand-in (``hand_over``): it signs nothing more.
+        self.handed = False
 
     # Inputs from the table.
 
@@ -311,6 +314,8 @@ class PrivateDeals:
                                              transcript, **options)  # fmt: skip
 
         async with self._lock:
+            if self.handed:
+                return
             self.current, sends = await asyncio.to_thread(join)
             self.taken = len(transcript) - 1
             await self._deliver(sends)
@@ -340,9 +345,35 @@ class PrivateDeals:
         if self.on_fault is not None:
             self.on_fault(fault)
 
+    async def hand_over(
+        self, call: Callable[[table_pb2.HandToStandInRequest], Awaitable[object]]
+    ) -> None:
+        """Hand the seat, with its signing key and the current deal's key, to a host bot
+        (``TableService.HandToStandIn`` through ``call``): sent once every message this seat
+        made was answered (none is being made or sent meanwhile), so that the stand-in signs
+        on from the host's transcript. Taken, the seat signs nothing more; refused (raised),
+        it goes on as before."""
+        signer = self.signer
+        if not isinstance(signer, Ed25519Signer):
+            raise TypeError("only an Ed25519 signing key can be handed over")
+        async with self._lock:
+            mine = self.current
+            request = table_pb2.HandToStandInRequest(
+                context=table_pb2.MoveContext(request_id=uuid.uuid4().hex),
+                signing_key=signer.private_bytes(),
+            )
+            if mine is not None and self.deal_no is not None:
+                request.deal_no = self.deal_no
+                request.deal_key = scalar_bytes(mine.private.secret)
+            await call(request)
+            self.handed = True
+            self._forget()
+
     async def _run(self, work: Callable[[], list[bytes]]) -> None:
         """One call of the participant, on the worker thread; what it makes is sent."""
         async with self._lock:
+            if self.handed:
+                return  # the stand-in signs this seat's messages now
             sends = await asyncio.to_thread(work)
             await self._deliver(sends)
         self._changed_now()
@@ -354,6 +385,8 @@ class PrivateDeals:
     async def _deliver(self, sends: list[bytes]) -> None:
         """Each message, in order, until the host has it (the same request id each time)."""
         for envelope in sends:
+            if self.handed:
+                return  # made before the hand-over, never taken: the stand-in signs instead
             request = table_pb2.SendPrivateRequest(
                 context=table_pb2.MoveContext(request_id=uuid.uuid4().hex), envelope=envelope
             )
