@@ -359,6 +359,10 @@ ENGLISH: dict[str, str] = dict(
         M("log_away_disconnected", "{name} lost the connection: a bot plays for them until back"),
         M("log_away_handed_over", "{name}'s seat was handed to a bot until they are back"),
         M("log_away_left", "{name} left the match: a bot plays the seat to the end"),
+        M(
+            "log_away_stand_in",
+            "{name} handed the seat with its keys to a host bot: the host can see that hand",
+        ),
         M("log_seat_back", "{name} is back and plays again"),
         M("log_played_by_host", "The host played {name}'s turn: the turn clock ran out"),
         M(

@@ -221,6 +221,7 @@ AWAY_LOG = {
     lobby_pb2.AWAY_REASON_DISCONNECTED: "log_away_disconnected",
     lobby_pb2.AWAY_REASON_HANDED_OVER: "log_away_handed_over",
     lobby_pb2.AWAY_REASON_LEFT: "log_away_left",
+    lobby_pb2.AWAY_REASON_STAND_IN: "log_away_stand_in",
 }
 
 

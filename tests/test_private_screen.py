@@ -35,7 +35,7 @@ from host.table.links import LiveChoices
 from scala40_net.bots import make_bot
 from scala40_net.cards import card_text, face
 from scala40_net.fairdeal.spec import cutter_seat
-from scala40_net.pb import lobby_pb2, ruleset_pb2, table_pb2
+from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2
 from scala40_net.private.messages import CutBody, Envelope, Kind
 from scala40_net.seat.link import GrpcTable
 from scala40_net.seat.netbot import NetworkSeat, SeatLog
@@ -366,3 +366,82 @@ async def test_the_screens_player_cuts_a_private_deck_as_at_any_table_r2_2(
         stopping.set()
         playing.cancel()
         await asyncio.gather(playing, return_exceptions=True)
+
+
+@pytest.mark.long(30)
+@pytest.mark.timeout(300)
+async def test_the_player_hands_the_seat_with_its_keys_to_a_stand_in_from_the_screen(
+    served: HostClient, tmp_path: Path
+) -> None:
+    """``standin`` typed once says what it costs (the host can then see the hand); typed
+    again mid-deal, the seat and its keys go to a host bot: the screen says so, the seat
+    shows as the host's to read, and the deal goes on without the screen signing anything
+    (docs/PRIVATE_TABLES.md "The stand-in")."""
+    ada_dir, lobby, table_id, seat = await ada_at_a_private_table(served, tmp_path, 3)
+    bots = []
+    for n in range(2):
+        bot = NetworkSeat(served.channel, table_id, make_bot("medium", random.Random(n)),
+                          log=SeatLog())  # fmt: skip
+        bot.private_dir = tmp_path / f"bot{n}"
+        await bot.join(f"medium {n}")
+        bots.append(bot)
+    stopping = asyncio.Event()
+    tasks = [asyncio.create_task(b.play_to_end(stopping)) for b in bots]
+    try:
+        async with ada_screen(served, seat, ada_dir) as (screen, pipe):
+            cutting = asyncio.create_task(cut_when_asked(screen, pipe))
+            await until(lambda: screen.model.last_seq > 0, 30)
+            word = screen.word("standin")
+            # Before the match: not yet (nothing changes).
+            pipe.send_text(f"{word}\r")
+            refused = screen.text("err_stand_in_private")
+            await until(lambda: notice_fields(screen).get("reason") == refused, 10)
+            await lobby.start_match(seat)
+            await until(lambda: len(screen.model.hand) == 13, 120)
+            cutting.cancel()
+            pipe.send_text(f"{word}\r")
+            await until(lambda: notice_key(screen) == "stand_in_confirm", 10)
+            me = screen.model.seat(seat.seat)
+            assert not me.host_bot and not me.away
+            pipe.send_text(f"{word}\r")
+            await until(lambda: notice_key(screen) == "stand_in_done", 30,
+                        lambda: f"notice {notice_key(screen)}")  # fmt: skip
+            await until(lambda: screen.model.seat(seat.seat).host_bot, 30)
+            assert screen.model.seat(seat.seat).away == lobby_pb2.AWAY_REASON_STAND_IN
+            deals = screen.private.deals
+            assert deals is not None and deals.handed and deals.current is None
+            # The deal goes on to its end with the stand-in (not void for Ada's seat, R10.3).
+            deal_no = 1
+            await until(
+                lambda: any(
+                    e.deal_no == deal_no and e.WhichOneof("event") == "ended"
+                    for b in bots
+                    for e in deal_events(b)
+                ),
+                240,
+            )
+    finally:
+        stopping.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    ended = next(e for e in deal_events(bots[0]) if e.WhichOneof("event") == "ended")
+    assert not ended.ended.void_reason.startswith("R10.3"), ended.ended.void_reason
+
+
+def notice_key(screen: TableScreen) -> str | None:
+    notice = screen.session.notice
+    return notice.key if notice is not None else None
+
+
+def notice_fields(screen: TableScreen) -> dict[str, object]:
+    notice = screen.session.notice
+    return dict(notice.fields) if notice is not None else {}
+
+
+def deal_events(bot: NetworkSeat) -> list[deal_pb2.DealEvent]:
+    return [
+        deal_pb2.DealEvent.FromString(e.deal.public_event)
+        for e in (bot.log.events if bot.log else [])
+        if e.HasField("deal")
+    ]

@@ -119,6 +119,20 @@ async def test_a_seat_handed_with_its_keys_to_a_stand_in_plays_the_deal_on(
             )
         )
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "WRONG_DEAL")
+        # Keys the host cannot write to its disk (its folder for them is a file): refused,
+        # nothing kept, the seat still its player's.
+        bots_folder = tmp_path / "host" / TABLES_FOLDER / f"{table_id}.bots"
+        bots_folder.write_bytes(b"in the way")
+        code, reason = await refused(
+            served.table.HandToStandIn(
+                table_pb2.HandToStandInRequest(
+                    signing_key=signing_key, deal_no=deal_no, deal_key=scalar_bytes(real_key)
+                ),
+                metadata=leaver.metadata,
+            )
+        )
+        assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "KEYS_NOT_KEPT")
+        bots_folder.unlink()
         info = await seat_info(served, table_id, leaver.seat)
         assert not info.away and not info.host_bot
 
