@@ -8,6 +8,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
@@ -32,6 +33,8 @@ from scala40_net.fairdeal.record import DealRecord
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 from scala40_net.players import PlayerKey
 from scala40_net.private.messages import Ed25519Signer, Envelope
+from scala40_net.private.protocol import PrivateSeat
+from scala40_net.seat.private_link import setup_of
 
 
 async def deal_to_its_end(
@@ -655,3 +658,43 @@ async def test_a_shuffle_whose_deck_is_not_its_proofs_is_refused_and_named(
         table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
     )
     record_verifies(tmp_path, record.record, "deal.json", capsys)
+
+
+async def test_a_seats_message_on_a_setup_never_announced_is_refused_naming_the_seat(
+    served: HostClient,
+) -> None:
+    """Seat 1 signs its KEY on another setup of the deal (another dealer) than the host
+    announced. The host knows what it announced and took those bytes from the seat itself,
+    so it refuses them naming the seat, not itself, and relays nothing; seats reading a
+    relayed message on another setup can only have had it from a host that should have
+    refused it, and name the host (docs/PRIVATE_TABLES.md "Whom the checker names")."""
+    table_id, people = await private_table(served.lobby, served.table, 2, quick_rules(1))
+    await served.lobby.StartMatch(
+        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+    )
+    liar = people[1]
+
+    async def announced() -> deal_pb2.DealEvent | None:
+        view = (await liar.view()).view
+        return deal_pb2.DealEvent.FromString(view.deal_events[0]) if view.deal_events else None
+
+    event = None
+    async with asyncio.timeout(30):
+        while event is None:
+            event = await announced()
+            await asyncio.sleep(0.05)
+    setup, keys = setup_of(table_id, event)
+    other = next(s for s in setup.seats if s != setup.dealer)
+    forged = PrivateSeat(replace(setup, dealer=other), liar.seat, liar.signer, keys)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await served.table.SendPrivate(
+            table_pb2.SendPrivateRequest(envelope=forged.key_message()), metadata=liar.metadata
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    why = refused.value.details() or ""
+    assert why.startswith(f"seat {liar.seat}"), why
+    assert "host" not in why.split(":")[0], why
+    task = served.host.registry.tables[table_id]
+    current = task.table.state.current
+    assert current is not None and current.private is not None
+    assert current.private.transcript == []  # nothing taken, nothing relayed

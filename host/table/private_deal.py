@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from scala40_net import deal, match
-from scala40_net.private.chain import ChainChecker, FaultFound
+from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
 from scala40_net.private.elgamal import open_deck
 from scala40_net.private.encoding import EncodingError
 from scala40_net.private.messages import EVERYONE, Envelope, Kind, SharesBody, ShuffleBody
@@ -39,6 +39,31 @@ Place = tuple[int, int]  # (round, position) of a deal's encrypted decks
 
 class PrivateRefused(Exception):
     """A private message the host does not take, and why (the checker's fault, or the host's)."""
+
+
+# What a fault a seat's checker lays on the relay means when the host reads a message the
+# seat handed it itself: nothing stood between them, so it is the sender's.
+_SENDERS_FAULT = {
+    FaultKind.ALTERED: "its message does not read, or its signature fails",
+    FaultKind.FOREIGN: "its message is another table's or another deal's",
+    FaultKind.MISSING: "its message is not the next of its chain",
+    FaultKind.DIVERGED: (
+        "its message follows another setup of this deal (dealer, deck, seats or keys), or "
+        "other messages, than the host announced and relayed"
+    ),
+}
+
+
+def _refused(seat: int, found: FaultFound) -> PrivateRefused:
+    """The host's refusal of ``seat``'s message for ``found``. A seat reading a relayed
+    message names the host for a fault the relay could have made; the host took these bytes
+    from the seat itself, and names the seat (a host that relayed them would be named by
+    every other seat)."""
+    fault = found.fault
+    if fault.culprit != HOST:
+        return PrivateRefused(str(found))
+    why = _SENDERS_FAULT.get(fault.kind, fault.detail)
+    return PrivateRefused(f"seat {seat}: {fault.kind}: {why}")
 
 
 @dataclass
@@ -145,7 +170,7 @@ class HostPrivateDeal:
         try:
             self.checker.accept(data)
         except FaultFound as found:
-            raise PrivateRefused(str(found)) from None
+            raise _refused(seat, found) from None
         try:
             self._check_opened(env)
             if env.digest in self.prechecked:
@@ -156,7 +181,7 @@ class HostPrivateDeal:
                 self.ledger.apply(env)
         except FaultFound as found:
             self.checker.chains[env.author].pop()
-            raise PrivateRefused(str(found)) from None
+            raise _refused(seat, found) from None
         index = len(self.transcript)
         self.transcript.append(bytes(data))
         self._index_of[env.digest] = index

@@ -126,8 +126,9 @@ class ChainChecker:
                         f"came before its message {len(chain)} (withheld or reordered)")
         if not chain and env.prev != genesis_of(self, env.author):
             # Its author started from another setup of the deal: the host announced the deal
-            # to it otherwise than to this seat (a seat that lies about it is named by the
-            # audit of every seat's view, which holds the setup the host signed).
+            # to it otherwise than to this seat, or relayed a message it should have refused
+            # (the host itself, reading what the seat sent it, names the seat instead:
+            # host.table.private_deal).
             raise blame(HOST, FaultKind.DIVERGED, f"{seat_name(env.author)} was shown another "
                         "setup of this deal (dealer, deck, seats or keys) than this seat was")
         if env.prev != (chain[-1].digest if chain else genesis_of(self, env.author)):
