@@ -92,3 +92,29 @@ def test_the_host_refuses_an_opening_whose_unchecked_share_does_not_hold() -> No
     assert len(host.checker.chains[2]) == sum(
         Envelope.parse(d).author == 2 for d in deal.transcript
     )
+
+
+def test_a_seat_checks_its_own_shares_at_once_and_another_seats_when_it_reads_them() -> None:
+    """Seat 1 takes seat 0's bad share to seat 2 unchecked (it is seat 2's to check, and
+    seat 2 names seat 0 at once), but a bad share to itself is named on arrival; when seat 2
+    opens the card to everyone, seat 1 reads it only once seat 0's share holds: it names
+    seat 0 then (docs/PRIVATE_TABLES.md "What a seat checks")."""
+    deal = dealt(small_deal())
+    theirs = deal.setup.positions.hands[2][0]
+    mine = deal.setup.positions.hands[1][0]
+    reader = deal.seats[1]
+    bad_to_them = forged_shares(deal, 0, 2, theirs, "share")
+    reader.receive(bad_to_them)
+    assert (0, theirs, 0) in reader.ledger.unchecked
+    with pytest.raises(FaultFound) as at_once:
+        reader.receive(forged_shares(deal, 0, 1, mine, "share"))
+    assert at_once.value.fault.culprit == "seat 0"
+    reader.shares_message(0, [theirs], 2)  # its own share to seat 2, taken in as it is made
+    opening = deal.seats[2].shares_message(0, [theirs], EVERYONE)
+    reader.receive(opening)
+    with pytest.raises(FaultFound) as on_reading:
+        reader.ledger.open_card(0, theirs)
+    assert (on_reading.value.fault.culprit, on_reading.value.fault.kind) == (
+        "seat 0",
+        FaultKind.INVALID,
+    )

@@ -127,10 +127,13 @@ class DealLedger:
     secrets: dict[int, int] = field(default_factory=dict)
     #: The discards a rebuild this reader expects starts from (its engine's; None: any).
     expected_rebuild: tuple[int, ...] | None = None
-    #: A reader that sits at no seat (the host): a share to one seat is kept unchecked, its
-    #: proof checked only when the reader reads it (``open_card``); its recipient checks it
-    #: at once anyway (docs/PRIVATE_TABLES.md, "What the host checks").
+    #: A share to another seat than the reader is kept unchecked, its proof checked only when
+    #: the reader reads it (``open_card``, once the card is opened to everyone); its
+    #: recipient checks it at once anyway (docs/PRIVATE_TABLES.md, "What the host checks",
+    #: "What a seat checks"). The host reads at no seat; a seat checks its own shares at once.
     defer_shares: bool = False
+    #: The seat that reads this ledger (None: the host, or an auditor).
+    reader: int | None = None
     #: The ``(round, position, author)`` of every share kept unchecked so far.
     unchecked: set[tuple[int, int, int]] = field(default_factory=set)
     _proofs: dict[tuple[int, int, int], ShareProof] = field(default_factory=dict, repr=False)
@@ -265,7 +268,9 @@ class DealLedger:
         if body.recipient == seat:
             raise blame(name, FaultKind.INVALID, f"{name} sent its shares to itself")
         deck = self.decks[body.round]
-        later = self.defer_shares and body.recipient != EVERYONE and not own
+        later = (
+            self.defer_shares and body.recipient not in (EVERYONE, self.reader) and not own
+        )
         for item in body.shares:
             if not 0 <= item.position < len(deck):
                 raise blame(name, FaultKind.INVALID, f"{name} sent a share of position "
@@ -373,7 +378,9 @@ class PrivateSeat:
         self.checker = ChainChecker(
             setup.table_id, setup.deal_no, signing_keys, setup.digest(signing_keys), me=seat
         )
-        self.ledger = DealLedger(setup)
+        # The shares to other seats are theirs to check at once; this seat checks them once
+        # it reads them (the card opened to everyone), and the audit at the deal's end.
+        self.ledger = DealLedger(setup, defer_shares=True, reader=seat)
 
     @classmethod
     def resumed(
