@@ -136,11 +136,11 @@ class PrivateCycle:
         if seat not in secret.setup.seats:
             raise precondition("NOT_IN_DEAL", f"seat {seat} does not play this deal")
         try:
-            index, new = secret.receive(seat, bytes(request.envelope))
+            index, env = secret.receive(seat, bytes(request.envelope))
         except PrivateRefused as refusal:
             raise _refused(str(refusal)) from None
         response = table_pb2.SendPrivateResponse(transcript_seq=index)
-        if not new:
+        if env is None:
             return response
         relayed = table_pb2.PrivateMessage(
             envelope=request.envelope, seq=index, deal_no=secret.setup.deal_no
@@ -155,7 +155,7 @@ class PrivateCycle:
                 game=False,
             )
         )
-        self._progress(Envelope.parse(bytes(request.envelope)))
+        self._progress(env)
         return response
 
     def _progress(self, env: Envelope) -> None:

@@ -152,9 +152,10 @@ class HostPrivateDeal:
 
     # --- the messages ---------------------------------------------------------------------
 
-    def receive(self, seat: int, data: bytes) -> tuple[int, bool]:
-        """Check ``seat``'s envelope and take it in: its place in the transcript, and whether
-        it is new (False: the same envelope sent again, answered as the first time)."""
+    def receive(self, seat: int, data: bytes) -> tuple[int, Envelope | None]:
+        """Check ``seat``'s envelope and take it in: its place in the transcript, and the
+        envelope when it is new (None: the same envelope sent again, answered as the first
+        time)."""
         try:
             env = Envelope.parse(data)
         except EncodingError as exc:
@@ -166,7 +167,7 @@ class HostPrivateDeal:
             )
         known = self._index_of.get(env.digest)
         if known is not None:
-            return known, False
+            return known, None
         try:
             self.checker.accept(data)
         except FaultFound as found:
@@ -185,7 +186,7 @@ class HostPrivateDeal:
         index = len(self.transcript)
         self.transcript.append(bytes(data))
         self._index_of[env.digest] = index
-        return index, True
+        return index, env
 
     def _check_opened(self, env: Envelope) -> None:
         """Before a SHARES to everyone is taken in: the shares of its places the host kept

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 from typing import Protocol
 
 from cryptography.exceptions import InvalidSignature
@@ -282,21 +283,35 @@ class Envelope:
     body_bytes: bytes
     signature: bytes
 
-    def signed_part(self) -> bytes:
+    # Each is made once an envelope (it is frozen): a message is checked, journaled and
+    # relayed by several readers of one process, each asking for them again.
+    @cached_property
+    def _signed(self) -> bytes:
         return signed_bytes(
             self.table_id, self.deal_no, self.author, self.seq, self.prev, self.seen,
             self.kind, self.body_bytes,
         )
 
-    def __bytes__(self) -> bytes:
-        return self.signed_part()[len(SIGNED_TAG) :] + self.signature
+    def signed_part(self) -> bytes:
+        return self._signed
 
-    @property
+    @cached_property
+    def _whole(self) -> bytes:
+        return self._signed[len(SIGNED_TAG) :] + self.signature
+
+    def __bytes__(self) -> bytes:
+        return self._whole
+
+    @cached_property
     def digest(self) -> bytes:
-        return hashlib.sha256(bytes(self)).digest()
+        return hashlib.sha256(self._whole).digest()
+
+    @cached_property
+    def _body(self) -> Body:
+        return read_body(self.kind, self.body_bytes)
 
     def body(self) -> Body:
-        return read_body(self.kind, self.body_bytes)
+        return self._body
 
     @staticmethod
     def parse(data: bytes) -> Envelope:
