@@ -25,7 +25,7 @@ from host.journal.registry import Registry
 from host.table import stand_in
 from host.table.bot_keys import bot_folder
 from host.table.fanout import Subscriber
-from host.table.private_deal import HostPrivateDeal
+from host.table.private_deal import HostPrivateDeal, is_shuffle
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
@@ -310,7 +310,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             found = secret.shuffle_check(seat, envelope) if secret is not None else None
             return None if secret is None or found is None else (secret, *found)
 
-        found = await task.call(shuffle_check)
+        # Only a shuffle has a proof worth a worker thread: any other message goes to the
+        # table's job at once (one job, not two, on the path of every draw).
+        found = await task.call(shuffle_check) if is_shuffle(envelope) else None
         if found is not None:
             secret, digest, check = found
             if await asyncio.get_running_loop().run_in_executor(None, check):

@@ -37,6 +37,14 @@ from scala40_net.private.shuffle import shuffle_holds
 Place = tuple[int, int]  # (round, position) of a deal's encrypted decks
 
 
+def is_shuffle(data: bytes) -> bool:
+    """Whether ``data`` reads as a SHUFFLE envelope (nothing of it checked yet)."""
+    try:
+        return Envelope.parse(data).kind == Kind.SHUFFLE
+    except EncodingError:
+        return False
+
+
 class PrivateRefused(Exception):
     """A private message the host does not take, and why (the checker's fault, or the host's)."""
 
