@@ -22,6 +22,7 @@ import grpc
 from conftest import until
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
+from scala40_net.private.chain import Fault, FaultFound
 from scala40_net.private.group import random_scalar
 from scala40_net.private.messages import (
     EVERYONE,
@@ -95,8 +96,11 @@ class Participant:
     #: Each draw from the stock, from its call to its card read (bench/bench_private_host.py).
     draw_times: list[float] = field(default_factory=list)
     draw_sent: float | None = None
-    #: Send first a shuffle whose deck is changed after its proof (a cheat the host refuses).
+    #: In the first deal, send a shuffle whose deck is changed after its proof (a cheat the
+    #: seats refuse and the host's check finds, voiding the deal) in place of its own.
     tamper: bool = False
+    #: Faults this seat's checker found in relayed messages (it takes nothing of them).
+    faults: list[Fault] = field(default_factory=list)
     #: After a rebuild, discard a card drawn from the new stock by the id that stands for its
     #: position (a discard's own id), unopened, before discarding it honestly: a cheat the
     #: host refuses. Its refusals, and the rebuilt stock's stand-ins (its discards, by id).
@@ -164,11 +168,17 @@ class Participant:
             if message.envelope and self.deal is not None and message.deal_no == self.deal_no:
                 data = bytes(message.envelope)
                 turn = self.shuffle_before_mine(data)
-                if turn is not None:
-                    self.sent_shuffles.add(turn)
-                    await self.send(self.deal.shuffle_after(data, CHECKS))
-                else:
-                    self.deal.receive(data)
+                try:
+                    if turn is not None:
+                        self.sent_shuffles.add(turn)
+                        await self.send(self.deal.shuffle_after(data, CHECKS))
+                    else:
+                        self.deal.receive(data)
+                except FaultFound as found:
+                    # Nothing of it taken in: this seat goes no further in the deal, as a
+                    # seat's client does (scala40_net.seat.private), and waits for its end.
+                    self.faults.append(found.fault)
+                    return
             await self.act()
         elif which == "deal":
             await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
@@ -320,12 +330,11 @@ class Participant:
             turn = (ledger.round, ledger.shuffles)
             if seat.my_turn_to_shuffle() and turn not in self.sent_shuffles:
                 self.sent_shuffles.add(turn)
-                if self.tamper:
+                if self.tamper and self.deal_no == 1:
                     self.tamper = False
-                    try:
-                        await self.send(self.swapped_shuffle(seat), again=True)
-                    except grpc.aio.AioRpcError as error:
-                        self.private_refusals.append((error.code(), error.details() or ""))
+                    # The host relays it (and finds it false after): nothing honest follows.
+                    await self.send(self.swapped_shuffle(seat), again=True)
+                    return
                 await self.send(seat.shuffle_message())
             return
         if ledger.phase == Phase.CUTTING:

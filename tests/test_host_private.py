@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import HostClient, bearer, until
+from conftest import HostClient, bearer, start_host, until
 from hostproc import HostProcess, free_port
 from keyed_match import keyed_join
 from private_participant import (
@@ -27,12 +29,13 @@ from private_participant import (
 )
 
 from host.journal.sqlite import SUFFIX, TABLES_FOLDER
+from host.table import shuffle_checks
 from scala40_net import verifier
 from scala40_net.cards import face
-from scala40_net.fairdeal.record import DealRecord
+from scala40_net.fairdeal.record import DealRecord, parse_deal_event
 from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 from scala40_net.players import PlayerKey
-from scala40_net.private.messages import Ed25519Signer, Envelope
+from scala40_net.private.messages import Ed25519Signer, Envelope, Kind
 from scala40_net.private.protocol import PrivateSeat
 from scala40_net.seat.private_link import setup_of
 
@@ -617,47 +620,129 @@ async def test_a_private_table_is_listed_as_such_and_every_seat_signs_with_a_key
 
 
 
-@pytest.mark.timeout(120)
-async def test_a_shuffle_whose_deck_is_not_its_proofs_is_refused_and_named(
+@pytest.mark.timeout(240)
+async def test_a_relayed_shuffle_whose_deck_is_not_its_proofs_voids_the_deal_naming_it_r10_3(
     served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every seat first sends a shuffle with two cards swapped after its proof: the host
-    refuses it, naming the seat and the proof, and relays nothing of it; the honest shuffle
-    after it is taken (its proof checked off the table's job) and the deal goes on."""
-    table_id, people = await private_table(served.lobby, served.table, 2, quick_rules(1))
+    """The first shuffler of deal 1 sends its shuffle with two cards swapped after its proof.
+    The host relays it (a shuffle's proof is checked after its relay, off the deal's path);
+    every other seat refuses that deck, naming the shuffler, and goes no further; the host's
+    own check finds it false and voids the deal (R10.3): the shuffler leaves the match, the
+    two others play deal 2 without it, and both records verify, the void one saying why."""
+    table_id, people = await private_table(
+        served.lobby, served.table, 3, quick_rules(2), grace_seconds=60, turn_seconds=0
+    )
     for p in people:
-        p.tamper = True
+        p.tamper = True  # only deal 1's first shuffler gets to use it
     tasks = play_all(people)
     await until(lambda: all(p.received for p in people))
     await served.lobby.StartMatch(
         lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
     )
-    task = served.host.registry.tables[table_id]
-    prechecked: list[int] = []
-
-    def shuffled() -> bool:
-        current = task.table.state.current
-        if current is None or current.private is None or current.private.ledger.cut is None:
-            return False
-        prechecked.append(len(current.private.prechecked))
-        return True
-
-    await until(shuffled, 60)
-    await until(lambda: all(1 in p.signed for p in people), 120)
-    for p in people:
-        p.stop.set()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    assert prechecked == [2]  # both honest shuffles' proofs held off the table's job
-    for p in people:
-        [(code, why)] = p.private_refusals
-        assert code == grpc.StatusCode.INVALID_ARGUMENT
-        assert f"seat {p.seat}'s shuffle proof does not hold" in why, why
-    record = await served.table.GetDealRecord(
-        table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
+    await until(lambda: any(1 in p.signed for p in people), 60)
+    cheat = next(p for p in people if not p.tamper)
+    honest = [p for p in people if p is not cheat]
+    await until(lambda: all(2 in p.signed for p in honest), 180,
+                lambda: f"refusals {[p.refusals for p in people]}")
+    await stop_all(people, tasks)
+    publics = honest[0].public_events()
+    ended = [e.ended for e in publics if e.HasField("ended")]
+    assert ended[0].outcome == deal_pb2.DEAL_OUTCOME_VOID
+    assert ended[0].void_reason.startswith(
+        f"R10.3: seat {cheat.seat}'s shuffle proof does not hold"
+    ), ended[0].void_reason
+    for p in honest:  # each refused the deck itself, naming the same seat
+        [fault] = p.faults
+        assert fault.culprit == f"seat {cheat.seat}", fault
+        assert "shuffle proof does not hold" in fault.detail, fault
+    announced = [e.announced for e in publics if e.HasField("announced")]
+    assert list(announced[1].seats_in_play) == sorted(p.seat for p in honest)
+    standing = {s.seat: s.gone for s in match_updates(honest[0].received)[0].scores}
+    assert standing == {p.seat: p is cheat for p in people}
+    void = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=1), metadata=honest[0].metadata
     )
-    record_verifies(tmp_path, record.record, "deal.json", capsys)
+    path = tmp_path / "void.json"
+    path.write_bytes(void.record)
+    capsys.readouterr()
+    assert verifier.main([str(path)]) == 0
+    assert "the audit finds that shuffle false too" in capsys.readouterr().out
+    played = await served.table.GetDealRecord(
+        table_pb2.GetDealRecordRequest(deal_no=2), metadata=honest[0].metadata
+    )
+    record_verifies(tmp_path, played.record, "deal2.json", capsys)
+
+
+@pytest.mark.timeout(240)
+async def test_a_false_shuffle_relayed_before_a_restart_is_checked_after_it_r10_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The host stops after it relayed a false shuffle and before its check came back (its
+    worker process frozen, then killed): started again on its journal, it checks every
+    shuffle of the deal in play again, on a thread as its worker is gone, and voids the deal
+    naming the shuffler (R10.3); the seat left wins the match."""
+    folder = tmp_path / "host"
+    first = await start_host(folder)
+    table_id, people = await private_table(
+        first.lobby, first.table, 2, quick_rules(1), grace_seconds=600, turn_seconds=0
+    )
+    frozen = shuffle_checks.worker_pids()
+    assert frozen, "a private table's start makes the worker"
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        for p in people:
+            p.tamper = True
+        tasks = play_all(people)
+        await until(lambda: all(p.received for p in people))
+        await first.lobby.StartMatch(
+            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
+        )
+
+        def relayed(p: Participant) -> bool:
+            return any(Envelope.parse(m).kind == Kind.SHUFFLE for m in p.acked)
+
+        await until(lambda: any(relayed(p) for p in people), 60)
+        await stop_all(people, tasks)
+        await first.channel.close()
+        await first.host.stop(grace=0)
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGKILL)
+    cheat = next(p for p in people if relayed(p))
+    assert not any(e.HasField("ended") for p in people for e in p.public_events())
+    second = await start_host(folder)
+    try:
+        for p in people:
+            p.table = second.table
+
+        async def record() -> bytes | None:
+            try:
+                found = await second.table.GetDealRecord(
+                    table_pb2.GetDealRecordRequest(deal_no=1), metadata=people[0].metadata
+                )
+            except grpc.aio.AioRpcError:
+                return None  # not over yet
+            return bytes(found.record)
+
+        for _ in range(300):
+            if (void := await record()) is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert void is not None, "the restarted host never checked the shuffle it relayed"
+        events = [parse_deal_event(e) for e in DealRecord.from_json(void).events]
+        [end] = [e.ended for e in events if e.HasField("ended")]
+        assert end.void_reason.startswith(
+            f"R10.3: seat {cheat.seat}'s shuffle proof does not hold"
+        ), end.void_reason
+        path = tmp_path / "void.json"
+        path.write_bytes(void)
+        capsys.readouterr()
+        assert verifier.main([str(path)]) == 0
+        assert "the audit finds that shuffle false too" in capsys.readouterr().out
+    finally:
+        await second.channel.close()
+        await second.host.stop(grace=0)
 
 
 async def test_a_seats_message_on_a_setup_never_announced_is_refused_naming_the_seat(

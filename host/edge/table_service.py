@@ -25,7 +25,6 @@ from host.journal.registry import Registry
 from host.table import stand_in
 from host.table.bot_keys import bot_folder
 from host.table.fanout import Subscriber
-from host.table.private_deal import HostPrivateDeal, is_shuffle
 from host.table.table import Table
 from host.table.task import TableTask
 from scala40_net.pb import table_pb2, table_pb2_grpc
@@ -298,25 +297,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def SendPrivate(
         self, request: table_pb2.SendPrivateRequest, context: Context
     ) -> table_pb2.SendPrivateResponse:
-        """A private-table message. A shuffle's proof (tens of ms of CPU) is checked on a
-        worker thread first, so that neither this table nor any other waits on it."""
+        """A private-table message. A shuffle is taken and relayed before its proof is checked
+        (``host.table.shuffle_checks``), so no table waits on that check."""
         task, seat = self._seat()
-        envelope = bytes(request.envelope)
-
-        def shuffle_check(
-            table: Table,
-        ) -> tuple[HostPrivateDeal, bytes, Callable[[], bool]] | None:
-            secret = table.deals.private.deal
-            found = secret.shuffle_check(seat, envelope) if secret is not None else None
-            return None if secret is None or found is None else (secret, *found)
-
-        # Only a shuffle has a proof worth a worker thread: any other message goes to the
-        # table's job at once (one job, not two, on the path of every draw).
-        found = await task.call(shuffle_check) if is_shuffle(envelope) else None
-        if found is not None:
-            secret, digest, check = found
-            if await asyncio.get_running_loop().run_in_executor(None, check):
-                secret.prechecked.add(digest)
         return await task.call(lambda table: table.send_private(_acting(table, seat), request))
 
     async def HandToStandIn(

@@ -172,6 +172,8 @@ PRIVATE_END = HostStep("private_end")
 PRIVATE_VOID = HostStep("private_void")
 # A private seat's stand-in found the keys its player handed it gone (host.table.stand_in).
 STAND_IN_LOST = SeatStep("stand_in_lost")
+# The host's check of a seat's relayed shuffle found its proof false: the deal is void (R10.3).
+SHUFFLE_FALSE = SeatStep("shuffle_false")
 DEADLINE_STEPS = (
     ANNOUNCE, COMMITMENTS, DEAL, REBUILD, DEAL_END, RIENTRO_TIMEOUT, PRIVATE_END, PRIVATE_VOID
 )

@@ -28,6 +28,7 @@ from scala40_net.actions import Play
 from scala40_net.fairdeal.exchange import DealSetup, HostExchange
 from scala40_net.fairdeal.record import DealRecorder
 from scala40_net.pb import deal_pb2, table_pb2
+from scala40_net.private.chain import FaultFound
 from scala40_net.private.messages import Envelope, Kind, SharesBody
 from scala40_net.private.protocol import DealSetup as PrivateSetup
 from scala40_net.private.protocol import Phase
@@ -35,6 +36,13 @@ from scala40_net.private.protocol import Phase
 # The host seed of a private deal: there is none (the seats deal); the exchange that holds the
 # deal's setup is given this one, never revealed nor used.
 _NO_SEED = bytes(32)
+
+
+def _shuffle_false_why(seat: int) -> str:
+    return (
+        f"seat {seat}'s shuffle proof does not hold: its deck is not the deck before it "
+        "re-encrypted and permuted"
+    )
 
 
 def _refused(why: str) -> Refusal:
@@ -189,14 +197,24 @@ class PrivateCycle:
         for item in body.shares:
             place = (body.round, item.position)
             if place in secret.id_at and secret.owner_opened(place):
-                dealt, _ = secret.open_place(dealt, place)
+                try:
+                    dealt, _ = secret.open_place(dealt, place)
+                except (FaultFound, PrivateRefused):  # a card no valid deck holds there
+                    if self._void_if_a_shuffle_is_false():
+                        return
+                    raise
         state.match = replace(state.match, deal=dealt)
 
     def _start(self) -> None:
         """Every hand's shares and the first discard's are in: the engine deals the positions."""
         current, secret = self.state.current, self.deal
         assert current is not None and secret is not None
-        deck = secret.start_deck()
+        try:
+            deck = secret.start_deck()
+        except FaultFound:  # the first discard opens as no card: only a false deck does that
+            if self._void_if_a_shuffle_is_false():
+                return
+            raise
         engine_events = self.scribe.apply(None, match.StartDeal(tuple(deck)))
         current.step = table_pb2.TURN_PHASE_UNSPECIFIED
         self._deadline.clear()
@@ -324,6 +342,8 @@ class PrivateCycle:
         """Every seat revealed: every hand opened, the ending move applied again and scored."""
         state, current, secret = self.state, self.state.current, self.deal
         assert current is not None and secret is not None and secret.pending_end is not None
+        if self._void_if_a_shuffle_is_false():
+            return
         pending = secret.pending_end
         before = pending.before
         assert before.deal is not None
@@ -399,6 +419,37 @@ class PrivateCycle:
             return
         draft = EntryDraft(journaled.STAND_IN_LOST.kind, seat)
         self.void(f"seat {seat}'s stand-in lost the keys its player handed it", [seat], draft)
+
+    def shuffle_checked(self, digest: bytes, holds: bool) -> int | None:
+        """The host's check of a relayed shuffle came back: the shuffler whose proof does not
+        hold (None when it holds, or when its deal is no longer in play)."""
+        secret = self.in_play()
+        if secret is None:
+            return None
+        check = secret.unchecked_shuffles.pop(digest, None)
+        return None if check is None or holds else check.seat
+
+    def shuffle_false(self, seat: int) -> None:
+        """A seat's shuffle, relayed, does not hold: every seat refuses that deck, and the
+        deal cannot go on without a shuffle of that seat's that holds. As for a seat that
+        never sent it, the deal is void (R10.3) and the seat leaves the match."""
+        secret = self.in_play()
+        if secret is None or seat not in secret.setup.seats:
+            return
+        draft = EntryDraft(journaled.SHUFFLE_FALSE.kind, seat)
+        self.void(_shuffle_false_why(seat), [seat], draft)
+
+    def _void_if_a_shuffle_is_false(self) -> bool:
+        """Every shuffle proof not checked yet, checked now, in the job: before the deal is
+        scored, or when a card opens as no valid deck could have it. One that does not hold
+        voids the deal (R10.3); True when it did."""
+        secret = self.deal
+        assert secret is not None
+        seat = secret.check_shuffles()
+        if seat is None:
+            return False
+        self.void(_shuffle_false_why(seat), [seat])
+        return True
 
     def waiting_for(self) -> list[int]:
         """The seats whose message the deal waits for now."""

@@ -17,32 +17,15 @@ host knows" (R8.2's S9, the scoring after every REVEAL, R10.2, the timed-out tur
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from scala40_net import deal, match
 from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
-from scala40_net.private.elgamal import open_deck
 from scala40_net.private.encoding import EncodingError
-from scala40_net.private.messages import EVERYONE, Envelope, Kind, SharesBody, ShuffleBody
-from scala40_net.private.protocol import (
-    DealLedger,
-    DealSetup,
-    Phase,
-    digest_of,
-    shuffle_step,
-)
-from scala40_net.private.shuffle import shuffle_holds
+from scala40_net.private.messages import EVERYONE, Envelope, Kind, SharesBody
+from scala40_net.private.protocol import DealLedger, DealSetup, Phase, ShuffleCheck
 
 Place = tuple[int, int]  # (round, position) of a deal's encrypted decks
-
-
-def is_shuffle(data: bytes) -> bool:
-    """Whether ``data`` reads as a SHUFFLE envelope (nothing of it checked yet)."""
-    try:
-        return Envelope.parse(data).kind == Kind.SHUFFLE
-    except EncodingError:
-        return False
 
 
 class PrivateRefused(Exception):
@@ -121,42 +104,12 @@ class HostPrivateDeal:
         # checks"): off the path of the draw and of the deal's start.
         self.ledger = DealLedger(self.setup, defer_shares=True)
         self._index_of: dict[bytes, int] = {}
-        # SHUFFLE messages whose proof was found to hold off the table's job (the edge checks
-        # it on a worker thread first, so that no table waits on it): taken without again.
-        self.prechecked: set[bytes] = set()
-
-    def shuffle_check(self, seat: int, data: bytes) -> tuple[bytes, Callable[[], bool]] | None:
-        """For a SHUFFLE of ``seat`` that is the deal's next: its digest and the check of its
-        proof against the deck held now, to run off the table's job (None for any other)."""
-        try:
-            env = Envelope.parse(data)
-            if env.author != seat or env.kind != Kind.SHUFFLE or env.digest in self._index_of:
-                return None
-            body = env.body()
-        except EncodingError:
-            return None
-        assert isinstance(body, ShuffleBody)
-        ledger = self.ledger
-        if ledger.phase not in (Phase.SHUFFLING, Phase.PLAYING) or len(ledger.keys) != len(
-            self.setup.seats
-        ):
-            return None
-        if body.cards:
-            deck = open_deck(body.cards)
-        elif body.round < len(ledger.decks):
-            deck = ledger.decks[body.round]
-        else:
-            return None
-        if body.input_digest != digest_of(deck):
-            return None  # the job refuses it, naming why
-        ctx = self.setup.context(seat, shuffle_step(body.round, body.index))
-        joint = ledger.joint_key
-        digest = env.digest
-
-        def check() -> bool:
-            return shuffle_holds(ctx, joint, deck, body.deck, body.proof)
-
-        return digest, check
+        # Every shuffle is relayed once its place, turn and input deck hold; its proof is
+        # checked after, off the table's job and at the lowest CPU priority
+        # (host.table.shuffle_checks): by its envelope's digest, those not yet found to hold.
+        # One that does not hold voids the deal (R10.3, ``PrivateCycle.shuffle_checked``);
+        # one still here when the deal is scored is checked then (``check_shuffles``).
+        self.unchecked_shuffles: dict[bytes, ShuffleCheck] = {}
 
     # --- the messages ---------------------------------------------------------------------
 
@@ -180,21 +133,29 @@ class HostPrivateDeal:
             self.checker.accept(data)
         except FaultFound as found:
             raise _refused(seat, found) from None
+        checks: list[ShuffleCheck] = []
         try:
             self._check_opened(env)
-            if env.digest in self.prechecked:
-                # Its proof held against this very deck (its input digest is checked here
-                # again): the check is not made twice.
-                self.ledger.apply(env, later=[])
-            else:
-                self.ledger.apply(env)
+            self.ledger.apply(env, later=checks)
         except FaultFound as found:
             self.checker.chains[env.author].pop()
             raise _refused(seat, found) from None
+        for check in checks:
+            self.unchecked_shuffles[env.digest] = check
         index = len(self.transcript)
         self.transcript.append(bytes(data))
         self._index_of[env.digest] = index
         return index, env
+
+    def check_shuffles(self) -> int | None:
+        """Every shuffle proof not checked yet, checked now: the first shuffler whose proof
+        does not hold (None: all hold)."""
+        while self.unchecked_shuffles:
+            digest, check = next(iter(self.unchecked_shuffles.items()))
+            del self.unchecked_shuffles[digest]
+            if not check.holds():
+                return check.seat
+        return None
 
     def _check_opened(self, env: Envelope) -> None:
         """Before a SHARES to everyone is taken in: the shares of its places the host kept

@@ -118,6 +118,16 @@ class Table:
     def stand_in_lost(self, seat: int) -> None:
         self.deals.private.stand_in_lost(seat)
 
+    def shuffle_checked(self, digest: bytes, holds: bool) -> None:
+        """The verdict of the host's check of a relayed shuffle (host.table.shuffle_checks)."""
+        seat = self.deals.private.shuffle_checked(digest, holds)
+        if seat is not None:
+            self.shuffle_false(seat)
+
+    @journaled.SHUFFLE_FALSE.accepts
+    def shuffle_false(self, seat: int) -> None:
+        self.deals.private.shuffle_false(seat)
+
     def decider(self) -> int | None:
         return self.seating.decider()
 

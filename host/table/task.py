@@ -31,11 +31,13 @@ from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal.recovery import play_back
 from host.journal.sqlite import Journal, JournalDamaged, JournalWriteFailed
+from host.table import shuffle_checks
 from host.table.absences import MORE_TIME_PER_DEAL, Absences
 from host.table.deadline import Deadline
 from host.table.fanout import Fanout, Ready, Subscriber, prepare
 from host.table.links import LiveChoices, TableLinks
 from host.table.outbox import JobOutbox
+from host.table.shuffle_checks import ShuffleChecks
 from host.table.state import TableSettings, TableState
 from host.table.table import Table
 from host.table.turn_clock import TurnClock
@@ -114,6 +116,7 @@ class TableTask:
         self._awake = asyncio.Event()  # cleared while the table is paused
         self._awake.set()
         self._deadline_held: float | None = None  # what a paused table's deadline had left
+        self.shuffle_checks = ShuffleChecks(self.call_soon)
 
     def _new_table(self) -> Table:
         """The table as created, before its journal is played back into it."""
@@ -155,6 +158,8 @@ class TableTask:
     def start(self) -> None:
         """Run the task; deadlines start afresh and the host bots take their seats."""
         self.last_request = asyncio.get_running_loop().time()
+        if self.table.state.private_cards:
+            shuffle_checks.warm_up()
         self.table.resume()
         self._seat_bots()
         self._note_finished()
@@ -166,6 +171,7 @@ class TableTask:
             task.cancel()
         await asyncio.gather(*self.bots.values(), return_exceptions=True)
         self.bots.clear()
+        await self.shuffle_checks.stop()
         if self._task is not None:
             await self._inbox.put(None)
             await self._task
@@ -440,6 +446,7 @@ class TableTask:
         self.fanout.waiting = self.table.state.phase == lobby_pb2.TABLE_PHASE_WAITING
         self.clock.watch(self.table)
         self._back = self.absences.watch(self.table, self.fanout)
+        self.shuffle_checks.watch(self.table)
 
     async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> bool:
         """Run one job, write what it accepted in one transaction, then publish and answer.

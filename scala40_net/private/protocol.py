@@ -13,7 +13,7 @@ reveals its per-deal key.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,7 +50,7 @@ from scala40_net.private.messages import (
     signature_holds,
 )
 from scala40_net.private.proofs import KeyProof, ProofContext, ShareProof
-from scala40_net.private.shuffle import shuffle_deck, shuffle_holds
+from scala40_net.private.shuffle import ShuffleProof, shuffle_deck, shuffle_holds
 
 CLASSIC_DECK = 108
 
@@ -104,6 +104,29 @@ def digest_of(deck: Deck) -> bytes:
     return hashlib.sha256(deck_bytes(deck)).digest()
 
 
+@dataclass(frozen=True)
+class ShuffleCheck:
+    """A shuffle's proof against the deck it shuffled, to check now or later (``holds``),
+    or to run raising FaultFound that names its shuffler. It pickles: a host checks it in
+    a process of its own."""
+
+    seat: int
+    context: ProofContext
+    joint: Point
+    deck: Deck
+    out: Deck
+    proof: ShuffleProof
+
+    def holds(self) -> bool:
+        return shuffle_holds(self.context, self.joint, self.deck, self.out, self.proof)
+
+    def __call__(self) -> None:
+        if not self.holds():
+            name = seat_name(self.seat)
+            raise blame(name, FaultKind.INVALID, f"{name}'s shuffle proof does not hold: its "
+                        "deck is not this deck re-encrypted and permuted")
+
+
 class Phase(StrEnum):
     KEYS = "keys"
     SHUFFLING = "shuffling"
@@ -143,7 +166,7 @@ class DealLedger:
         return joint_key(self.keys[s] for s in sorted(self.keys))
 
     def apply(
-        self, env: Envelope, *, own: bool = False, later: list[Callable[[], None]] | None = None
+        self, env: Envelope, *, own: bool = False, later: list[ShuffleCheck] | None = None
     ) -> None:
         """Check ``env``'s content against the deal so far and take it in (FaultFound).
 
@@ -191,7 +214,7 @@ class DealLedger:
         self.expected_rebuild = tuple(sorted(cards))
 
     def _shuffle(
-        self, seat: int, body: ShuffleBody, own: bool, later: list[Callable[[], None]] | None
+        self, seat: int, body: ShuffleBody, own: bool, later: list[ShuffleCheck] | None
     ) -> None:
         name = seat_name(seat)
         # Everything is checked before anything is kept: a refused shuffle changes nothing.
@@ -222,14 +245,7 @@ class DealLedger:
             raise blame(name, FaultKind.INVALID, f"{name} shuffled another deck than the one "
                         "this seat holds")
         ctx = self.setup.context(seat, shuffle_step(body.round, body.index))
-        joint = self.joint_key
-
-        def check() -> None:
-            if not shuffle_holds(ctx, joint, deck, body.deck, body.proof):
-                raise blame(name, FaultKind.INVALID,
-                            f"{name}'s shuffle proof does not hold: its deck is not this deck "
-                            "re-encrypted and permuted")
-
+        check = ShuffleCheck(seat, ctx, self.joint_key, deck, body.deck, body.proof)
         if later is not None:
             later.append(check)
         elif not own:
@@ -462,7 +478,7 @@ class PrivateSeat:
         kept = (list(ledger.decks), ledger.round, ledger.shuffles, ledger.phase,
                 ledger.expected_rebuild)
         env = self.checker.accept(data)
-        checks: list[Callable[[], None]] = []
+        checks: list[ShuffleCheck] = []
         try:
             ledger.apply(env, later=checks)
         except Exception:
