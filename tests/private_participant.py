@@ -110,7 +110,6 @@ class Participant:
     share_draws: bool = True
     cheat_refusals: list[str] = field(default_factory=list)
     rebuilt_from: tuple[int, ...] = ()
-    private_refusals: list[tuple[grpc.StatusCode, str]] = field(default_factory=list)
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
