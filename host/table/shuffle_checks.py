@@ -106,13 +106,15 @@ async def shuffle_holds(check: ShuffleCheck) -> bool:
 
 
 class ShuffleChecks:
-    """One table's shuffle checks under way and their verdicts, by the envelope's digest."""
+    """One table's shuffle checks under way and the verdicts of its deal in play, by the
+    envelope's digest."""
 
     def __init__(self, call_soon: Callable[[Callable[[Table], object]], None]) -> None:
         self._call_soon = call_soon
         self._verdicts: dict[bytes, bool] = {}
         self._running: dict[bytes, asyncio.Task[None]] = {}
         self._handed: set[bytes] = set()  # verdicts queued for the table, not yet taken
+        self._deal_no = 0  # the deal whose verdicts are kept
 
     def watch(self, table: Table) -> None:
         """After every job: each shuffle the table has not found to hold yet is checked, or
@@ -120,6 +122,9 @@ class ShuffleChecks:
         secret = table.deals.private.in_play()
         if secret is None:
             return
+        if secret.setup.deal_no != self._deal_no:  # the verdicts kept are one deal's
+            self._deal_no = secret.setup.deal_no
+            self._verdicts.clear()
         for digest, check in secret.unchecked_shuffles.items():
             if digest in self._verdicts:
                 self._hand_back(digest)
