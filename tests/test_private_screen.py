@@ -427,7 +427,10 @@ async def test_the_player_hands_the_seat_with_its_keys_to_a_stand_in_from_the_sc
         await asyncio.gather(*tasks, return_exceptions=True)
     # The bot that saw the end first (the others may not have read it yet).
     ended = next(
-        e for b in bots for e in deal_events(b) if e.deal_no == 1 and e.WhichOneof("event") == "ended"
+        e
+        for b in bots
+        for e in deal_events(b)
+        if e.deal_no == 1 and e.WhichOneof("event") == "ended"
     )
     assert not ended.ended.void_reason.startswith("R10.3"), ended.ended.void_reason
 
