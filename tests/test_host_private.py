@@ -634,11 +634,7 @@ async def test_a_relayed_shuffle_whose_deck_is_not_its_proofs_voids_the_deal_nam
     )
     for p in people:
         p.tamper = True  # only deal 1's first shuffler gets to use it
-    tasks = play_all(people)
-    await until(lambda: all(p.received for p in people))
-    await served.lobby.StartMatch(
-        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
-    )
+    tasks = await start_playing(served.lobby, table_id, people)
     await until(lambda: any(1 in p.signed for p in people), 60)
     cheat = next(p for p in people if not p.tamper)
     honest = [p for p in people if p is not cheat]
@@ -693,11 +689,7 @@ async def test_a_false_shuffle_relayed_before_a_restart_is_checked_after_it_r10_
     try:
         for p in people:
             p.tamper = True
-        tasks = play_all(people)
-        await until(lambda: all(p.received for p in people))
-        await first.lobby.StartMatch(
-            lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
-        )
+        tasks = await start_playing(first.lobby, table_id, people)
 
         def relayed(p: Participant) -> bool:
             return any(Envelope.parse(m).kind == Kind.SHUFFLE for m in p.acked)
