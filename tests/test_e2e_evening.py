@@ -63,8 +63,17 @@ TABLE = "Serata"
 
 # make test plays a match of 2 deals (about a minute); make soak a longer one. A deal's
 # length is the bots' doing: the bound is for a long one. Two long deals on a slow day took
-# 354 s of the 360 s bound the test had, so each deal is given 135 s.
-pytestmark = pytest.mark.timeout(180 + 135 * DEALS)
+# 354 s of the 360 s bound the test had, so each deal is given 135 s. A deal of people who
+# never open is ~1 s a turn here, and its turns vary widely: two medium bots and two such
+# people, 200 deals played by the engine alone, took 34 turns (median), 57 (p90), 113 (p99),
+# 332 (the longest). A tie in deals won is played off, so a match of 2 is often 3; the
+# steps take the first 25 s. Hence 240 s, and 150 s a deal.
+TEST_SECONDS = 240 + 150 * DEALS
+pytestmark = pytest.mark.timeout(TEST_SECONDS)
+# What the steps after the match's end (the rematch agreed, its first deal) may take, and a
+# margin: the match's end is waited for until then, so that a match that does not end fails
+# with its screens printed rather than at pytest-timeout's bound, which prints none.
+AFTER_THE_MATCH = 30 + 60 + 15
 
 CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")
 
@@ -200,12 +209,22 @@ class Person:
                 return deal
         return None
 
-    def ready_if_asked(self, screen: str) -> None:
-        """At a deal's end, say ready once (a deal may end in the middle of any step)."""
+    def ready_if_asked(self, screen: str) -> int | None:
+        """At a deal's end, say ready once (a deal may end in the middle of any step); the
+        deal, when this is the first screen to show its end."""
         deal = self.deal_ended(screen)
         if deal is not None and deal not in self.ready_for:
             self.ready_for.add(deal)
             self.tmux.command(self.word("ready"))
+            return deal
+        return None
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines of the client's log (what it did when a wait ran out)."""
+        log = self.data / "client.log" if self.data is not None else None
+        if log is None or not log.exists():
+            return "(no client.log)"
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
     def deal_shown(self, screen: str) -> int | None:
         """The deal number in the screen's title."""
@@ -254,6 +273,8 @@ class Evening:
     table_id: str
     people: list[Person]
     bots: list[subprocess.Popen[bytes]]
+    set_up_at: float  # when the fixture began: pytest-timeout counts from there
+    bot_logs: list[Path]  # each scala40-bot's output
     began: float = field(default_factory=time.monotonic)
     timings: list[tuple[str, float]] = field(default_factory=list)  # each wait, how long
 
@@ -274,7 +295,12 @@ class Evening:
                 screen = person.screen()
                 # Whatever is waited for, a deal's end is read and a person's turn played
                 # (a clock run out would hand their seat to a bot).
-                person.ready_if_asked(screen)
+                ended = person.ready_if_asked(screen)
+                if ended is not None:  # how long each deal took tells a long deal from a stall
+                    played = sum(len(p.turns) for p in self.people)
+                    print(f"evening: deal {ended}'s end on {person.name}'s screen after "
+                          f"{time.monotonic() - self.began:.1f} s ({played} turns of people "
+                          f"so far)", flush=True)  # fmt: skip
                 if person.name in players and person.my_draw(screen):
                     person.play_turn()
                 if not condition(person, screen):
@@ -284,8 +310,18 @@ class Evening:
                 print(f"evening: {what} after {time.monotonic() - self.began:.1f} s", flush=True)
                 return
             time.sleep(0.2)
-        screens = "\n".join(p.tmux.screen() for p in self.people)
-        raise AssertionError(f"timed out waiting for {what}; the screens:\n{screens}")
+        screens = "\n".join(
+            f"{p.name}'s screen:\n{p.tmux.screen()}\n{p.name}'s log:\n{p.log_tail()}"
+            for p in self.people
+        )
+        for log in self.bot_logs:
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            screens += f"\n{log.stem}'s scala40-bot:\n" + "\n".join(lines[-10:])
+        raise AssertionError(f"timed out waiting for {what} after {seconds:.0f} s:\n{screens}")
+
+    def seconds_left(self, keep: float) -> float:
+        """The test's time still left, less ``keep`` for what comes after."""
+        return TEST_SECONDS - (time.monotonic() - self.set_up_at) - keep
 
 
 async def set_up_table(host: HostProcess) -> str:
@@ -339,6 +375,7 @@ async def seats_listening(host: HostProcess, table_id: str) -> bool:
 async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
+    set_up_at = time.monotonic()
     host = HostProcess(
         tmp_path / "host",
         free_port(),
@@ -371,9 +408,9 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
             person.wait(lambda s, w=waiting: TABLE in s and w in s, 30, "the lobby")
             tmux.keys("Enter")
             person.wait(person.says("status_waiting_players"), 30, "the table screen")
-        bots = []
-        for name in BOT_NAMES:
-            log = open(tmp_path / f"{name}.log", "wb")  # noqa: SIM115 - the child keeps it
+        bots, bot_logs = [], [tmp_path / f"{name}.log" for name in BOT_NAMES]
+        for name, log_path in zip(BOT_NAMES, bot_logs, strict=True):
+            log = open(log_path, "wb")  # noqa: SIM115 - the child keeps it
             bots.append(
                 subprocess.Popen(
                     [
@@ -394,7 +431,7 @@ async def evening(tmp_path: Path) -> AsyncIterator[Evening]:
             )
             log.close()
         try:
-            yield Evening(host, address, table_id, people, bots)
+            yield Evening(host, address, table_id, people, bots, set_up_at, bot_logs)
         finally:
             for bot in bots:
                 if bot.poll() is None:
@@ -491,7 +528,8 @@ async def test_an_evening_on_the_lan_at_80x24_in_italian_and_english(evening: Ev
     # The match to its end (a tie in deals won is played off): each person plays their turns
     # and says ready after each deal.
     over = {p.name: p.says("status_match_over") for p in evening.people}
-    evening.everyone(lambda p, s: over[p.name](s), 150 * (DEALS + 1), "the end of the match")
+    evening.everyone(lambda p, s: over[p.name](s), evening.seconds_left(AFTER_THE_MATCH),
+                     "the end of the match")  # fmt: skip
     assert all(p.ready_for for p in evening.people) or DEALS == 1
     last_deal = max(p.deal_shown(p.screen()) or 0 for p in evening.people)
 
