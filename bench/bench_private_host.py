@@ -5,7 +5,9 @@ Run with ``.venv/bin/python bench/bench_private_host.py`` (``make bench`` runs i
 host runs in this process on 127.0.0.1; every seat runs in a process of its own (this script
 with ``--seat``), as on a machine of its own: the four seats of a 4-seat private table
 (``tests/private_participant.py``: a ``PrivateSeat`` each, every proof made and checked, the
-host checking every message too), and one person's seat of an ordinary 4-seat table with
+host checking every message too; each seat's messages and moves on its own stream,
+``TableService.Seat``, as the screen and ``scala40-bot`` send theirs, or with
+``BENCH_CALLS=1`` a unary call each), and one person's seat of an ordinary 4-seat table with
 three host bots. Printed, each a median and a p99 (with 5 runs, the p99 of the starts is
 their worst):
 
@@ -54,8 +56,12 @@ from scala40_net.pb import (
     table_pb2_grpc,
 )
 from scala40_net.private.messages import Ed25519Signer
+from scala40_net.seat.link import GrpcTable
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+# The private seats' requests go on each seat's own stream (TableService.Seat), as the screen
+# and scala40-bot send theirs; BENCH_CALLS=1: a unary call each, with SubscribeEvents.
+CALLS = os.environ.get("BENCH_CALLS") == "1"
 # Each run's draws timed (every private seat's; the ordinary seat's own).
 DRAWS = int(os.environ.get("BENCH_DRAWS", "20"))
 
@@ -102,7 +108,8 @@ async def private_seat(port: int, fingerprint: str, table_id: str, name: str) ->
             table_id=table_id, player_name=name, private_signing_key=signer.public_key()
         )
     )
-    me = Participant(table, table_id, joined.seat, joined.seat_token, signer)
+    link = None if CALLS else GrpcTable(channel, joined.seat_token)
+    me = Participant(table, table_id, joined.seat, joined.seat_token, signer, link=link)
     task = asyncio.create_task(me.run())
 
     async def until(ready: Callable[[], object]) -> None:
@@ -210,9 +217,12 @@ async def ordinary_seat(port: int, fingerprint: str, table_id: str, name: str) -
                 continue  # the play before ended the deal (or the stock is being rebuilt)
             say(draw=time.perf_counter() - sent, cpu=time.process_time())
             seq = max(seq, drawn.seq)
-            await table.Play(
-                table_pb2.PlayRequest(context=context(), discard=drawn.card), metadata=md
-            )
+            try:
+                await table.Play(
+                    table_pb2.PlayRequest(context=context(), discard=drawn.card), metadata=md
+                )
+            except grpc.aio.AioRpcError as refused:  # the turn's clock, or the deal's end
+                print(f"bench seat {me}: play refused: {refused.details()}", file=sys.stderr)
             draws += 1
             if draws >= DRAWS:
                 break
@@ -392,7 +402,8 @@ async def main() -> None:
     load_after = Path("/proc/loadavg").read_text().split()[:3]
     print(f"{RUNS} runs; load average (1/5/15 min) before: {' '.join(load_before)}, "
           f"after: {' '.join(load_after)}; {os.cpu_count()} cores")
-    print("the host in this process, every seat in a process of its own, over TLS on loopback")
+    print("the host in this process, every seat in a process of its own, over TLS on loopback;"
+          f" the private seats' requests {'a call each' if CALLS else 'on their seat streams'}")
     print(line("ordinary 4-seat table: StartMatch to the deal's start", plain.starts))
     print(line("private 4-seat table: StartMatch to the deal's start", private.starts))
     added = [p - o for p, o in zip(private.starts, plain.starts, strict=True)]

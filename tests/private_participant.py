@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from conftest import until
+from google.protobuf.message import Message
 
 from scala40_net.pb import deal_pb2, lobby_pb2, ruleset_pb2, table_pb2, table_pb2_grpc
 from scala40_net.private.chain import Fault, FaultFound
@@ -34,12 +35,25 @@ from scala40_net.private.messages import (
 )
 from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat, digest_of, shuffle_step
 from scala40_net.private.shuffle import shuffle_deck
+from scala40_net.seat.link import GrpcTable
+from scala40_net.seat.refusal import HostRefusal
 
 Place = tuple[int, int]
 
 #: Where a seat checks the shuffle before its own while it makes its own, as the client's seat
 #: does (``PrivateSeat.shuffle_after``).
 CHECKS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="participant-check")
+
+#: A request the host refused, as a call raises it or as the seat's stream answers it.
+Refused = (grpc.aio.AioRpcError, HostRefusal)
+
+
+def refused_code(error: grpc.aio.AioRpcError | HostRefusal) -> grpc.StatusCode:
+    return error.code if isinstance(error, HostRefusal) else error.code()
+
+
+def refused_details(error: grpc.aio.AioRpcError | HostRefusal) -> str:
+    return error.message if isinstance(error, HostRefusal) else error.details() or ""
 
 
 def quick_rules(decks: int = 2, stall_rebuilds: int = 1) -> ruleset_pb2.Ruleset:
@@ -110,6 +124,12 @@ class Participant:
     share_draws: bool = True
     cheat_refusals: list[str] = field(default_factory=list)
     rebuilt_from: tuple[int, ...] = ()
+    #: The seat's own stream (``TableService.Seat``) for its events and its requests, each
+    #: answered there, as the screen and ``scala40-bot`` follow a table (None: SubscribeEvents,
+    #: and a call a request).
+    link: GrpcTable | None = None
+    #: How many of its requests went on its seat's stream (the others went as calls).
+    on_stream: int = 0
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -118,42 +138,68 @@ class Participant:
     def context(self) -> table_pb2.MoveContext:
         return table_pb2.MoveContext(request_id=str(uuid.uuid4()), last_seen_seq=self.last_seq)
 
+    async def call(self, method: str, request: Message) -> Message:
+        """One request to the table: on the seat's stream (``link``), else its call."""
+        if self.link is not None:
+            streamed = self.link.streamed
+            if streamed is not None and streamed.open and method != "GetView":
+                self.on_stream += 1
+            return await self.link.request(method, request)
+        answer: Message = await getattr(self.table, method)(request, metadata=self.metadata)
+        return answer
+
     async def send(self, envelope: bytes, again: bool = False) -> None:
         if not again:
             self.sent.append(envelope)
-        answer = await self.table.SendPrivate(
-            table_pb2.SendPrivateRequest(context=self.context(), envelope=envelope),
-            metadata=self.metadata,
-        )
+        request = table_pb2.SendPrivateRequest(context=self.context(), envelope=envelope)
+        answer = await self.call("SendPrivate", request)
+        assert isinstance(answer, table_pb2.SendPrivateResponse)
         self.acked.append(envelope)
         self.placed[envelope] = answer.transcript_seq
 
     async def run(self, after_seq: int = 0) -> None:
-        """Follow the stream until ``stop`` is set (or it ends)."""
-        stream = self.table.SubscribeEvents(
-            table_pb2.SubscribeEventsRequest(after_seq=after_seq), metadata=self.metadata
-        )
+        """Follow the stream until ``stop`` is set (or it ends). It is read on a task of its
+        own while its events are acted on here: on the seat's stream, the answer to a request
+        sent while acting on an event comes after that event."""
+        if self.link is not None:
+            stream = self.link.subscribe(after_seq)
+        else:
+            request = table_pb2.SubscribeEventsRequest(after_seq=after_seq)
+            stream = self.table.SubscribeEvents(request, metadata=self.metadata)
+        events: asyncio.Queue[table_pb2.SubscribeEventsResponse | None] = asyncio.Queue()
+
+        async def read() -> None:
+            try:
+                async for response in stream:
+                    events.put_nowait(response)
+            finally:
+                events.put_nowait(None)
+
+        reader = asyncio.create_task(read())
         try:
-            async for response in stream:
+            while (response := await events.get()) is not None:
                 self.received.append(response.SerializeToString())
                 try:
                     await self.on_event(response.event)
-                except grpc.aio.AioRpcError as refused:
-                    if refused.code() not in (
+                except Refused as refused:
+                    if refused_code(refused) not in (
                         grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
                         grpc.StatusCode.UNAUTHENTICATED,
                     ):
                         raise
                     # A message or move of a deal that ended meanwhile (or of a seat given
                     # up): kept for the test to judge, and the stream followed on.
-                    self.refusals.append(refused.details() or "")
+                    self.refusals.append(refused_details(refused))
                 self.changed.set()
                 if self.stop.is_set():
                     break
+            else:
+                await reader  # the stream's end: its failure, if it failed
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 raise
         finally:
+            reader.cancel()
             stream.cancel()
             self.changed.set()  # nothing more comes: whoever waits looks again
 
@@ -376,15 +422,14 @@ class Participant:
                 return  # a rebuilt stock being shuffled, or the deal's end coming
             self.draw_sent = time.perf_counter()
             try:
-                drawn = await self.table.Draw(
-                    table_pb2.DrawRequest(
-                        context=self.context(), source=deal_pb2.DRAW_SOURCE_STOCK
-                    ),
-                    metadata=self.metadata,
+                stock = deal_pb2.DRAW_SOURCE_STOCK
+                drawn = await self.call(
+                    "Draw", table_pb2.DrawRequest(context=self.context(), source=stock)
                 )
-            except grpc.aio.AioRpcError as error:
-                self.refusals.append(error.details() or "")
+            except Refused as error:
+                self.refusals.append(refused_details(error))
                 return
+            assert isinstance(drawn, table_pb2.DrawResponse)
             assert drawn.card == 0, "the host named a card drawn from a private stock"
             self.drawn = (drawn.position.round, drawn.position.position)
             if len(self.views) < 2:
@@ -402,18 +447,17 @@ class Participant:
         if self.cheat_after_rebuild and place[0] >= 1 and not self.cheat_refusals:
             stand_in = self.rebuilt_from[place[1]]
             try:
-                await self.table.Play(
-                    table_pb2.PlayRequest(context=self.context(), discard=stand_in),
-                    metadata=self.metadata,
+                await self.call(
+                    "Play", table_pb2.PlayRequest(context=self.context(), discard=stand_in)
                 )
                 self.cheat_refusals.append("taken")
-            except grpc.aio.AioRpcError as error:
-                self.cheat_refusals.append(f"{error.code().name} {error.details()}")
+            except Refused as error:
+                self.cheat_refusals.append(f"{refused_code(error).name} {refused_details(error)}")
         await self.send(seat.shares_message(place[0], [place[1]], EVERYONE))
         request = table_pb2.PlayRequest(context=self.context(), discard=card)
         request.positions.add(round=place[0], position=place[1])
         self.turn = None  # the next turn is the `played` event's to say
-        await self.table.Play(request, metadata=self.metadata)
+        await self.call("Play", request)
 
     def hand_cards(self) -> dict[Place, int]:
         """The cards this seat reads of its dealt hand (once every share is in)."""
@@ -427,9 +471,8 @@ class Participant:
                 if e.HasField("deal")]  # fmt: skip
 
     async def view(self) -> table_pb2.GetViewResponse:
-        response: table_pb2.GetViewResponse = await self.table.GetView(
-            table_pb2.GetViewRequest(), metadata=self.metadata
-        )
+        response = await self.call("GetView", table_pb2.GetViewRequest())
+        assert isinstance(response, table_pb2.GetViewResponse)
         self.views.append(response.SerializeToString())
         return response
 

@@ -37,6 +37,7 @@ from scala40_net.pb import deal_pb2, lobby_pb2, lobby_pb2_grpc, table_pb2, table
 from scala40_net.players import PlayerKey
 from scala40_net.private.messages import Ed25519Signer, Envelope, Kind
 from scala40_net.private.protocol import PrivateSeat
+from scala40_net.seat.link import GrpcTable
 from scala40_net.seat.private_link import setup_of
 
 
@@ -44,10 +45,14 @@ async def deal_to_its_end(
     served: HostClient, seats: int, decks: int,
     meanwhile: Callable[[list[Participant]], Awaitable[None]] | None = None,
     deals: int = 1,
+    streams: bool = False,
 ) -> tuple[str, list[Participant]]:
     """``deals`` private deals played by ``seats`` in-test seats to their signed ends
-    (``meanwhile`` run while the first is played)."""
+    (``meanwhile`` run while the first is played); ``streams``: each seat's messages and
+    moves on its own stream, as the screen and ``scala40-bot`` send them."""
     table_id, people = await private_table(served.lobby, served.table, seats, quick_rules(decks))
+    for p in people:
+        p.link = GrpcTable(served.channel, p.token) if streams else None
     tasks = play_all(people)
     await until(lambda: all(p.received for p in people))
     await served.lobby.StartMatch(
@@ -226,6 +231,24 @@ async def test_a_two_seat_private_deal_is_played_to_its_end_and_its_record_verif
             print(record_verifies(tmp_path, record.record, f"deal-{p.seat}-{deal_no}.json",
                                   capsys))
         assert audit_stream(p.received) >= 2
+
+
+async def test_a_private_deal_on_the_seats_own_streams_ends_signed_and_its_record_verifies(
+    served: HostClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every message and move on the seat's stream (``TableService.Seat``), each answered
+    there, as the screen and ``scala40-bot`` send theirs: the deal is played to its end as
+    by calls."""
+    _table_id, people = await deal_to_its_end(served, 2, 1, streams=True)
+    for p in people:
+        assert not p.refusals
+        assert p.link is not None and p.link.seat_stream  # the host served the seat's stream
+        assert p.on_stream >= len(p.acked) > 10, (p.on_stream, len(p.acked))
+        record = await served.table.GetDealRecord(
+            table_pb2.GetDealRecordRequest(deal_no=1), metadata=p.metadata
+        )
+        record_verifies(tmp_path, record.record, f"deal-{p.seat}.json", capsys)
+        assert audit_stream(p.received) >= 1
 
 
 async def restarted(host: HostProcess, people: list[Participant],

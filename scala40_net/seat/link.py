@@ -163,7 +163,7 @@ class GrpcTable:
             pass  # nobody there: the host is down, as the call said
         return refusal
 
-    async def _unary(self, method: str, request: Any) -> Any:
+    async def request(self, method: str, request: Any) -> Any:
         """One request: a move on the seat's stream while one is open, else its call."""
         streamed = self.streamed
         kind = STREAM_MOVES.get(method)
@@ -178,42 +178,42 @@ class GrpcTable:
             raise await self.judged(refusal) from None
 
     async def draw(self, request: table_pb2.DrawRequest) -> table_pb2.DrawResponse:
-        return cast(table_pb2.DrawResponse, await self._unary("Draw", request))
+        return cast(table_pb2.DrawResponse, await self.request("Draw", request))
 
     async def play(self, request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
-        return cast(table_pb2.PlayResponse, await self._unary("Play", request))
+        return cast(table_pb2.PlayResponse, await self.request("Play", request))
 
     async def return_discard(
         self, request: table_pb2.ReturnDiscardRequest
     ) -> table_pb2.ReturnDiscardResponse:
-        return cast(table_pb2.ReturnDiscardResponse, await self._unary("ReturnDiscard", request))
+        return cast(table_pb2.ReturnDiscardResponse, await self.request("ReturnDiscard", request))
 
     async def commit_seed(
         self, request: table_pb2.CommitSeedRequest, kept: tuple[bytes, int] | None = None
     ) -> table_pb2.CommitSeedResponse:
-        return cast(table_pb2.CommitSeedResponse, await self._unary("CommitSeed", request))
+        return cast(table_pb2.CommitSeedResponse, await self.request("CommitSeed", request))
 
     async def reveal_seed(
         self, request: table_pb2.RevealSeedRequest
     ) -> table_pb2.RevealSeedResponse:
-        return cast(table_pb2.RevealSeedResponse, await self._unary("RevealSeed", request))
+        return cast(table_pb2.RevealSeedResponse, await self.request("RevealSeed", request))
 
     async def answer_rientro(
         self, request: table_pb2.AnswerRientroRequest
     ) -> table_pb2.AnswerRientroResponse:
-        return cast(table_pb2.AnswerRientroResponse, await self._unary("AnswerRientro", request))
+        return cast(table_pb2.AnswerRientroResponse, await self.request("AnswerRientro", request))
 
     async def ready(self, request: table_pb2.ReadyRequest) -> table_pb2.ReadyResponse:
-        return cast(table_pb2.ReadyResponse, await self._unary("Ready", request))
+        return cast(table_pb2.ReadyResponse, await self.request("Ready", request))
 
     async def view(self) -> table_pb2.GetViewResponse:
         return cast(
-            table_pb2.GetViewResponse, await self._unary("GetView", table_pb2.GetViewRequest())
+            table_pb2.GetViewResponse, await self.request("GetView", table_pb2.GetViewRequest())
         )
 
     async def deal_record(self, deal_no: int) -> bytes:
         request = table_pb2.GetDealRecordRequest(deal_no=deal_no)
-        answer: table_pb2.GetDealRecordResponse = await self._unary("GetDealRecord", request)
+        answer: table_pb2.GetDealRecordResponse = await self.request("GetDealRecord", request)
         return answer.record
 
     async def send_private(
@@ -221,29 +221,29 @@ class GrpcTable:
     ) -> table_pb2.SendPrivateResponse:
         """One private-table protocol message (docs/PRIVATE_TABLES.md), on the seat's stream
         while one is open."""
-        return cast(table_pb2.SendPrivateResponse, await self._unary("SendPrivate", request))
+        return cast(table_pb2.SendPrivateResponse, await self.request("SendPrivate", request))
 
     async def hand_to_stand_in(
         self, request: table_pb2.HandToStandInRequest
     ) -> table_pb2.HandToStandInResponse:
         """At a private table: this seat, with its keys, to a host bot for good."""
-        return cast(table_pb2.HandToStandInResponse, await self._unary("HandToStandIn", request))
+        return cast(table_pb2.HandToStandInResponse, await self.request("HandToStandIn", request))
 
     async def decide_absence(
         self, request: table_pb2.DecideAbsenceRequest
     ) -> table_pb2.DecideAbsenceResponse:
         """The first player's decision for an absent seat (a person's, over the network)."""
-        return cast(table_pb2.DecideAbsenceResponse, await self._unary("DecideAbsence", request))
+        return cast(table_pb2.DecideAbsenceResponse, await self.request("DecideAbsence", request))
 
     async def chat(self, text: str) -> None:
         # The request id names the answer on the seat's stream (chat is not deduplicated).
         context = table_pb2.MoveContext(request_id=uuid.uuid4().hex)
-        await self._unary("SendChat", table_pb2.SendChatRequest(text=text, context=context))
+        await self.request("SendChat", table_pb2.SendChatRequest(text=text, context=context))
 
     async def rematch(self, request: table_pb2.RematchRequest) -> table_pb2.RematchResponse:
         """After the match: agree to another at the same seats (a person's, or a network bot's
         once someone else has)."""
-        return cast(table_pb2.RematchResponse, await self._unary("Rematch", request))
+        return cast(table_pb2.RematchResponse, await self.request("Rematch", request))
 
     def subscribe(self, after_seq: int) -> Any:
         """The table's events after ``after_seq``: the seat's stream, which carries its moves
