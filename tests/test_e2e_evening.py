@@ -66,7 +66,7 @@ TABLE = "Serata"
 # 354 s of the 360 s bound the test had, so each deal is given 135 s. A deal of people who
 # never open is ~1 s a turn here, and its turns vary widely: two medium bots and two such
 # people, 200 deals played by the engine alone (bench/deal_lengths.py), took 34 turns
-# (median), 57 (p90), 113 (p99), 332 (the longest). A tie in deals won is played off, so a
+# (median), 62 (p90), 145 (p99), 202 (the longest). A tie in deals won is played off, so a
 # match of 2 is often 3; the steps take the first 25 s. Hence 240 s, and 150 s a deal.
 TEST_SECONDS = 240 + 150 * DEALS
 # Long (130 s alone, minutes on a loaded machine): make test starts it first, beside the rest.
