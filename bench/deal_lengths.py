@@ -60,12 +60,15 @@ def main() -> None:
         def count(state: DealState, moves: list[int] = moves) -> None:
             moves[0] += 1
 
-        play_deal(bots, Ruleset(), dealer=n % 4, label=f"deal-length-{n}", on_turn=count)  # type: ignore[arg-type]
+        play_deal(bots, Ruleset(), dealer=n % 4, label=f"deal-length-{n}", on_turn=count)
         turns.append(moves[0] // 2)
     turns.sort()
-    p = lambda q: turns[min(len(turns) - 1, int(q * len(turns)))]  # noqa: E731
+
+    def at(q: float) -> int:
+        return turns[min(len(turns) - 1, int(q * len(turns)))]
+
     print(f"{deals} deals, two {level} bots and two seats that never open: turns a deal "
-          f"median {statistics.median(turns):g}, p90 {p(0.9)}, p99 {p(0.99)}, "
+          f"median {statistics.median(turns):g}, p90 {at(0.9)}, p99 {at(0.99)}, "
           f"longest {turns[-1]}")
 
 

@@ -35,7 +35,7 @@ from scala40_net.private.messages import (
 )
 from scala40_net.private.protocol import DealSetup, Phase, PrivateSeat, digest_of, shuffle_step
 from scala40_net.private.shuffle import shuffle_deck
-from scala40_net.seat.link import GrpcTable
+from scala40_net.seat.link import STREAM_MOVES, GrpcTable
 from scala40_net.seat.refusal import HostRefusal
 
 Place = tuple[int, int]
@@ -142,7 +142,7 @@ class Participant:
         """One request to the table: on the seat's stream (``link``), else its call."""
         if self.link is not None:
             streamed = self.link.streamed
-            if streamed is not None and streamed.open and method != "GetView":
+            if streamed is not None and streamed.open and method in STREAM_MOVES:
                 self.on_stream += 1
             return await self.link.request(method, request)
         answer: Message = await getattr(self.table, method)(request, metadata=self.metadata)

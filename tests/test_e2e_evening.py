@@ -79,6 +79,13 @@ AFTER_THE_MATCH = 30 + 60 + 15
 CARD = re.compile(r"^(10|[2-9AJQK])([♥♦♣♠])$|^JK$")
 
 
+def tail(log: Path, lines: int = 15) -> str:
+    """A log's last lines (what a process did when a wait ran out)."""
+    if not log.exists():
+        return f"(no {log.name})"
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
 def flat(screen: str) -> str:
     """The screen's words on one line: a sentence wrapped over rows reads whole."""
     return " ".join(screen.split())
@@ -220,12 +227,9 @@ class Person:
             return deal
         return None
 
-    def log_tail(self, lines: int = 15) -> str:
+    def log_tail(self) -> str:
         """The last lines of the client's log (what it did when a wait ran out)."""
-        log = self.data / "client.log" if self.data is not None else None
-        if log is None or not log.exists():
-            return "(no client.log)"
-        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+        return tail(self.data / "client.log") if self.data is not None else "(no data dir)"
 
     def match_over(self, screen: str) -> bool:
         """The match's end, read on the log pane's line, which stays ("Match over: NAME
@@ -323,8 +327,7 @@ class Evening:
             for p in self.people
         )
         for log in self.bot_logs:
-            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
-            screens += f"\n{log.stem}'s scala40-bot:\n" + "\n".join(lines[-10:])
+            screens += f"\n{log.stem}'s scala40-bot:\n{tail(log)}"
         raise AssertionError(f"timed out waiting for {what} after {seconds:.0f} s:\n{screens}")
 
     def seconds_left(self, keep: float) -> float:

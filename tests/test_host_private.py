@@ -53,11 +53,7 @@ async def deal_to_its_end(
     table_id, people = await private_table(served.lobby, served.table, seats, quick_rules(decks))
     for p in people:
         p.link = GrpcTable(served.channel, p.token) if streams else None
-    tasks = play_all(people)
-    await until(lambda: all(p.received for p in people))
-    await served.lobby.StartMatch(
-        lobby_pb2.StartMatchRequest(table_id=table_id), metadata=people[0].metadata
-    )
+    tasks = await start_playing(served.lobby, table_id, people)
     if meanwhile is not None:
         await meanwhile(people)
     await until(lambda: all(deals in p.signed for p in people), 120 * deals,
