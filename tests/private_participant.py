@@ -118,12 +118,17 @@ class Participant:
     #: After a rebuild, discard a card drawn from the new stock by the id that stands for its
     #: position (a discard's own id), unopened, before discarding it honestly: a cheat the
     #: host refuses. Its refusals, and the rebuilt stock's stand-ins (its discards, by id).
+    #: Made on the first draw from a rebuilt stock only: once a card of it is opened, the
+    #: host's stand-ins of that round swap (``HostPrivateDeal.open_place``) and the id of a
+    #: position is no longer the discard of its place in ``rebuilt_from``.
     cheat_after_rebuild: bool = False
     #: Whether it sends its share of a card drawn from the stock to the drawer (False: the
     #: drawer can never read it).
     share_draws: bool = True
     cheat_refusals: list[str] = field(default_factory=list)
     rebuilt_from: tuple[int, ...] = ()
+    #: Draws from the stock since it was last rebuilt (R10.1).
+    rebuilt_draws: int = 0
     #: The seat's own stream (``TableService.Seat``) for its events and its requests, each
     #: answered there, as the screen and ``scala40-bot`` follow a table (None: SubscribeEvents,
     #: and a call a request).
@@ -334,6 +339,7 @@ class Participant:
                 self.stock -= 1
                 self.draws_seen += 1
                 place = (drawn.position.round, drawn.position.position)
+                self.rebuilt_draws += place[0] >= 1
                 if drawn.seat == self.seat and self.drawn is None and self.turn == self.seat:
                     self.drawn = place  # the draw's answer was lost; its event says it
                     await self.act()
@@ -354,6 +360,7 @@ class Participant:
         elif which == "stock_rebuilt":
             self.rebuild_due = tuple(self.pile[:-1])
             self.rebuilt_from = tuple(sorted(self.rebuild_due))
+            self.rebuilt_draws = 0
             self.stock = public.stock_rebuilt.stock_count
             self.pile = self.pile[-1:]
             await self.act()
@@ -444,7 +451,8 @@ class Participant:
             self.draw_times.append(time.perf_counter() - self.draw_sent)
             self.draw_sent = None
         self.cards[place] = card
-        if self.cheat_after_rebuild and place[0] >= 1 and not self.cheat_refusals:
+        first_from_rebuilt = place[0] >= 1 and self.rebuilt_draws == 1
+        if self.cheat_after_rebuild and first_from_rebuilt and not self.cheat_refusals:
             stand_in = self.rebuilt_from[place[1]]
             try:
                 await self.call(
