@@ -217,7 +217,7 @@ class TableScreen:
             self.spawn(self._ask_rating(self.rating_change))
         notice = self.session.notice
         if (self.model.turn, self.model.phase) != before and (
-            notice is None or notice.key != "quit_confirm"
+            notice is None or not notice.question
         ):
             # A refusal or error spoke of the table as it was: once the turn moves on it
             # would hide what to do now ("Your turn: draw …"). A question stays.

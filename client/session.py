@@ -30,6 +30,15 @@ class Notice:
     key: str
     fields: tuple[tuple[str, str | int], ...] = ()
 
+    @property
+    def question(self) -> bool:
+        """A question the player answers by asking again (quit, hand the seat to a stand-in):
+        it stays on the status line while it is armed, whatever the table does meanwhile."""
+        return self.key in QUESTIONS
+
+
+QUESTIONS = frozenset({"quit_confirm", "stand_in_confirm"})
+
 
 class LinkState(StrEnum):
     OFFLINE = "offline"

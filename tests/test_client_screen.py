@@ -484,6 +484,22 @@ def test_italian_completion_offers_the_cards_in_italian_letters() -> None:
     assert offered == ["7C"]
 
 
+def test_a_question_stays_when_the_turn_moves_on_and_a_refusal_goes() -> None:
+    """A refusal speaks of the table as it was and goes once the turn moves on; a question
+    (quit, or hand the seat to a stand-in: each asked again to be done) stays while it is
+    armed, or a player who asked it would lose sight of what the next word does."""
+    draw = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    for key in ("quit_confirm", "stand_in_confirm", "err_not_in_hand"):
+        screen = TableScreen(Text("en"), None, model=started_model())
+        screen.session.say(NoticeKind.REFUSAL, key, word="w", card="9S")
+        screen.on_event(deal_event(6, drawn=draw))  # Ada draws: her turn moved on to playing
+        notice = screen.session.notice
+        if key.endswith("_confirm"):
+            assert notice is not None and notice.key == key, key
+        else:
+            assert notice is None, notice
+
+
 def test_quitting_mid_match_asks_to_be_confirmed() -> None:
     model = started_model()
     model.table_phase = lobby_pb2.TABLE_PHASE_PLAYING
