@@ -58,7 +58,16 @@ AIMED = {
     "rebuild": ("stock_rebuilt",),
 }
 TIME_LIMIT = 60 * 60  # seconds: a bound even for make soak
-AIM_WAIT = 3.0  # seconds to wait for an aimed moment before killing anyway
+AIM_WAIT = 3.0  # seconds to wait for an aimed moment (or the events of a random one)
+# The waits are counted in the match's events too: a random kill comes 1 to RANDOM_EVENTS
+# events after the last restart (and up to 50 ms after that event, mid-job), an aimed one
+# at its moment or AIM_EVENTS events on (a deal's end or the next deal's announcement is
+# within a deal, 26-80 events; a rebuild may not come at all). The host bots play a match
+# of about 1,500 events in 5-6 s: waits of wall time alone let a match run to its end
+# between a few kills (3 s for a rebuild that never came is half a match), and the matches,
+# each checked whole, piled up past the test's bound on a busy machine (10 for 24 kills).
+RANDOM_EVENTS = 12
+AIM_EVENTS = 100
 # Bounds for a busy machine, far above what each takes alone: a call to a host just started
 # again, the rest of a match after the last kill (a long one: R11.1 out at 500), and the
 # verifier's own process.
@@ -102,6 +111,8 @@ class Watcher:
     last_seq: int = 0
     over: bool = False
     waiting_for: tuple[str, ...] = ()
+    # The seq a random kill waits for (0: none).
+    waiting_for_seq: int = 0
     seen: asyncio.Event = field(default_factory=asyncio.Event)
 
     def take(self, message: table_pb2.SubscribeEventsResponse) -> None:
@@ -111,7 +122,7 @@ class Watcher:
         kind = event.WhichOneof("event")
         if kind == "deal":
             kind = deal_pb2.DealEvent.FromString(event.deal.public_event).WhichOneof("event")
-        if kind in self.waiting_for:
+        if kind in self.waiting_for or 0 < self.waiting_for_seq <= self.last_seq:
             self.seen.set()
         if event.HasField("match_update") and event.match_update.match_over:
             self.over = True
@@ -246,15 +257,18 @@ async def test_sigkill_at_any_moment_loses_no_table_and_no_acknowledged_move(
                 lobby_pb2.StartMatchRequest(table_id=table_id), metadata=seats[0].metadata
             )
             while not watcher.over and kills < KILL_POINTS:
+                watcher.seen.clear()
                 if kills % 2 == 0:  # an aimed kill, each kind in turn
                     watcher.waiting_for = AIMED[aims[(kills // 2) % len(aims)]]
-                    watcher.seen.clear()
-                    # If that moment does not come (no rebuild this deal), kill anyway.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(watcher.seen.wait(), timeout=AIM_WAIT)
-                    watcher.waiting_for = ()
+                    watcher.waiting_for_seq = watcher.last_seq + AIM_EVENTS
                 else:
-                    await asyncio.sleep(rng.uniform(0.02, 0.8))
+                    watcher.waiting_for_seq = watcher.last_seq + rng.randint(1, RANDOM_EVENTS)
+                # If that moment does not come (no rebuild this deal), kill anyway.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(watcher.seen.wait(), timeout=AIM_WAIT)
+                watcher.waiting_for, watcher.waiting_for_seq = (), 0
+                if kills % 2:
+                    await asyncio.sleep(rng.uniform(0, 0.05))
                 if watcher.over:
                     break
                 await host.kill()
