@@ -4,8 +4,10 @@ A job (one request, or one of the host's own steps) may accept several entries:
 StartMatch is the start and the first deal's announcement, the play that ends a
 deal is the play, the deal's end and the next announcement. They are written
 together or not at all (``write_job``), so a crash at any instant leaves a
-journal that ends at a job boundary, which the replay always accepts. Nothing
-reaches a subscriber before its job is durable. Each file is in
+journal that ends at a job boundary, which the replay always accepts. (A table's
+jobs that waited together are one transaction, ``host.table.task``: the journal
+then ends at the last of them, a job boundary too; ``job_no`` numbers the
+transaction.) Nothing reaches a subscriber before its job is durable. Each file is in
 WAL mode and readable only by the host's user,
 because it also holds host secrets: each deal's host seed (secret until the
 deal ends), the seeds and cuts of the host's own bot seats (secret until they

@@ -3,10 +3,17 @@
 RPC handlers and bots hand it a function of the table through ``call`` and
 wait for the answer. A job runs to its end without awaiting (so nothing can
 interleave with it), and everything it accepted is then journaled in one
-transaction (a writer thread) and only then published and answered. A job
-that fails, because its write failed (a full disk, a journal locked by
-another process) or because it raised, leaves nothing behind: the table is
-rebuilt from its journal, the caller is told why, and the table serves on.
+transaction (a writer thread) and only then published and answered. Jobs
+that are waiting together run back to back and are journaled in one
+transaction, then published and answered in order (a batch: at a private
+table, the seats' shares of a drawn card come together and are relayed behind
+one commit, not each behind the one before); a job that changes the game or
+has steps to run after its commit ends its batch, so the turn clock, the
+grace periods and the seats handed back see every such change as they would
+alone. A job that fails, because its write failed (a full disk, a journal
+locked by another process: every job of its batch) or because it raised
+(that job alone), leaves nothing behind: the table is rebuilt from its
+journal, the caller is told why, and the table serves on.
 The table's deadline, its turn clock and the grace periods of absent
 players (``host.table.turn_clock``, ``host.table.absences``) wake the task even when
 nobody calls.
@@ -21,8 +28,10 @@ a pause is not part of the match).
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -30,11 +39,11 @@ import grpc
 from host.edge import auth
 from host.edge.errors import Refusal, malformed, permission_denied, precondition
 from host.journal.recovery import play_back
-from host.journal.sqlite import Journal, JournalDamaged, JournalWriteFailed
+from host.journal.sqlite import Entry, Journal, JournalDamaged, JournalWriteFailed
 from host.table import shuffle_checks
 from host.table.absences import MORE_TIME_PER_DEAL, Absences
 from host.table.deadline import Deadline
-from host.table.fanout import Fanout, Ready, Subscriber, prepare
+from host.table.fanout import Fanout, Ready, Record, Subscriber, prepare
 from host.table.links import LiveChoices, TableLinks
 from host.table.outbox import JobOutbox
 from host.table.shuffle_checks import ShuffleChecks
@@ -50,6 +59,22 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Job = Callable[[Table], Any]
+# A job and its caller's answer (None: nobody waits for it).
+Asked = tuple[Job, "asyncio.Future[Any] | None"]
+# At most this many jobs in one batch, so the first of a flood is answered soon.
+BATCH_JOBS = 32
+
+
+@dataclass
+class _Ran:
+    """One job of a batch that ran: what it publishes, runs and answers once its batch is
+    durable."""
+
+    records: list[Record]
+    steps: list[Callable[[], None]]
+    future: asyncio.Future[Any] | None
+    result: Any
+    outcome: BaseException | None
 
 
 class _Wake:
@@ -98,9 +123,9 @@ class TableTask:
         self._on_over = on_over  # told once each match is over (and durable): the history
         self.bots: dict[int, asyncio.Task[None]] = {}
         self.table = self._new_table()
-        self._inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None] | _Wake | None] = (
-            asyncio.Queue()
-        )
+        self._inbox: asyncio.Queue[Asked | _Wake | None] = asyncio.Queue()
+        # What was taken from the inbox but not run yet: the item a batch stopped at.
+        self._held: collections.deque[Asked | _Wake | None] = collections.deque()
         # One timer for the table, moved only when what is due comes sooner than it fires (one
         # firing early finds nothing due and is set again): not a timeout around every job.
         self._timer: asyncio.TimerHandle | None = None
@@ -309,7 +334,7 @@ class TableTask:
         Not while a job waits in the inbox: it was asked while the table went on (a host
         bot's move), and a paused table runs no bot's job."""
         left = self._pause_left()
-        if left is not None and left <= 0 and self._inbox.empty():
+        if left is not None and left <= 0 and self._inbox.empty() and not self._held:
             self._pause()
         return self.paused
 
@@ -371,14 +396,14 @@ class TableTask:
             while True:
                 self._pause_if_due()  # also between the jobs of bots that never stop
                 self._set_timer()
-                item = await self._inbox.get()
+                item = self._held.popleft() if self._held else await self._inbox.get()
                 if item is None:
                     return
                 if isinstance(item, _Wake):
                     self._wake_queued = False
                     await self._wake()
                     continue
-                await self._run_job(*item)
+                await self._run_jobs([item], more=True)
         finally:
             if self._timer is not None:
                 self._timer.cancel()
@@ -449,67 +474,112 @@ class TableTask:
         self.shuffle_checks.watch(self.table)
 
     async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> bool:
-        """Run one job, write what it accepted in one transaction, then publish and answer.
+        """Run one job alone (a batch of one); False when it failed and was undone."""
+        return await self._run_jobs([(job, future)], more=False)
 
-        False when the job failed and was undone (the caller was told why).
+    def _next_job(self) -> Asked | None:
+        """The next job waiting in the inbox, to join the running batch (None: nothing waits,
+        or what waits is not a job, held for the loop)."""
+        if self._held or self._inbox.empty():
+            return None
+        item = self._inbox.get_nowait()
+        if isinstance(item, tuple):
+            return item
+        self._held.append(item)
+        return None
+
+    async def _run_jobs(self, batch: list[Asked], *, more: bool) -> bool:
+        """Run the jobs of ``batch`` back to back (``more``: and those waiting behind them,
+        up to ``BATCH_JOBS``, until one changes the game or has steps after its commit),
+        write all they accepted in one transaction, then publish and answer each in order.
+
+        False when a job failed and was undone (its caller was told why).
         """
-        outcome: BaseException | None = None
-        result: Any = None
-        if self.broken is not None:
-            _answer(future, error=self._damaged())
-            return False
-        try:
-            result = job(self.table)
-        except Refusal as refusal:
-            outcome = refusal  # what it accepted before refusing (a bad reveal) is still kept
-        except Exception as error:  # a bug: answer INTERNAL, undo the job, keep the table alive
-            log.exception("table %s: a job failed; it is undone", self.table_id)
-            self._outbox.take()
-            self._rebuild()
-            _answer(future, error=error)
-            return False
-        entries, records, steps = self._outbox.take()
-        ready: list[Ready] = []
+        ran: list[_Ran] = []
+        entries: list[Entry] = []
+        all_ran = True
+        while batch:
+            job, future = batch.pop(0)
+            if self.broken is not None:
+                _answer(future, error=self._damaged())
+                all_ran = False
+                continue
+            game_seq = self.table.state.last_game_seq
+            outcome: BaseException | None = None
+            result: Any = None
+            try:
+                result = job(self.table)
+            except Refusal as refusal:
+                outcome = refusal  # what it accepted before refusing (a bad reveal) is still kept
+            except Exception as error:  # a bug: answer INTERNAL, undo the job, keep the table alive
+                log.exception("table %s: a job failed; it is undone", self.table_id)
+                self._outbox.take()
+                # The jobs before it are kept: written first, so the rebuilt table has them.
+                all_ran = await self._write(entries, ran) and all_ran
+                entries, ran = [], []
+                self._rebuild()
+                _answer(future, error=error)
+                all_ran = False
+                continue
+            accepted, records, steps = self._outbox.take()
+            entries += accepted
+            ran.append(_Ran(records, steps, future, result, outcome))
+            ends_batch = steps or self.table.state.last_game_seq != game_seq
+            if more and not batch and not ends_batch and len(ran) < BATCH_JOBS:
+                waiting = self._next_job()
+                if waiting is not None:
+                    batch.append(waiting)
+        all_ran = await self._write(entries, ran) and all_ran
+        self._watch()
+        for seat in self._back:  # players back: from this turn boundary the seat is theirs
+            await self._run_job(_back(seat), None)
+        return all_ran
+
+    async def _write(self, entries: list[Entry], ran: list[_Ran]) -> bool:
+        """Journal what the jobs of ``ran`` accepted in one transaction, then publish and
+        answer each in order; if the write fails, the table is rebuilt from its journal and
+        every one of them is refused. False when it failed."""
+        if not ran:
+            return True
+        ready: list[list[Ready]] = []
 
         def committed() -> None:
-            """Everyone hears of the job: run on the loop as soon as the commit returns."""
-            for record, messages in zip(records, ready, strict=True):
-                self.fanout.publish(record, messages)
-            for step in steps:
-                step()
+            """Everyone hears of the jobs: run on the loop as soon as the commit returns."""
+            for done, messages in zip(ran, ready, strict=True):
+                for record, message in zip(done.records, messages, strict=True):
+                    self.fanout.publish(record, message)
+                for step in done.steps:
+                    step()
             self._note_finished()
-            _answer(future, result=result, error=outcome)
+            for done in ran:
+                _answer(done.future, result=done.result, error=done.outcome)
 
         writing = self.journal.write_job(entries, committed) if entries else None
         # While the writer thread commits (the GIL released in the fsync): every stream
         # message, so that once it has, publishing only hands them over.
-        ready += [prepare(record) for record in records]
+        ready += [[prepare(record) for record in done.records] for done in ran]
         if writing is None:
             committed()
-        else:
-            try:
-                await writing
-            except JournalWriteFailed as failure:
-                self._write_failed(failure)
-                self._rebuild()
-                if isinstance(failure, JournalDamaged):  # it takes no write again: say so
-                    self.broken = failure.why
-                    _answer(future, error=self._damaged())
-                    return False
-                _answer(
-                    future,
-                    error=Refusal(
-                        grpc.StatusCode.UNAVAILABLE,
-                        "NOT_SAVED",
-                        f"the host could not save this move: {failure.why}; nothing of it "
-                        "was done, try again",
-                    ),
+            return True
+        try:
+            await writing
+        except JournalWriteFailed as failure:
+            self._write_failed(failure)
+            self._rebuild()
+            if isinstance(failure, JournalDamaged):  # it takes no write again: say so
+                self.broken = failure.why
+                refusal = self._damaged()
+            else:
+                refusal = Refusal(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "NOT_SAVED",
+                    f"the host could not save this move: {failure.why}; nothing of it "
+                    "was done, try again",
                 )
-                return False
-            self._write_succeeded()
-        self._watch()
-        for seat in self._back:  # players back: from this turn boundary the seat is theirs
-            await self._run_job(_back(seat), None)
+            for done in ran:
+                _answer(done.future, error=refusal)
+            return False
+        self._write_succeeded()
         return True
 
     def _damaged(self) -> Refusal:
