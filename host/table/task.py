@@ -403,7 +403,7 @@ class TableTask:
                     self._wake_queued = False
                     await self._wake()
                     continue
-                await self._run_jobs([item], more=True)
+                await self._run_jobs(item, more=True)
         finally:
             if self._timer is not None:
                 self._timer.cancel()
@@ -475,7 +475,7 @@ class TableTask:
 
     async def _run_job(self, job: Job, future: asyncio.Future[Any] | None) -> bool:
         """Run one job alone (a batch of one); False when it failed and was undone."""
-        return await self._run_jobs([(job, future)], more=False)
+        return await self._run_jobs((job, future), more=False)
 
     def _next_job(self) -> Asked | None:
         """The next job waiting in the inbox, to join the running batch (None: nothing waits,
@@ -488,9 +488,9 @@ class TableTask:
         self._held.append(item)
         return None
 
-    async def _run_jobs(self, batch: list[Asked], *, more: bool) -> bool:
-        """Run the jobs of ``batch`` back to back (``more``: and those waiting behind them,
-        up to ``BATCH_JOBS``, until one changes the game or has steps after its commit),
+    async def _run_jobs(self, first: Asked, *, more: bool) -> bool:
+        """Run ``first`` (``more``: and the jobs waiting behind it, back to back, up to
+        ``BATCH_JOBS``, until one changes the game, has steps after its commit, or fails),
         write all they accepted in one transaction, then publish and answer each in order.
 
         False when a job failed and was undone (its caller was told why).
@@ -498,8 +498,10 @@ class TableTask:
         ran: list[_Ran] = []
         entries: list[Entry] = []
         all_ran = True
-        while batch:
-            job, future = batch.pop(0)
+        asked: Asked | None = first
+        while asked is not None:
+            job, future = asked
+            asked = None
             if self.broken is not None:
                 _answer(future, error=self._damaged())
                 all_ran = False
@@ -525,10 +527,8 @@ class TableTask:
             entries += accepted
             ran.append(_Ran(records, steps, future, result, outcome))
             ends_batch = steps or self.table.state.last_game_seq != game_seq
-            if more and not batch and not ends_batch and len(ran) < BATCH_JOBS:
-                waiting = self._next_job()
-                if waiting is not None:
-                    batch.append(waiting)
+            if more and not ends_batch and len(ran) < BATCH_JOBS:
+                asked = self._next_job()
         all_ran = await self._write(entries, ran) and all_ran
         self._watch()
         for seat in self._back:  # players back: from this turn boundary the seat is theirs
