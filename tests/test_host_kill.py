@@ -65,7 +65,7 @@ AIM_WAIT = 3.0  # seconds to wait for an aimed moment (or the events of a random
 # within a deal, 26-80 events; a rebuild may not come at all). The host bots play a match
 # of about 1,500 events in 5-6 s: waits of wall time alone let a match run to its end
 # between a few kills (3 s for a rebuild that never came is half a match), and the matches,
-# each checked whole, piled up past the test's bound on a busy machine (10 for 24 kills).
+# each checked whole, piled up past the test's bound on a busy machine (10 matches, not 24 kills).
 RANDOM_EVENTS = 12
 AIM_EVENTS = 100
 # Bounds for a busy machine, far above what each takes alone: a call to a host just started
@@ -111,7 +111,7 @@ class Watcher:
     last_seq: int = 0
     over: bool = False
     waiting_for: tuple[str, ...] = ()
-    # The seq a random kill waits for (0: none).
+    # The seq a kill waits for (a random one), or at most (an aimed one); 0: none.
     waiting_for_seq: int = 0
     seen: asyncio.Event = field(default_factory=asyncio.Event)
 
