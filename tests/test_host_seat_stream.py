@@ -494,3 +494,39 @@ async def test_a_move_cancelled_as_its_answer_comes_is_cancelled_not_answered(
     with pytest.raises(asyncio.CancelledError):
         await move
     stream.cancel()
+
+
+async def test_a_move_refused_for_the_request_limit_is_sent_again_after_a_pause(
+    tmp_path: Path,
+) -> None:
+    """TOO_MANY_REQUESTS says "slow down" (PROTOCOL.md, the limits): a seat's move refused
+    for it is sent again after a pause, with its request id, and answered; the player or the
+    bot never sees the refusal. Two seats of one address playing flat out on a fast host
+    reached the limit, and the network bot gave up its match on it."""
+    async with host_with(tmp_path, Limits(seat_requests_per_second=5)) as served:
+        table_id = await served.new_table(seats=2)
+        ann = await served.join(table_id, "ann")
+        table = GrpcTable(served.channel, ann.seat_token)
+        stream = table.subscribe(0)
+
+        async def drain() -> None:
+            async for _ in stream:
+                pass
+
+        reader = asyncio.create_task(drain())
+        await until(lambda: table.streamed is not None and table.streamed.open)
+        retried: list[HostRefusal] = []
+        for n in range(18):  # under the chat's own limit, past the seat's burst of 10
+            request = table_pb2.SendChatRequest(text=f"line {n}", context=context(f"chat-{n}"))
+            await resend(
+                lambda line=request: table.request("SendChat", line), on_retry=retried.append
+            )
+        assert retried and {(r.code, r.reason) for r in retried} == {
+            (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_REQUESTS")
+        }
+        journal = served.host.registry.get(table_id).journal
+        said = [table_pb2.SendChatRequest.FromString(e.request).text
+                for e in journal.entries() if e.kind == "chat"]  # fmt: skip
+        assert said == [f"line {n}" for n in range(18)]  # each once, in order
+        stream.cancel()
+        await asyncio.gather(reader, return_exceptions=True)

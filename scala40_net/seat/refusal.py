@@ -71,6 +71,11 @@ class HostRefusal(Exception):
 
     @property
     def transient(self) -> bool:
+        """Whether the same request may well be answered if sent again after a pause: the
+        host was out of reach, or it asked the caller to slow down (a request rate,
+        docs/PROTOCOL.md "Limits": nothing of the request was done)."""
+        if self.code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return self.reason == "TOO_MANY_REQUESTS"
         return self.code in TRANSIENT and self.trouble is not Trouble.NOT_THE_HOST
 
     @property
