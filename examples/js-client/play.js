@@ -208,8 +208,9 @@ class Player {
   // done, the same request may go again; no answer at all (the host restarting, a lost
   // reply): the move may have been done, and the same request id makes the host apply it
   // once and give the first answer again (PROTOCOL.md "A turn"). The channel reconnects by
-  // itself, to the same pinned certificate; a move sent again waits for it. Any other
-  // refusal is the caller's.
+  // itself, to the same pinned certificate; a move sent again waits for it. A move refused
+  // TOO_MANY_REQUESTS was not done either: it goes again after the pause (PROTOCOL.md
+  // "Limits"). Any other refusal is the caller's.
   // A move goes on the seat's stream while one is open (the fast way), else as its call.
   async send(method, request) {
     for (let attempt = 0; ; attempt++) {
@@ -218,9 +219,10 @@ class Player {
         if (stream && stream.open && STREAM_MOVES[method]) return await stream.ask(STREAM_MOVES[method], request);
         return await this.call(this.table, method, request, true, attempt > 0);
       } catch (error) {
-        if (!RESEND.has(error.code) || attempt >= BACKOFF_MS.length) throw error;
         const r = refusal(error);
-        const why = r.reason === "NOT_SAVED" ? "not saved" : `unanswered (${r.code})`;
+        const slowDown = error.code === grpc.status.RESOURCE_EXHAUSTED && r.reason === "TOO_MANY_REQUESTS";
+        if (!(RESEND.has(error.code) || slowDown) || attempt >= BACKOFF_MS.length) throw error;
+        const why = slowDown ? "asked to slow down" : r.reason === "NOT_SAVED" ? "not saved" : `unanswered (${r.code})`;
         say(`${method} ${why}: sending it again, the same request id`);
         await sleep(BACKOFF_MS[attempt]);
       }
