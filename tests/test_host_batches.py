@@ -51,17 +51,29 @@ async def settled(served: HostClient, table_id: str) -> TableTask:
     return task
 
 
+async def commits_for(
+    served: HostClient, task: TableTask, jobs: list[Callable[[Table], Any]]
+) -> tuple[list[Any], int]:
+    """``jobs`` handed to the table at once: each one's answer, and the commits they took
+    (the commit log's fdatasyncs)."""
+    writers = served.host.journals.writers
+    syncs = writers.log_syncs
+    answers = await together(task, jobs)
+    return answers, writers.log_syncs - syncs
+
+
 async def test_jobs_that_wait_together_are_journaled_in_one_commit_and_answered_in_order(
     served: HostClient,
 ) -> None:
     table_id, _ = await two_seats(served)
     task = await settled(served, table_id)
-    writers = served.host.journals.writers
-    syncs, seq = writers.log_syncs, task.fanout.last_seq
+    seq = task.fanout.last_seq
     texts = [f"line {n}" for n in range(6)]
-    answers = await together(task, [said(text, n % 2) for n, text in enumerate(texts)])
+    answers, commits = await commits_for(
+        served, task, [said(text, n % 2) for n, text in enumerate(texts)]
+    )
     assert all(isinstance(a, table_pb2.SendChatResponse) for a in answers), answers
-    assert writers.log_syncs - syncs == 1  # one commit for the six
+    assert commits == 1  # one commit for the six
     assert task.fanout.last_seq == seq + 6
     assert chat_lines(served, table_id) == texts  # in the order they were asked
 
@@ -115,16 +127,14 @@ async def test_a_job_that_changes_the_game_ends_its_batch(served: HostClient) ->
     it, and the chat lines after it are the next batch."""
     table_id, _ = await two_seats(served)
     task = await settled(served, table_id)
-    writers = served.host.journals.writers
-    syncs = writers.log_syncs
     start = lobby_pb2.StartMatchRequest(table_id=table_id)
-    answers = await together(
-        task,
+    answers, commits = await commits_for(
+        served, task,
         [said("ready?"), lambda table: table.start_match_asked(0, start), said("go"),
          said("good luck", 1)],
     )  # fmt: skip
     assert not [a for a in answers if isinstance(a, BaseException)], answers
-    assert writers.log_syncs - syncs == 2
+    assert commits == 2
     assert chat_lines(served, table_id) == ["ready?", "go", "good luck"]
     kinds = entry_kinds(journal_path(served.host.data_dir, table_id))
     assert kinds[-5:] == ["chat", "start", "announce", "chat", "chat"]
@@ -136,9 +146,8 @@ async def test_a_flood_of_jobs_is_cut_into_batches_of_at_most_batch_jobs(
     """No batch holds more than ``BATCH_JOBS``: the first of a flood is answered soon."""
     table_id, _ = await two_seats(served)
     task = await settled(served, table_id)
-    writers = served.host.journals.writers
-    syncs, jobs = writers.log_syncs, BATCH_JOBS + 8
-    answers = await together(task, [said(f"n{n}") for n in range(jobs)])
+    jobs = BATCH_JOBS + 8
+    answers, commits = await commits_for(served, task, [said(f"n{n}") for n in range(jobs)])
     assert all(isinstance(a, table_pb2.SendChatResponse) for a in answers)
-    assert writers.log_syncs - syncs == 2
+    assert commits == 2
     assert chat_lines(served, table_id) == [f"n{n}" for n in range(jobs)]

@@ -258,7 +258,8 @@ async def test_sigkill_at_any_moment_loses_no_table_and_no_acknowledged_move(
             )
             while not watcher.over and kills < KILL_POINTS:
                 watcher.seen.clear()
-                if kills % 2 == 0:  # an aimed kill, each kind in turn
+                aimed = kills % 2 == 0  # each kind in turn, a random kill between
+                if aimed:
                     watcher.waiting_for = AIMED[aims[(kills // 2) % len(aims)]]
                     watcher.waiting_for_seq = watcher.last_seq + AIM_EVENTS
                 else:
@@ -267,7 +268,7 @@ async def test_sigkill_at_any_moment_loses_no_table_and_no_acknowledged_move(
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(watcher.seen.wait(), timeout=AIM_WAIT)
                 watcher.waiting_for, watcher.waiting_for_seq = (), 0
-                if kills % 2:
+                if not aimed:
                     await asyncio.sleep(rng.uniform(0, 0.05))
                 if watcher.over:
                     break
