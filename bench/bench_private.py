@@ -7,7 +7,7 @@ another, each proved by its seat and checked by the next (the others check at th
 time); the shares of a card made by the other seats at once and checked by its owner.
 Here every part runs on one core of this process, and the critical path is their sum.
 Targets (docs/PRIVATE_TABLES.md): ≤ 1.5 s added to a 4-player deal, ≤ 20 ms a draw,
-~50 KB a player a deal.
+~50 KB a player a deal (what it sends: "Bytes on the wire" there).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 
 from scala40_net.fairdeal.spec import Reveal, derive_deal
-from scala40_net.private.local import LocalDeal
+from scala40_net.private.local import long_deal
 from scala40_net.private.messages import Ed25519Signer, Envelope
 from scala40_net.private.protocol import DealSetup, PrivateSeat
 
@@ -197,34 +197,11 @@ def one_draw(seats: dict[int, PrivateSeat], setup: DealSetup, position: int,
 
 def wire_bytes() -> tuple[dict[int, int], dict[int, int], dict[str, int]]:
     """Bytes each player receives and sends over one long deal, and the size of each message."""
-    setup = DealSetup("bench-wire", 1, SEATS, dealer=0)
-    deal = LocalDeal(setup, {s: Ed25519Signer() for s in SEATS})
-    deal.exchange_keys()
-    deal.shuffle_all()
-    deal.cut(31)
-    deal.deal_hands()
-    deal.first_discard()
-    sent_by = {s: 0 for s in SEATS}
-    received_by = {s: 0 for s in SEATS}
-    stock = setup.positions.stock
-    for turn in range(DRAWS):
-        drawer = setup.shuffle_order[turn % 4]
-        deal.draw(drawer)
-    for k in range(PUBLIC_OPENINGS):
-        owner = SEATS[k % 4]
-        hand = setup.positions.hands[owner]
-        position = hand[(k // 4) % len(hand)] if k < 52 else stock[(k - 52) % DRAWS]
-        deal.post(owner, deal.seats[owner].shares_message(0, [position], 0xFF))
-    deal.reveal_all()
+    deal = long_deal(DealSetup("bench-wire", 1, SEATS, dealer=0), DRAWS, PUBLIC_OPENINGS)
     sizes: dict[str, int] = {}
     for message in deal.transcript:
-        env = Envelope.parse(message)
-        sent_by[env.author] += len(message)
-        for seat in SEATS:
-            if seat != env.author:
-                received_by[seat] += len(message)
-        sizes.setdefault(env.kind.name, len(message))
-    return received_by, sent_by, sizes
+        sizes.setdefault(Envelope.parse(message).kind.name, len(message))
+    return deal.received, deal.sent, sizes
 
 
 def main() -> None:
@@ -265,7 +242,8 @@ def main() -> None:
     print(f"private: bytes a player receives over a deal of {DRAWS} draws and "
           f"{PUBLIC_OPENINGS} cards laid or discarded: "
           f"{statistics.median(received.values()) / 1000:.1f} KB (median of 4 seats; it "
-          f"sends {statistics.median(sent.values()) / 1000:.1f} KB); target ~50 KB")
+          f"sends {statistics.median(sent.values()) / 1000:.1f} KB); target ~50 KB sent "
+          "(docs/PRIVATE_TABLES.md \"Bytes on the wire\")")
     print("private: message sizes: " + ", ".join(f"{k} {v} B" for k, v in sizes.items()))
 
 

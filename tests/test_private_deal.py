@@ -17,7 +17,7 @@ from scala40_net.private.audit import audit_deal, audit_views
 from scala40_net.private.chain import HOST, ChainChecker, FaultFound, FaultKind
 from scala40_net.private.elgamal import open_deck, share
 from scala40_net.private.group import IDENTITY, base_times, random_scalar
-from scala40_net.private.local import LocalDeal, honest_relay
+from scala40_net.private.local import LocalDeal, honest_relay, long_deal
 from scala40_net.private.messages import (
     Ed25519Signer,
     Envelope,
@@ -541,3 +541,16 @@ def test_a_bad_shuffle_checked_while_the_next_seat_shuffles_is_named_and_nothing
     caught(found.value, f"seat {first}", FaultKind.INVALID)
     assert nxt.ledger.shuffles == 0 and nxt.ledger.decks[0] == deck
     assert len(nxt.checker.chains[first]) == 1 and len(nxt.checker.chains[second]) == 1
+
+
+def test_a_seats_own_messages_over_a_long_deal_stay_within_50_kb() -> None:
+    """docs/PRIVATE_TABLES.md "Bytes on the wire": what a seat puts on the wire over a long
+    deal (40 draws, 60 cards laid or discarded, each in a message of its own) is within the
+    ~50 KB a player a deal; what it receives is every other seat's messages, relayed once."""
+    deal = long_deal(DealSetup("bytes", 1, (0, 1, 2, 3), dealer=0), draws=40, openings=60)
+    assert len(audit_deal(deal.setup, deal.signing_keys, deal.transcript).deck) == 108
+    for seat in deal.setup.seats:
+        assert deal.sent[seat] <= 50_000, f"seat {seat} sent {deal.sent[seat]} bytes"
+        others = sum(sent for other, sent in deal.sent.items() if other != seat)
+        assert deal.received[seat] == others
+    assert sum(deal.sent.values()) == sum(len(m) for m in deal.transcript)

@@ -13,7 +13,7 @@ from concurrent.futures import Executor
 from itertools import pairwise
 
 from scala40_net.private.group import ScalarSource, random_scalar
-from scala40_net.private.messages import EVERYONE, Signer
+from scala40_net.private.messages import EVERYONE, Ed25519Signer, Signer
 from scala40_net.private.protocol import DealSetup, PrivateSeat
 
 #: ``relay(author, recipient, message)``: what the recipient is handed (an honest relay: it).
@@ -44,7 +44,9 @@ class LocalDeal:
         self.relay = relay
         self.transcript: list[bytes] = []
         self.views: dict[int, list[bytes]] = {seat: [] for seat in setup.seats}
-        self.wire_bytes: dict[int, int] = {seat: 0 for seat in setup.seats}
+        #: The bytes each seat put on the wire, and those relayed to it.
+        self.sent: dict[int, int] = {seat: 0 for seat in setup.seats}
+        self.received: dict[int, int] = {seat: 0 for seat in setup.seats}
         #: The round being drawn from and the next stock position of it.
         self.stock_round = 0
         self.stock_next = setup.positions.stock[0] if setup.positions.stock else 0
@@ -57,14 +59,14 @@ class LocalDeal:
         shuffle taken in while the next one is made); what that returns is returned."""
         self.transcript.append(message)
         self.views[author].append(message)
-        self.wire_bytes[author] += len(message)
+        self.sent[author] += len(message)
         answer = None
         for seat in self.setup.seats:
             if seat == author:
                 continue
             delivered_all = self.relay(author, seat, message)
             for k, delivered in enumerate(delivered_all):
-                self.wire_bytes[seat] += len(delivered)
+                self.received[seat] += len(delivered)
                 self.views[seat].append(delivered)
                 if seat == last_to and take_last and k == len(delivered_all) - 1:
                     answer = take_last(delivered)
@@ -139,3 +141,30 @@ class LocalDeal:
     def reveal_all(self) -> None:
         for seat in self.setup.seats:
             self.post(seat, self.seats[seat].reveal_message())
+
+
+def long_deal(setup: DealSetup, draws: int, openings: int) -> LocalDeal:
+    """A whole deal of ``setup``'s seats with fresh keys, for its bytes: the keys, the
+    shuffles, a cut, the hands and the first discard; ``draws`` draws from the stock in turn;
+    ``openings`` cards laid or discarded by their owners, each in a message of its own (the
+    hands' cards first, then those drawn); every seat's reveal."""
+    deal = LocalDeal(setup, {s: Ed25519Signer() for s in setup.seats})
+    deal.exchange_keys()
+    deal.shuffle_all()
+    deal.cut(31)
+    deal.deal_hands()
+    deal.first_discard()
+    order, stock = setup.shuffle_order, setup.positions.stock
+    for turn in range(draws):
+        deal.draw(order[turn % len(order)])
+    hands = len(setup.positions.hands) * len(next(iter(setup.positions.hands.values())))
+    for k in range(openings):
+        owner = setup.seats[k % len(setup.seats)]
+        hand = setup.positions.hands[owner]
+        if k < hands:
+            position = hand[(k // len(setup.seats)) % len(hand)]
+        else:
+            position = stock[(k - hands) % draws]
+        deal.post(owner, deal.seats[owner].shares_message(0, [position], EVERYONE))
+    deal.reveal_all()
+    return deal
