@@ -37,7 +37,7 @@ from client.model import HandOrder, Phase, TableModel
 from client.planner import Preview, TurnPlanner, discard_card, hint
 from client.private import PrivateDriver
 from client.seats import SeatStore
-from client.session import LinkState, NoticeKind, SessionState
+from client.session import NOTICE_READ_SECONDS, LinkState, Notice, NoticeKind, SessionState
 from client.tableform import read_rule_changes
 from client.theme import STYLE
 from scala40_net import refusals
@@ -216,12 +216,8 @@ class TableScreen:
         if self.model.match_over and not was_over and self.rating_change is not None:
             self.spawn(self._ask_rating(self.rating_change))
         notice = self.session.notice
-        if (self.model.turn, self.model.phase) != before and (
-            notice is None or not notice.question
-        ):
-            # A refusal or error spoke of the table as it was: once the turn moves on it
-            # would hide what to do now ("Your turn: draw …"). A question stays.
-            self.session.clear_notice()
+        if (self.model.turn, self.model.phase) != before and notice is not None:
+            self._clear_once_read(notice)
         self.planner.follow(self.model)
         self.session.selected &= set(self.model.hand)
         if self.model.shown_result is not None and self.hand_focused():
@@ -318,6 +314,24 @@ class TableScreen:
             start = self.start_match
             self._send(lambda link: start())
         self.invalidate()
+
+    def _clear_once_read(self, notice: Notice) -> None:
+        """The turn moved on: a refusal or error spoke of the table as it was, and would hide
+        what to do now ("Your turn: draw …"), so it goes, but not before it could be read
+        (NOTICE_READ_SECONDS: one said as a deal began would go unseen). A question stays."""
+        if notice.question:
+            return
+        left = notice.said_at + NOTICE_READ_SECONDS - time.monotonic()
+        if left <= 0:
+            self.session.clear_notice()
+            return
+
+        def clear() -> None:
+            if self.session.notice is notice:  # not another said since
+                self.session.clear_notice()
+                self.invalidate()
+
+        asyncio.get_running_loop().call_later(left, clear)
 
     def start_when_connected(self) -> None:
         self._start_pending = True

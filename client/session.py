@@ -29,6 +29,8 @@ class Notice:
     kind: NoticeKind
     key: str
     fields: tuple[tuple[str, str | int], ...] = ()
+    #: When it was said (``time.monotonic``).
+    said_at: float = field(default_factory=time.monotonic, compare=False)
 
     @property
     def question(self) -> bool:
@@ -38,6 +40,10 @@ class Notice:
 
 
 QUESTIONS = frozenset({"quit_confirm", "stand_in_confirm"})
+
+#: The least time a notice stays on the status line once said, whatever the table does
+#: meanwhile: long enough to read a line.
+NOTICE_READ_SECONDS = 3.0
 
 
 class LinkState(StrEnum):

@@ -7,7 +7,9 @@ The application runs on a pipe input and a VT100 output captured into a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
+import time
 from collections.abc import Callable
 
 import grpc
@@ -23,7 +25,7 @@ from client.app import TableScreen
 from client.cardtext import face_label
 from client.i18n import Text
 from client.model import HandOrder, TableModel, Verification
-from client.session import LinkState, NoticeKind, SessionState, TrustState
+from client.session import NOTICE_READ_SECONDS, LinkState, NoticeKind, SessionState, TrustState
 from scala40_net.pb import deal_pb2, lobby_pb2
 
 EN, IT = Text("en"), Text("it")
@@ -492,12 +494,36 @@ def test_a_question_stays_when_the_turn_moves_on_and_a_refusal_goes() -> None:
     for key in ("quit_confirm", "stand_in_confirm", "err_not_in_hand"):
         screen = TableScreen(Text("en"), None, model=started_model())
         screen.session.say(NoticeKind.REFUSAL, key, word="w", card="9S")
+        # Said long enough ago to have been read (the next test: one said just now).
+        screen.session.notice = dataclasses.replace(
+            screen.session.notice, said_at=time.monotonic() - NOTICE_READ_SECONDS
+        )
         screen.on_event(deal_event(6, drawn=draw))  # Ada draws: her turn moved on to playing
         notice = screen.session.notice
         if key.endswith("_confirm"):
             assert notice is not None and notice.key == key, key
         else:
             assert notice is None, notice
+
+
+async def test_an_answer_said_as_the_turn_moves_on_stays_to_be_read_then_goes() -> None:
+    # Defect: a command's error said just before the turn moved (a deal announced in the
+    # same moment) was cleared by that event at once, before anyone could read it.
+    draw = deal_pb2.CardDrawn(seat=0, source=deal_pb2.DRAW_SOURCE_DISCARD, card=card("3C"))
+    screen = TableScreen(Text("en"), None, model=started_model())
+    screen.session.say(NoticeKind.ERROR, "err_absent_self")
+    screen.on_event(deal_event(6, drawn=draw))  # the turn moves on in the same moment
+    notice = screen.session.notice
+    assert notice is not None and notice.key == "err_absent_self"
+    await asyncio.sleep(NOTICE_READ_SECONDS + 0.3)
+    assert screen.session.notice is None, "read by now, it gives way to the turn"
+    # Another notice said meanwhile is not cleared at the time the first one was given.
+    screen.session.say(NoticeKind.ERROR, "err_absent_self")
+    screen.on_event(deal_event(7, played=deal_pb2.Played(seat=0, discard=card("3C"))))
+    await asyncio.sleep(NOTICE_READ_SECONDS / 2)
+    screen.session.say(NoticeKind.ERROR, "err_absent_self")
+    await asyncio.sleep(NOTICE_READ_SECONDS / 2 + 0.3)
+    assert screen.session.notice is not None, "cleared at another notice's time"
 
 
 def test_quitting_mid_match_asks_to_be_confirmed() -> None:
@@ -522,8 +548,6 @@ def test_quitting_mid_match_asks_to_be_confirmed() -> None:
 
 
 def test_the_cut_prompt_counts_down_and_takes_digits_typed_in_the_hand() -> None:
-    import time
-
     session = SessionState(cut_prompt=True, cut_deadline=time.monotonic() + 12.4)
     lines = screen_text(started_model(), [24, 80], keys="\t42", session=session, lang="it")
     text = " ".join(" ".join(line.split()) for line in lines)
