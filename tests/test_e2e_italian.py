@@ -126,7 +126,12 @@ def test_two_deals_in_italian_at_80x24(tmux_it: Tmux) -> None:
         assert len(re.findall(r"totale \d+/101", screen)) == 4, screen
         tmux.keys("F2")
         sheet = tmux.wait(lambda s: "Foglio dei punti" in s, 10, "the score sheet")
-        rows = [line for line in sheet.splitlines() if re.match(r"^│?\s*\d+\s", line)]
+        # A deal's row of the sheet, inside its frame: a line of the panel under it may begin
+        # with a number too (the last play wrapped: "5 · 4♣ al posto del jolly …").
+        lines = sheet.splitlines()
+        top = next(k for k, line in enumerate(lines) if "Foglio dei punti" in line)
+        bottom = next(k for k in range(top, len(lines)) if lines[k].lstrip().startswith("└"))
+        rows = [line for line in lines[top:bottom] if re.match(r"^\s*│\s*\d+\s", line)]
         # Out of the match (R11), the player reads on while the others play the next deals.
         assert len(rows) == deal or (OUT in screen and len(rows) >= deal), sheet
         assert "Ada" in sheet and "si sballa a 101" in sheet
