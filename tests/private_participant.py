@@ -547,3 +547,17 @@ async def stop_all(people: Sequence[Participant], tasks: Sequence[asyncio.Task[N
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def where(people: Sequence[Participant]) -> str:
+    """Where each seat stands in its deal, for a test that timed out waiting on them."""
+    said = []
+    for p in people:
+        ledger = p.deal.ledger if p.deal is not None else None
+        state = "no deal" if ledger is None else (
+            f"deal {p.deal_no} {ledger.phase} round {ledger.round} shuffles {ledger.shuffles}")
+        kinds = [e.WhichOneof("event") for e in p.public_events()][-5:]
+        said.append(f"seat {p.seat}: {state}; started {p.started} turn {p.turn} drawn {p.drawn} "
+                    f"stock {p.stock} seq {p.last_seq} resumed {p.resumed}; last {kinds}; "
+                    f"refusals {p.refusals[-2:]} faults {p.faults[-1:]}")  # fmt: skip
+    return " | ".join(said)

@@ -7,7 +7,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +67,43 @@ async def test_a_worker_that_dies_is_replaced_and_none_to_be_had_means_a_thread(
     assert await shuffle_checks.shuffle_holds(true)
     fresh = shuffle_checks.worker_pids()
     assert fresh and not killed & set(fresh)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie nobody reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.timeout(60)
+def test_the_worker_ends_with_the_host_even_when_the_host_is_killed(tmp_path: Path) -> None:
+    # Defect: a host SIGKILLed left its worker (and multiprocessing's resource tracker)
+    # running for good: a worker holds both ends of its own task queue, so it never reads an
+    # end of file. A day of kill tests left 1,686 of them, every byte of memory taken.
+    script = tmp_path / "a_host.py"
+    script.write_text(
+        "import time\n"
+        "from host.table import shuffle_checks\n"
+        "if __name__ == '__main__':  # not again in the spawned worker\n"
+        "    shuffle_checks.warm_up()\n"
+        "    while not shuffle_checks.worker_pids():\n"
+        "        time.sleep(0.05)\n"
+        "    print(*shuffle_checks.worker_pids(), flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+    host = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            cwd=Path(__file__).parent.parent)  # fmt: skip
+    try:
+        assert host.stdout is not None
+        workers = [int(pid) for pid in host.stdout.readline().split()]
+        assert workers and all(alive(pid) for pid in workers)
+    finally:
+        host.kill()
+        host.wait()
+    deadline = time.monotonic() + 20
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in workers), f"workers {workers} outlived the host"

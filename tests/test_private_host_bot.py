@@ -17,6 +17,7 @@ from private_participant import (
     quick_rules,
     start_playing,
     stop_all,
+    where,
 )
 from test_host_private import audit_stream, record_verifies, restarted
 
@@ -115,11 +116,9 @@ async def test_a_host_killed_mid_deal_takes_its_bots_part_up_again_from_disk(
         tasks = await start_playing(lobby, table_id, people)
         await until(lambda: mid_shuffle(people), 60)
         tasks = await restarted(host, people, tasks)
-        await until(lambda: people[0].draws_seen >= 4, 90,
-                    lambda: f"refusals {[p.refusals for p in people]}")  # fmt: skip
+        await until(lambda: people[0].draws_seen >= 4, 90, lambda: where(people))
         tasks = await restarted(host, people, tasks)
-        await until(lambda: all(1 in p.signed for p in people), 180,
-                    lambda: f"refusals {[p.refusals for p in people]}")  # fmt: skip
+        await until(lambda: all(1 in p.signed for p in people), 180, lambda: where(people))
         await stop_all(people, tasks)
         assert host.channel is not None
         record = await table_pb2_grpc.TableServiceStub(host.channel).GetDealRecord(

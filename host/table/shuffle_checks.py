@@ -8,6 +8,7 @@ than when the seats, which will not go on from a false deck, run out of time. So
 after the relay, in a process that takes only CPU nobody else wants (``SCHED_IDLE``, else
 nice 19): on a machine busy with the seats' own proofs it waits for them, on an idle one it
 runs at once. Each verdict goes back to its table as a job (``Table.shuffle_checked``).
+The worker ends with the host, even a host killed (``_end_with``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +33,8 @@ log = logging.getLogger(__name__)
 
 # One pool for every table of the process, made at the first private table.
 _pool: ProcessPoolExecutor | None = None
+#: How often a worker looks whether its host is still there.
+HOST_WATCH_SECONDS = 0.5
 
 
 def lowest_priority() -> None:
@@ -39,6 +44,23 @@ def lowest_priority() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         os.nice(19)
+
+
+def _start_worker(host: int) -> None:
+    """Each worker as it starts: the lowest priority, and a watch on its host (its id from
+    the host itself: a host killed while its worker starts is no longer the parent here)."""
+    lowest_priority()
+    threading.Thread(target=_end_with, args=(host,), name="host-watch", daemon=True).start()
+
+
+def _end_with(host: int) -> None:
+    """End this worker once its host process is gone. A host that stops shuts its pool down,
+    but one killed (SIGKILL, a crash) cannot, and its worker would wait for tasks for ever:
+    it holds both ends of its own task queue, so it never reads an end of file. Orphaned,
+    it is the child of another process (init, or a subreaper)."""
+    while os.getppid() == host:
+        time.sleep(HOST_WATCH_SECONDS)
+    os._exit(0)
 
 
 def _holds(check: ShuffleCheck) -> bool:
@@ -53,7 +75,8 @@ def _worker_pool() -> ProcessPoolExecutor:
         _pool = ProcessPoolExecutor(
             max_workers=max(1, (os.cpu_count() or 1) - 1),
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=lowest_priority,
+            initializer=_start_worker,
+            initargs=(os.getpid(),),
         )
     return _pool
 
