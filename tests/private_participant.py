@@ -93,6 +93,9 @@ class Participant:
     drawn: Place | None = None
     pile: list[int] = field(default_factory=list)
     rebuild_due: tuple[int, ...] | None = None
+    #: The deal's end is held for the reveals (``private_reveal_due``): no more shuffles, as
+    #: a client makes none then (a rebuilt stock left unshuffled, R10.1).
+    over: bool = False
     seats: tuple[int, ...] = ()
     stock: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -217,7 +220,7 @@ class Participant:
             message = event.private_message
             if message.envelope and self.deal is not None and message.deal_no == self.deal_no:
                 data = bytes(message.envelope)
-                turn = self.shuffle_before_mine(data)
+                turn = None if self.over else self.shuffle_before_mine(data)
                 try:
                     if turn is not None:
                         self.sent_shuffles.add(turn)
@@ -233,6 +236,7 @@ class Participant:
         elif which == "deal":
             await self.on_deal(deal_pb2.DealEvent.FromString(event.deal.public_event), event)
         elif which == "private_reveal_due" and self.deal is not None:
+            self.over = True
             await self.send(self.deal.reveal_message())
         elif which == "deal_signed":
             self.signed.append(event.deal_signed.deal_no)
@@ -302,7 +306,8 @@ class Participant:
                 self.drawn = place
             elif self.seat not in ledger.shares.get(place, {}):
                 await self.send(self.deal.shares_message(place[0], [place[1]], last_drawn.seat))
-        if view.phase == table_pb2.TURN_PHASE_PRIVATE_REVEAL and self.seat not in ledger.secrets:
+        self.over = view.phase == table_pb2.TURN_PHASE_PRIVATE_REVEAL
+        if self.over and self.seat not in ledger.secrets:
             await self.send(self.deal.reveal_message())
         await self.act()
 
@@ -322,7 +327,7 @@ class Participant:
             self.places, self.cards = [], {}
             self.dealt_shares_sent, self.cut_sent, self.started = False, False, False
             self.sent_shuffles = set()
-            self.rebuild_due = None
+            self.rebuild_due, self.over = None, False
             await self.send(self.deal.key_message())
             await self.act()
         elif which == "started":
@@ -368,7 +373,7 @@ class Participant:
     async def act(self) -> None:
         """Whatever this seat's part of the deal asks now, sent at once."""
         seat = self.deal
-        if seat is None:
+        if seat is None or self.over:
             return
         ledger, setup = seat.ledger, seat.setup
         first = setup.shuffle_order[0] == self.seat

@@ -34,6 +34,7 @@ from scala40_net.private.messages import (
 from scala40_net.private.proofs import KeyProof, ShareProof
 from scala40_net.private.protocol import (
     DealSetup,
+    Phase,
     PrivateSeat,
     digest_of,
     share_step,
@@ -554,3 +555,25 @@ def test_a_seats_own_messages_over_a_long_deal_stay_within_50_kb() -> None:
         others = sum(sent for other, sent in deal.sent.items() if other != seat)
         assert deal.received[seat] == others
     assert sum(deal.sent.values()) == sum(len(m) for m in deal.transcript)
+
+
+def test_a_deal_that_ends_while_its_rebuilt_stock_is_shuffled_is_revealed_and_audited() -> None:
+    # Defect: a player went out with the discard it took (R10.1 leaves the pile to draw
+    # from) while the rebuilt stock was still being shuffled; every seat that had taken in
+    # the rebuild's first shuffle refused its own reveal ("before the deal was dealt"), so
+    # the deal waited on reveals that never came.
+    setup = DealSetup("private-end", 3, (0, 1, 2), dealer=0)
+    deal = LocalDeal(setup, signers(setup.seats))
+    deal.exchange_keys()
+    deal.shuffle_all()
+    deal.cut(20)
+    hands = deal.deal_hands()
+    first_discard = deal.first_discard()
+    first = setup.shuffle_order[0]
+    rebuild = deal.seats[first].shuffle_message([first_discard, 5, 9])
+    deal.post(first, rebuild)  # the rebuild's first shuffle: the others are left undone
+    assert all(s.ledger.phase == Phase.SHUFFLING for s in deal.seats.values())
+    deal.reveal_all()
+    audit = audit_deal(setup, deal.signing_keys, deal.transcript)
+    assert audit.dealt.hands == hands
+    assert sorted(audit.rebuilt_stocks[0]) == sorted([first_discard, 5, 9])

@@ -162,6 +162,13 @@ class DealLedger:
     _proofs: dict[tuple[int, int, int], ShareProof] = field(default_factory=dict, repr=False)
 
     @property
+    def dealt(self) -> bool:
+        """Whether the deal's cards are dealt (its deck shuffled by every seat and cut), so a
+        seat may reveal its key at the deal's end: a rebuilt stock may still be being
+        shuffled then, since a player can go out with the discard it took (R10.1)."""
+        return self.phase == Phase.PLAYING or (self.phase == Phase.SHUFFLING and self.round >= 1)
+
+    @property
     def joint_key(self) -> Point:
         return joint_key(self.keys[s] for s in sorted(self.keys))
 
@@ -331,7 +338,7 @@ class DealLedger:
 
     def _reveal(self, seat: int, body: RevealBody) -> None:
         name = seat_name(seat)
-        if self.phase != Phase.PLAYING or seat in self.secrets:
+        if not self.dealt or seat in self.secrets:
             raise blame(name, FaultKind.INVALID, f"{name} revealed its key before the deal "
                         "was dealt, or twice")
         if base_times(body.secret) != self.keys[seat]:

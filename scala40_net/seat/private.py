@@ -435,9 +435,12 @@ class PrivateParticipant:
             return sends
         if ledger.phase == Phase.KEYS and self.me not in ledger.keys:
             sends.append(self._kept(private.key_message()))
-        if self._rebuilding and ledger.phase == Phase.PLAYING and setup.shuffle_order[0] == self.me:
+        # A deal that ended while its rebuilt stock was shuffled (a player went out with the
+        # discard it took, R10.1) needs no more shuffles: only the reveals.
+        rebuild_first = self._rebuilding and setup.shuffle_order[0] == self.me
+        if rebuild_first and ledger.phase == Phase.PLAYING and not self.over:
             sends.append(self._kept(private.shuffle_message(self._rebuild or ())))
-        if private.my_turn_to_shuffle():
+        if private.my_turn_to_shuffle() and not self.over:
             sends.append(self._kept(private.shuffle_message()))
         if ledger.phase == Phase.CUTTING and setup.cutter == self.me:
             if self._cut is None:
@@ -446,7 +449,7 @@ class PrivateParticipant:
                 sends.append(self._kept(private.cut_message(self._cut)))
         if ledger.phase != Phase.KEYS:
             sends += self._shares_due()
-        if self.over and self.me not in ledger.secrets and ledger.phase == Phase.PLAYING:
+        if self.over and self.me not in ledger.secrets and ledger.dealt:
             sends.append(self._kept(private.reveal_message()))
         return sends
 
