@@ -290,3 +290,33 @@ def test_a_bad_shuffle_is_named_and_the_seat_after_it_does_not_shuffle(tmp_path:
     assert [(f.culprit, f.kind) for f in table.faults[nxt]] == [(HOST, FaultKind.ALTERED)]
     assert table.seats[nxt].private.ledger.shuffles == 0
     assert "l'host" in fault_sentence(table.faults[nxt][0], "it")
+
+
+def test_a_deal_over_while_its_stock_is_rebuilt_is_revealed_and_nothing_more_is_shuffled(
+    tmp_path: Path,
+) -> None:
+    # A player went out with the discard it took while the rebuilt stock was shuffled
+    # (R10.1): the seat that had shuffled it first revealed nothing, and the next seats went
+    # on shuffling a stock nobody would draw from.
+    table = Table(tmp_path, seats=(0, 1, 2), dealer=0, deck_size=54)
+    table.start()
+    places = table.seats[1].positions_of(table.seats[1].hand()[:4])
+    table.post(1, table.seats[1].open_message(places))
+    discards = [c for p in places if p is not None and (c := table.seats[0].opened(*p))]
+    first = table.setup.shuffle_order[0]
+    shuffled = {seat: p.rebuilt(discards) for seat, p in table.seats.items()}
+    assert [Envelope.parse(m).kind for m in shuffled[first]] == [Kind.SHUFFLE]
+    reveals = {seat: p.deal_over() for seat, p in table.seats.items()}
+    for seat, sends in reveals.items():
+        assert [Envelope.parse(m).kind for m in sends] == [Kind.REVEAL], seat
+    for seat, sends in shuffled.items():  # relayed after the end: nobody shuffles after it
+        table.post(seat, sends)
+    assert [Envelope.parse(m).kind for m in table.transcript[-1:]] == [Kind.SHUFFLE]
+    for seat, sends in reveals.items():
+        table.post(seat, sends)
+    assert [Envelope.parse(m).kind for m in table.transcript[-4:]] == [
+        Kind.SHUFFLE, Kind.REVEAL, Kind.REVEAL, Kind.REVEAL
+    ]
+    audit = audit_deal(table.setup, table.keys, table.transcript)
+    assert sorted(audit.rebuilt_stocks[0]) == sorted(discards)
+    assert all(not faults for faults in table.faults.values())

@@ -479,7 +479,7 @@ class PrivateParticipant:
 
     def _shuffle_before_mine(self, env: Envelope) -> bool:
         """Whether ``env`` is the shuffle just before this seat's, in the turn it claims."""
-        if env.kind != Kind.SHUFFLE:
+        if env.kind != Kind.SHUFFLE or self.over:  # over: no more shuffles (R10.1, _due)
             return False
         ledger, order = self.private.ledger, self.setup.shuffle_order
         if env.author == self.me or self.me not in order:
