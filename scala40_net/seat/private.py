@@ -437,11 +437,12 @@ class PrivateParticipant:
             sends.append(self._kept(private.key_message()))
         # A deal that ended while its rebuilt stock was shuffled (a player went out with the
         # discard it took, R10.1) needs no more shuffles: only the reveals.
-        rebuild_first = self._rebuilding and setup.shuffle_order[0] == self.me
-        if rebuild_first and ledger.phase == Phase.PLAYING and not self.over:
-            sends.append(self._kept(private.shuffle_message(self._rebuild or ())))
-        if private.my_turn_to_shuffle() and not self.over:
-            sends.append(self._kept(private.shuffle_message()))
+        if not self.over:
+            rebuild_first = self._rebuilding and setup.shuffle_order[0] == self.me
+            if rebuild_first and ledger.phase == Phase.PLAYING:
+                sends.append(self._kept(private.shuffle_message(self._rebuild or ())))
+            if private.my_turn_to_shuffle():
+                sends.append(self._kept(private.shuffle_message()))
         if ledger.phase == Phase.CUTTING and setup.cutter == self.me:
             if self._cut is None:
                 self._cut = self._choose_cut(setup.deck_size)
